@@ -1,0 +1,52 @@
+#pragma once
+// The front door from a kernel IR to a loadable gfx12 code object: cache lookup (memory, then
+// disk), else the HIP or LLVM backend, then the resource report; TILEWAVE_DUMP writes the
+// pipeline's stages. Used by the DSL's examples, the runtime and the kernel library.
+#include <atoms/arch.hpp>
+#include <emit/backend.hpp>
+#include <emit/code_object.hpp>
+#include <emit/resources.hpp>
+
+#include <optional>
+#include <string>
+
+namespace tw::ir {
+class Kernel;
+} // namespace tw::ir
+
+namespace tw::emit {
+
+struct CompileOptions {
+  int opt_level = 3;                    // 0..3; part of the cache key
+  bool use_cache = true;                // false: always compile (still no cache write)
+  std::optional<std::string> cache_dir; // default: $TILEWAVE_CACHE_DIR, else ~/.cache/tilewave
+  std::optional<std::string> dump_dir;  // default: $TILEWAVE_DUMP (unset: no dump)
+};
+
+// Compiles `kernel` for `arch` with `backend`. Throws std::runtime_error with the compiler's
+// message when the IR does not verify or the toolchain fails. Environment:
+//   TILEWAVE_CACHE=0      disables the cache (memory and disk)
+//   TILEWAVE_CACHE_DIR    on-disk cache directory (default ~/.cache/tilewave)
+//   TILEWAVE_DUMP=DIR     writes DIR/<kernel>.<backend>.<arch>/NN_<stage> for every stage;
+//                         a dumping compile always runs the backend (the cache holds only
+//                         code objects) and then refreshes the cache entry.
+CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
+                   const CompileOptions& options = {});
+
+// Every intermediate text of one compile, in pipeline order (what `tilewave emit` prints and
+// TILEWAVE_DUMP writes). Fields a backend does not produce stay empty: hip_source is empty
+// for the llvm backend, llvm_ir_before_opt for the hip backend.
+struct CompileArtifacts {
+  std::string ir;                 // 01 canonical IR
+  std::string hip_source;         // 02 (hip)
+  std::string llvm_ir_before_opt; // 02 (llvm)
+  std::string llvm_ir_after_opt;  // 03
+  std::string assembly;           // 04
+  CodeObject code_object;         // 05
+};
+
+// Runs the whole pipeline without the cache and keeps every stage.
+CompileArtifacts compile_with_artifacts(const ir::Kernel& kernel, Backend backend, Arch arch,
+                                        const CompileOptions& options = {});
+
+} // namespace tw::emit
