@@ -1,0 +1,91 @@
+#pragma once
+// Why a layout operation failed. The algebra reports a Status instead of throwing so the same
+// constexpr code can serve both worlds: a static failure becomes a static_assert sentence
+// (static_check below), a dynamic one a LayoutError whose message prints the operands.
+#include <stdexcept>
+#include <string>
+
+namespace tw {
+
+enum class Status : int {
+  ok = 0,
+  not_congruent,         // shape and stride (or coordinate and shape) nest differently
+  coordinate_rank,       // a coordinate has the wrong rank for the layout
+  too_large,             // more modes than the fixed capacity of the tree
+  nonpositive_shape,     // a shape entry is zero or negative
+  stride_not_divisible,  // composition: the stride of B does not divide A's shape
+  shape_not_divisible,   // composition: the shape of B does not divide A's shape
+  tiler_does_not_divide, // divide: the tiler does not divide the layout
+  tiler_rank,            // by-mode tiler has more modes than the layout
+  not_injective,         // complement / inverse needs an injective layout
+  bound_too_small,       // complement: the cosize bound is smaller than the layout
+  bad_swizzle,           // Swizzle<B, M, S>: needs B >= 0, M >= 0, |S| >= B
+};
+
+constexpr const char* sentence(Status s) {
+  switch (s) {
+  case Status::ok:
+    return "ok";
+  case Status::not_congruent:
+    return "shape and stride are not congruent (they must nest the same way)";
+  case Status::coordinate_rank:
+    return "the coordinate does not match the rank of the layout";
+  case Status::too_large:
+    return "the layout has more modes than tilewave's layout capacity (32 leaves)";
+  case Status::nonpositive_shape:
+    return "every shape entry must be positive";
+  case Status::stride_not_divisible:
+    return "composition A o B: a stride of B does not divide the shape of A "
+           "(stride divisibility condition)";
+  case Status::shape_not_divisible:
+    return "composition A o B: a shape of B does not divide the shape of A "
+           "(shape divisibility condition)";
+  case Status::tiler_does_not_divide:
+    return "the tiler does not divide the layout";
+  case Status::tiler_rank:
+    return "the tiler has more modes than the layout";
+  case Status::not_injective:
+    return "the layout is not injective (two coordinates map to the same index)";
+  case Status::bound_too_small:
+    return "the cosize bound of complement is smaller than the layout's cosize";
+  case Status::bad_swizzle:
+    return "Swizzle<B, M, S> needs B >= 0, M >= 0 and |S| >= B";
+  }
+  return "unknown layout error";
+}
+
+// Thrown by layout functions when run-time values break a rule.
+class LayoutError : public std::invalid_argument {
+public:
+  LayoutError(Status s, const std::string& context)
+      : std::invalid_argument(std::string(sentence(s)) + context), status_(s) {}
+  Status status() const { return status_; }
+
+private:
+  Status status_;
+};
+
+// The compile-time face of a Status: exactly one of these fires, with its sentence.
+template <Status S>
+constexpr void static_check() {
+  static_assert(S != Status::not_congruent,
+                "tw: shape and stride are not congruent (they must nest the same way)");
+  static_assert(S != Status::coordinate_rank,
+                "tw: the coordinate does not match the rank of the layout");
+  static_assert(S != Status::too_large,
+                "tw: the layout has more modes than tilewave's layout capacity (32 leaves)");
+  static_assert(S != Status::nonpositive_shape, "tw: every shape entry must be positive");
+  static_assert(S != Status::stride_not_divisible,
+                "tw: composition A o B: a stride of B does not divide the shape of A");
+  static_assert(S != Status::shape_not_divisible,
+                "tw: composition A o B: a shape of B does not divide the shape of A");
+  static_assert(S != Status::tiler_does_not_divide, "tw: the tiler does not divide the layout");
+  static_assert(S != Status::tiler_rank, "tw: the tiler has more modes than the layout");
+  static_assert(S != Status::not_injective,
+                "tw: the layout is not injective (two coordinates map to the same index)");
+  static_assert(S != Status::bound_too_small,
+                "tw: the cosize bound of complement is smaller than the layout's cosize");
+  static_assert(S != Status::bad_swizzle, "tw: Swizzle<B, M, S> needs B >= 0, M >= 0, |S| >= B");
+}
+
+} // namespace tw
