@@ -1,0 +1,30 @@
+#include <emit/cache_key.hpp>
+
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/SHA256.h>
+
+namespace tw::emit {
+
+std::string sha256_hex(const std::string& text) {
+  llvm::SHA256 h;
+  h.update(text);
+  return llvm::toHex(h.final(), /*LowerCase=*/true);
+}
+
+CacheKey make_cache_key(const CacheKeyParts& p) {
+  // One field per line, each named: a change in any field changes the digest, and no two
+  // different part lists can print the same text (fields cannot contain the separators
+  // ambiguously because the IR enters only as its fixed-length hash).
+  CacheKey key;
+  key.description = "tilewave-code-object-key-v1\n";
+  key.description += "ir-sha256=" + sha256_hex(p.ir_text) + "\n";
+  key.description += "backend=" + std::string(backend_name(p.backend)) + "\n";
+  key.description += "arch=" + std::string(arch_name(p.arch)) + "\n";
+  key.description += "toolchain=" + p.toolchain_version + "\n";
+  key.description += "tilewave=" + p.tilewave_version + "\n";
+  key.description += "options=" + p.options + "\n";
+  key.digest = sha256_hex(key.description);
+  return key;
+}
+
+} // namespace tw::emit
