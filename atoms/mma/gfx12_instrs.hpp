@@ -37,18 +37,25 @@ inline constexpr TvMap c16{16, 16, 16, {{{16, 16}, {2, 8}}}, {{{8, 1}, {1, 0}, {
 // of k-group 4(g/2) + 2(l/16) + g%2 for 16-bit A).
 // 16-bit B, K x N = 32 x 16, 8 VGPRs (v = 2g + h): k = 16(g/4) + 8(l/16) + 2(g%4) + h.
 inline constexpr TvMap b16k32{32, 16, 16, {{{16, 32}, {2, 8}}}, {{{8, 1}, {2, 16}, {1, 0}}}};
-// 8-bit B, 32 x 16, 4 VGPRs (v = 4g + b): k = 16(g/2) + 8(l/16) + 4(g%2) + b.
-inline constexpr TvMap b8k32{32, 16, 8, {{{16, 32}, {2, 8}}}, {{{8, 1}, {2, 16}, {1, 0}}}};
+// The 8-bit and 4-bit SWMMAC forms: RDNA4.md only says "the same pattern". Derived from the
+// one rule all the documented maps share (K advances in chunks whose lane half alternates:
+// 64-bit chunks for dense operands, 128-bit chunks of the expanded operand for SWMMAC) and
+// checked against the compressed-A maps (A lane half h holds the k-groups of k in
+// [16h, 16h + 15] for 8-bit, [32h, 32h + 31] for iu4 16x16x64), which B must match:
+// 8-bit B, 32 x 16, 4 VGPRs (v = 4g + b): k = 16(l/16) + v.
+inline constexpr TvMap b8k32{32, 16, 8, {{{16, 32}, {2, 16}}}, {{{16, 1}, {1, 0}, {1, 0}}}};
 // iu4 B, 32 x 16, 2 VGPRs (v = 8g + n): k = 16(l/16) + v   (same as dense iu4 16x16x32).
 inline constexpr TvMap b4k32s = b4k32;
-// iu4 B, 64 x 16, 4 VGPRs (v = 8g + n): k = 32(g/2) + 16(l/16) + 8(g%2) + n.
-inline constexpr TvMap b4k64{64, 16, 4, {{{16, 64}, {2, 16}}}, {{{16, 1}, {2, 32}, {1, 0}}}};
+// iu4 B, 64 x 16, 4 VGPRs (v = 8g + n): k = 32(l/16) + v.
+inline constexpr TvMap b4k64{64, 16, 4, {{{16, 64}, {2, 32}}}, {{{32, 1}, {1, 0}, {1, 0}}}};
 } // namespace gfx12_maps
 
 namespace detail {
 using M = MmaElem;
 inline constexpr unsigned kIntMods = kMmaSignedness | kMmaClamp;
 inline constexpr unsigned kHalfMods = kMmaNegAB | kMmaNegC;
+// fp8 / bf8: LLVM accepts neg_lo[2] / neg_hi[2] (-C, |C|) but no A/B negation.
+inline constexpr unsigned kFp8Mods = kMmaNegC;
 inline constexpr unsigned kSparseHalfMods = kMmaNegAB | kMmaIndexKey;
 inline constexpr unsigned kSparseIntMods = kMmaSignedness | kMmaClamp | kMmaIndexKey;
 namespace g = gfx12_maps;
@@ -86,19 +93,19 @@ inline constexpr std::array<MmaInstrInfo, 22> kGfx12MmaInstrs = {{
    "<8 x i32> (i1 immarg, <2 x i32>, i1 immarg, <2 x i32>, <8 x i32>, i1 immarg)",
    "__builtin_amdgcn_wmma_i32_16x16x32_iu4_w32_gfx12", detail::g::a4k32, detail::g::b4k32, detail::g::c32},
   {"v_wmma_f32_16x16x16_fp8_fp8", 16, 16, 16, 2, 2, 8, false, detail::M::fp8, detail::M::fp8, detail::M::f32,
-   0, 0, 8, "llvm.amdgcn.wmma.f32.16x16x16.fp8.fp8.v8f32.v2i32",
+   detail::kFp8Mods, 0, 8, "llvm.amdgcn.wmma.f32.16x16x16.fp8.fp8.v8f32.v2i32",
    "<8 x float> (<2 x i32>, <2 x i32>, <8 x float>)",
    "__builtin_amdgcn_wmma_f32_16x16x16_fp8_fp8_w32_gfx12", detail::g::a8, detail::g::b8, detail::g::c32},
   {"v_wmma_f32_16x16x16_fp8_bf8", 16, 16, 16, 2, 2, 8, false, detail::M::fp8, detail::M::bf8, detail::M::f32,
-   0, 0, 8, "llvm.amdgcn.wmma.f32.16x16x16.fp8.bf8.v8f32.v2i32",
+   detail::kFp8Mods, 0, 8, "llvm.amdgcn.wmma.f32.16x16x16.fp8.bf8.v8f32.v2i32",
    "<8 x float> (<2 x i32>, <2 x i32>, <8 x float>)",
    "__builtin_amdgcn_wmma_f32_16x16x16_fp8_bf8_w32_gfx12", detail::g::a8, detail::g::b8, detail::g::c32},
   {"v_wmma_f32_16x16x16_bf8_fp8", 16, 16, 16, 2, 2, 8, false, detail::M::bf8, detail::M::fp8, detail::M::f32,
-   0, 0, 8, "llvm.amdgcn.wmma.f32.16x16x16.bf8.fp8.v8f32.v2i32",
+   detail::kFp8Mods, 0, 8, "llvm.amdgcn.wmma.f32.16x16x16.bf8.fp8.v8f32.v2i32",
    "<8 x float> (<2 x i32>, <2 x i32>, <8 x float>)",
    "__builtin_amdgcn_wmma_f32_16x16x16_bf8_fp8_w32_gfx12", detail::g::a8, detail::g::b8, detail::g::c32},
   {"v_wmma_f32_16x16x16_bf8_bf8", 16, 16, 16, 2, 2, 8, false, detail::M::bf8, detail::M::bf8, detail::M::f32,
-   0, 0, 8, "llvm.amdgcn.wmma.f32.16x16x16.bf8.bf8.v8f32.v2i32",
+   detail::kFp8Mods, 0, 8, "llvm.amdgcn.wmma.f32.16x16x16.bf8.bf8.v8f32.v2i32",
    "<8 x float> (<2 x i32>, <2 x i32>, <8 x float>)",
    "__builtin_amdgcn_wmma_f32_16x16x16_bf8_bf8_w32_gfx12", detail::g::a8, detail::g::b8, detail::g::c32},
   // ---- SWMMAC (A 2:4 sparse, D accumulates in place) ----
@@ -127,7 +134,7 @@ inline constexpr std::array<MmaInstrInfo, 22> kGfx12MmaInstrs = {{
    "<8 x i32> (i1 immarg, i32, i1 immarg, <2 x i32>, <8 x i32>, i32, i1 immarg)",
    "__builtin_amdgcn_swmmac_i32_16x16x32_iu4_w32", detail::g::a4k16, detail::g::b4k32s, detail::g::c32},
   {"v_swmmac_i32_16x16x64_iu4", 16, 16, 64, 2, 4, 8, true, detail::M::iu4, detail::M::iu4, detail::M::i32,
-   detail::kSparseIntMods, 1, 8, "llvm.amdgcn.swmmac.i32.16x16x64.iu4.v8i32.v2i32.v4i32.i32",
+   detail::kIntMods, 1, 8, "llvm.amdgcn.swmmac.i32.16x16x64.iu4.v8i32.v2i32.v4i32.i32",
    "<8 x i32> (i1 immarg, <2 x i32>, i1 immarg, <4 x i32>, <8 x i32>, i32, i1 immarg)",
    "__builtin_amdgcn_swmmac_i32_16x16x64_iu4_w32", detail::g::a4k32, detail::g::b4k64, detail::g::c32},
   {"v_swmmac_f32_16x16x32_fp8_fp8", 16, 16, 32, 2, 4, 8, true, detail::M::fp8, detail::M::fp8, detail::M::f32,

@@ -141,9 +141,10 @@ struct MmaInstrInfo {
   std::string_view signature; // LLVM declaration: "<8 x float> (<8 x half>, <8 x half>, ...)"
   std::string_view builtin;   // clang builtin
   TvMap a, b, cd;             // lane layouts
-  // SWMMAC only: bit (within the 16- or 32-bit index set) of the 2-bit position of the kept A
-  // value with (lane, value) = (l, v) is index_bit0(v); the set is bits
-  // [16*index_key + 15 : 16*index_key] of the index VGPR of the same lane.
+  // SWMMAC only: the kept A value a lane holds as value v (v = 2j, 2j + 1 are the two kept
+  // values of the lane's j-th k-group of 4) sits at position ((set >> index_bit(v)) & 3) of its
+  // group, where set = the index VGPR of the same lane shifted right by 16 * index_key (bits
+  // [15:0] or [31:16]; the iu4 16x16x64 form has 8 groups per lane and uses all 32 bits).
   constexpr int index_bit(int v) const { return 2 * v; }
 };
 

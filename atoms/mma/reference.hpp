@@ -33,10 +33,10 @@
 
 namespace tw::atoms {
 
-void mma_reference(const MmaInstrInfo& info, const MmaModifiers& mods, const std::uint32_t* a,
-                   const std::uint32_t* b, const std::uint32_t* c, const std::uint32_t* index,
-                   std::uint32_t* d);
+inline void mma_reference(const MmaInstrInfo& info, const MmaModifiers& mods,
+                          const std::uint32_t* a, const std::uint32_t* b, const std::uint32_t* c,
+                          const std::uint32_t* index, std::uint32_t* d);
 
 } // namespace tw::atoms
 
-#include <atoms/mma/reference_impl.hpp>
+#include <atoms/mma/reference_impl.hpp> // IWYU pragma: export
