@@ -11,7 +11,7 @@
 #include <string>
 
 namespace tw::ir {
-class Kernel;
+struct Kernel;
 } // namespace tw::ir
 
 namespace tw::emit {
