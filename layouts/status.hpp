@@ -18,7 +18,8 @@ enum class Status : int {
   tiler_does_not_divide, // divide: the tiler does not divide the layout
   tiler_rank,            // by-mode tiler has more modes than the layout
   not_injective,         // complement / inverse needs an injective layout
-  bound_too_small,       // complement: the cosize bound is smaller than the layout
+  negative_stride,       // complement / inverse / right operand of composition
+  not_a_layout_tiler,    // blocked / raked products take layouts, not by-mode tilers
   bad_swizzle,           // Swizzle<B, M, S>: needs B >= 0, M >= 0, |S| >= B
 };
 
@@ -46,8 +47,10 @@ constexpr const char* sentence(Status s) {
     return "the tiler has more modes than the layout";
   case Status::not_injective:
     return "the layout is not injective (two coordinates map to the same index)";
-  case Status::bound_too_small:
-    return "the cosize bound of complement is smaller than the layout's cosize";
+  case Status::negative_stride:
+    return "complement, inverses and the right operand of composition need non-negative strides";
+  case Status::not_a_layout_tiler:
+    return "blocked_product and raked_product take two layouts, not a tuple of tilers";
   case Status::bad_swizzle:
     return "Swizzle<B, M, S> needs B >= 0, M >= 0 and |S| >= B";
   }
@@ -83,8 +86,10 @@ constexpr void static_check() {
   static_assert(S != Status::tiler_rank, "tw: the tiler has more modes than the layout");
   static_assert(S != Status::not_injective,
                 "tw: the layout is not injective (two coordinates map to the same index)");
-  static_assert(S != Status::bound_too_small,
-                "tw: the cosize bound of complement is smaller than the layout's cosize");
+  static_assert(S != Status::negative_stride, "tw: complement, inverses and the right operand "
+                                              "of composition need non-negative strides");
+  static_assert(S != Status::not_a_layout_tiler,
+                "tw: blocked_product and raked_product take two layouts, not a tuple of tilers");
   static_assert(S != Status::bad_swizzle, "tw: Swizzle<B, M, S> needs B >= 0, M >= 0, |S| >= B");
 }
 
