@@ -69,6 +69,7 @@ struct LdsBufferSpec {
   LdsName name;
   int elem_bytes = 0;
   int rows = 0, cols = 0;
+  int elem_id = 0; // the DSL element tag's id (0: a plain C++ type)
   int stages = 1;
   int pad = 0; // elements appended to each row
   LdsSwizzle swizzle{};
@@ -151,6 +152,8 @@ constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 template <class T, LdsBufferOption... Options>
 constexpr LdsBufferSpec lds_buffer(LdsName name, int rows, int cols, Options... options) {
   LdsBufferSpec s{name, elem_bytes<T>(), rows, cols};
+  if constexpr (ElemType<T>)
+    s.elem_id = T::id;
   (options.apply(s), ...);
   detail::check_spec(s);
   return s;

@@ -1,0 +1,43 @@
+#pragma once
+// Where the running thread is. Sizes fixed at trace time (the workgroup size, the number of
+// waves) are constants that fold; a one-wave kernel's wave_id() is the constant 0.
+#include <dsl/handles/scalar_ops.hpp>
+
+namespace tw::dsl {
+
+inline int dim_index(ir::Dim d) {
+  return d == ir::Dim::x ? 0 : d == ir::Dim::y ? 1 : 2;
+}
+
+// Thread index within the workgroup along `d`.
+inline Int32 thread_id(ir::Dim d = ir::Dim::x) {
+  KernelBuilder& kb = KernelBuilder::current("thread_id");
+  if (kb.workgroup_size()[dim_index(d)] == 1)
+    return Int32(0);
+  return Int32(kb.ops().workitem_id(d));
+}
+// Workgroup index within the grid along `d`.
+inline Int32 block_id(ir::Dim d = ir::Dim::x) {
+  return Int32(KernelBuilder::current("block_id").ops().workgroup_id(d));
+}
+// Threads per workgroup along `d` (a constant).
+inline Int32 block_dim(ir::Dim d = ir::Dim::x) {
+  return Int32(KernelBuilder::current("block_dim").workgroup_size()[dim_index(d)]);
+}
+// Lane within the wave (0..31).
+inline Int32 lane_id() {
+  return Int32(KernelBuilder::current("lane_id").ops().lane_id());
+}
+// Wave within the workgroup (flat thread id / 32; uniform across the wave).
+inline Int32 wave_id() {
+  KernelBuilder& kb = KernelBuilder::current("wave_id");
+  if (kb.waves() == 1)
+    return Int32(0);
+  return Int32(kb.ops().wave_id());
+}
+// Workgroup-wide barrier with LDS visibility (release fence, s_barrier, acquire fence).
+inline void barrier() {
+  KernelBuilder::current("barrier").ops().barrier();
+}
+
+} // namespace tw::dsl

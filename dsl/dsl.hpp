@@ -1,0 +1,14 @@
+#pragma once
+// The tilewave DSL (umbrella): KernelBuilder and typed handles, control flow, tensors in
+// global memory / LDS / registers, the LDS planner, tiled MMA and tiled copy, reductions.
+#include <dsl/builder/control.hpp>
+#include <dsl/builder/ids.hpp>
+#include <dsl/builder/kernel_builder.hpp>
+#include <dsl/handles/scalar.hpp>
+#include <dsl/handles/scalar_ops.hpp>
+#include <dsl/handles/vec.hpp>
+#include <dsl/lds/lds_plan.hpp>
+#include <dsl/tensor/args.hpp>
+#include <dsl/tensor/global_tensor.hpp>
+#include <dsl/types/elem.hpp>
+#include <dsl/types/ir_type.hpp>

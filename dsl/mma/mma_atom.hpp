@@ -1,0 +1,147 @@
+#pragma once
+// A gfx12 matrix atom as the DSL sees it: one WMMA instruction of the atoms' table, plus the
+// per-lane (row, col) of every register value of its A, B and C/D operands split into a lane
+// part and a value part. The split is derived from the atom's TvMap (never hand-written), and
+// checked exhaustively at compile time.
+#include <array>
+#include <string_view>
+
+#include <atoms/mma/gfx12_instrs.hpp>
+#include <dsl/support/fixed_string.hpp>
+#include <dsl/types/elem.hpp>
+
+namespace tw::dsl {
+
+enum class MmaOperand { A, B, C };
+
+// Where the values of one operand sit for one lane:
+//   (row, col) of value v of lane l = (lane_row(l) + value_row[v], lane_col(l) + value_col[v])
+// lane_row(l) = sum over thread modes m of ((l / m.divisor) % m.extent) * m.row_step, same for col.
+struct LaneMap {
+  struct Mode {
+    int extent = 1, divisor = 1, row_step = 0, col_step = 0;
+  };
+  int rows = 0, cols = 0; // the operand matrix the atom covers
+  int values = 0;         // values per lane
+  int elem_bits = 32;
+  std::array<Mode, 2> thread{};
+  std::array<int, 16> value_row{}, value_col{};
+  bool separable = false; // false: the TvMap does not split this way (never for gfx12)
+
+  constexpr int lane_row(int l) const {
+    int r = 0;
+    for (const Mode& m : thread)
+      r += (l / m.divisor) % m.extent * m.row_step;
+    return r;
+  }
+  constexpr int lane_col(int l) const {
+    int c = 0;
+    for (const Mode& m : thread)
+      c += (l / m.divisor) % m.extent * m.col_step;
+    return c;
+  }
+};
+
+// Splits a TvMap (column-major element index row + rows * col) into lane and value parts.
+constexpr LaneMap make_lane_map(const atoms::TvMap& tv) {
+  LaneMap m;
+  m.rows = tv.rows;
+  m.cols = tv.cols;
+  m.values = tv.values_per_lane();
+  m.elem_bits = tv.elem_bits;
+  int divisor = 1;
+  for (int i = 0; i < 2; ++i) {
+    const atoms::TvMode& t = tv.thread[i];
+    m.thread[i] = {t.extent, divisor, t.stride % tv.rows, t.stride / tv.rows};
+    divisor *= t.extent;
+  }
+  if (m.values > int(m.value_row.size()))
+    return m;
+  for (int v = 0; v < m.values; ++v) {
+    const auto [r, c] = tv.coord(0, v);
+    m.value_row[v] = r;
+    m.value_col[v] = c;
+  }
+  m.separable = true;
+  for (int l = 0; l < 32 && m.separable; ++l)
+    for (int v = 0; v < m.values; ++v) {
+      const auto [r, c] = tv.coord(l, v);
+      if (r != m.lane_row(l) + m.value_row[v] || c != m.lane_col(l) + m.value_col[v])
+        m.separable = false;
+    }
+  return m;
+}
+
+// DSL element tag of an atom operand type.
+template <atoms::MmaElem E>
+struct mma_elem_tag;
+template <>
+struct mma_elem_tag<atoms::MmaElem::f16> {
+  using type = f16;
+};
+template <>
+struct mma_elem_tag<atoms::MmaElem::bf16> {
+  using type = bf16;
+};
+template <>
+struct mma_elem_tag<atoms::MmaElem::f32> {
+  using type = f32;
+};
+template <>
+struct mma_elem_tag<atoms::MmaElem::i32> {
+  using type = i32;
+};
+template <>
+struct mma_elem_tag<atoms::MmaElem::iu8> {
+  using type = i8;
+};
+template <>
+struct mma_elem_tag<atoms::MmaElem::fp8> {
+  using type = e4m3;
+};
+template <>
+struct mma_elem_tag<atoms::MmaElem::bf8> {
+  using type = e5m2;
+};
+
+// MmaAtom<"v_wmma_f32_16x16x16_f16">: a dense WMMA instruction of the gfx12 table.
+template <FixedString Mnemonic>
+struct MmaAtom {
+  static constexpr std::string_view mnemonic = Mnemonic.view();
+  static_assert(atoms::find_mma_instr(Mnemonic.view()) != nullptr,
+                "MmaAtom: no gfx12 WMMA instruction has this mnemonic (see "
+                "atoms/mma/gfx12_instrs.hpp for the list, e.g. v_wmma_f32_16x16x16_f16)");
+  static constexpr const atoms::MmaInstrInfo& info = *atoms::find_mma_instr(Mnemonic.view());
+  static_assert(!info.sparse, "MmaAtom: SWMMAC (sparse) atoms are not supported by TiledMMA yet");
+  static_assert(info.a_type != atoms::MmaElem::iu4,
+                "MmaAtom: packed int4 atoms are not supported by TiledMMA yet");
+
+  static constexpr int M = info.m, N = info.n, K = info.k;
+  static constexpr LaneMap a_map = make_lane_map(info.a);
+  static constexpr LaneMap b_map = make_lane_map(info.b);
+  static constexpr LaneMap c_map = make_lane_map(info.cd);
+  static_assert(a_map.separable && b_map.separable && c_map.separable,
+                "MmaAtom: the atom's lane map does not split into lane and value parts");
+
+  using a_elem = typename mma_elem_tag<info.a_type>::type;
+  using b_elem = typename mma_elem_tag<info.b_type>::type;
+  using c_elem = typename mma_elem_tag<info.cd_type>::type;
+
+  static constexpr const LaneMap& map(MmaOperand op) {
+    return op == MmaOperand::A ? a_map : op == MmaOperand::B ? b_map : c_map;
+  }
+};
+
+template <class T>
+concept MmaAtomType = requires {
+  { T::mnemonic } -> std::convertible_to<std::string_view>;
+  T::a_map;
+  T::c_map;
+};
+
+using wmma_f32_16x16x16_f16 = MmaAtom<"v_wmma_f32_16x16x16_f16">;
+using wmma_f32_16x16x16_bf16 = MmaAtom<"v_wmma_f32_16x16x16_bf16">;
+using wmma_f16_16x16x16_f16 = MmaAtom<"v_wmma_f16_16x16x16_f16">;
+using wmma_bf16_16x16x16_bf16 = MmaAtom<"v_wmma_bf16_16x16x16_bf16">;
+
+} // namespace tw::dsl
