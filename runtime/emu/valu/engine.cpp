@@ -1,0 +1,330 @@
+// The generic VALU engine: source reading, DPP, modifiers, MODE denormals, commit.
+#include <runtime/emu/valu/vop.hpp>
+
+#include <atoms/formats/f16.hpp>
+
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+namespace tw::emu::valu {
+
+float f16_to_float(uint16_t bits) {
+  return tw::num::f16_to_f32(bits);
+}
+uint16_t float_to_f16(float f) {
+  return tw::num::f32_to_f16(f);
+}
+// double -> f32 -> f16 rounds once in effect: f32 keeps more than 2*11+2 bits.
+uint16_t double_to_f16(double d) {
+  return tw::num::f32_to_f16(static_cast<float>(d));
+}
+
+namespace {
+
+ImmType imm_type(VT t) {
+  switch (t) {
+  case VT::f32:
+    return ImmType::F32;
+  case VT::f16:
+    return ImmType::F16;
+  case VT::b16:
+    return ImmType::B16;
+  case VT::f64:
+    return ImmType::F64;
+  case VT::b64:
+    return ImmType::B64;
+  default:
+    return ImmType::B32;
+  }
+}
+
+uint64_t sign_bit(VT t) {
+  return t == VT::f16 ? 0x8000ull : t == VT::f32 ? 0x80000000ull : 0x8000000000000000ull;
+}
+
+bool is_denormal(VT t, uint64_t v) {
+  switch (t) {
+  case VT::f16:
+    return (v & 0x7c00) == 0 && (v & 0x3ff) != 0;
+  case VT::f32:
+    return (v & 0x7f800000) == 0 && (v & 0x7fffff) != 0;
+  case VT::f64:
+    return (v & 0x7ff0000000000000ull) == 0 && (v & 0xfffffffffffffull) != 0;
+  default:
+    return false;
+  }
+}
+
+// MODE denorm field of a type: bit 0 = keep input denormals, bit 1 = keep output denormals.
+unsigned denorm_field(const WaveState& w, VT t) {
+  return t == VT::f32 ? w.denorm_f32() : w.denorm_f16_f64();
+}
+
+int destination_count(Form f) {
+  switch (f) {
+  case Form::carry_out:
+  case Form::carry_inout:
+    return 2;
+  case Form::compare_x:
+    return 0;
+  default:
+    return 1;
+  }
+}
+
+// omod, clamp to [0, 1] and output denormal flushing of a float result.
+uint64_t finish_float(const WaveState& w, const DecodedInstr& in, VT t, uint64_t v, bool clamp) {
+  const Modifiers& m = in.mods;
+  const bool omod = m.omod_mul != 1 || m.omod_div != 1;
+  if (omod || clamp) {
+    const double scale = double(m.omod_mul) / double(m.omod_div);
+    auto apply = [&](double x) {
+      if (omod)
+        x *= scale;
+      if (clamp)
+        x = std::isnan(x) ? 0.0 : std::fmin(std::fmax(x, 0.0), 1.0);
+      return x;
+    };
+    if (t == VT::f32)
+      v = f32_bits(static_cast<float>(apply(as_f32(uint32_t(v)))));
+    else if (t == VT::f16)
+      v = double_to_f16(apply(f16_to_float(uint16_t(v))));
+    else
+      v = f64_bits(apply(as_f64(v)));
+  }
+  if (!(denorm_field(w, t) & 2u) && is_denormal(t, v))
+    v &= sign_bit(t);
+  return v;
+}
+
+} // namespace
+
+uint64_t read_source(const WaveState& w, const Operand& op, int lane, VT t, bool hi) {
+  uint64_t v;
+  if (is_64(t)) {
+    v = w.read64(op, lane, imm_type(t));
+  } else {
+    v = w.read32(op, lane, imm_type(t));
+    if (is_16(t))
+      v = hi ? (v >> 16) & 0xffff : v & 0xffff;
+  }
+  if (is_float(t)) {
+    if (op.abs)
+      v &= ~sign_bit(t);
+    if (op.neg)
+      v ^= sign_bit(t);
+  }
+  return v;
+}
+
+int dpp_source_lane(const Modifiers& m, uint32_t exec, int lane) {
+  int src = -1;
+  const int row = lane & ~15, in_row = lane & 15;
+  if (m.dpp8) {
+    src = (lane & ~7) | (*m.dpp8)[lane & 7];
+  } else if (m.quad_perm) {
+    src = (lane & ~3) | (*m.quad_perm)[lane & 3];
+  } else {
+    const std::string& k = m.dpp_ctrl;
+    const int n = m.dpp_ctrl_value;
+    if (k == "row_shl")
+      src = in_row + n < 16 ? lane + n : -1;
+    else if (k == "row_shr")
+      src = in_row - n >= 0 ? lane - n : -1;
+    else if (k == "row_ror")
+      src = row + ((in_row - n) & 15);
+    else if (k == "row_mirror")
+      src = row + (15 - in_row);
+    else if (k == "row_half_mirror")
+      src = (lane & ~7) + (7 - (lane & 7));
+    else if (k == "row_share")
+      src = row + (n & 15);
+    else if (k == "row_xmask")
+      src = row + ((in_row ^ n) & 15);
+    else
+      throw std::invalid_argument("DPP control '" + k + "' is not a gfx12 wave32 DPP16 control");
+  }
+  // A lane outside EXEC is read only with fi (fetch inactive).
+  if (src >= 0 && !((exec >> src) & 1u) && !m.fi)
+    src = -1;
+  return src;
+}
+
+bool dpp_lane_enabled(const Modifiers& m, int lane) {
+  if (m.dpp8)
+    return true;
+  return ((m.row_mask >> (lane >> 4)) & 1) && ((m.bank_mask >> ((lane >> 2) & 3)) & 1);
+}
+
+const Operand& source_operand(const DecodedInstr& in, const VopSpec& spec, int i) {
+  if (spec.form == Form::accumulate && i == spec.nsrc - 1)
+    return in.op(0);
+  return in.op(size_t(destination_count(spec.form) + i));
+}
+
+void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged& out) {
+  const WaveState& w = c.wave;
+  const int ndst = destination_count(spec.form);
+  const int printed_srcs = spec.nsrc - (spec.form == Form::accumulate ? 1 : 0);
+  const size_t expected = size_t(ndst + printed_srcs);
+  const bool mask_form = spec.form == Form::mask_in || spec.form == Form::carry_inout;
+  if (in.ops.size() < expected || in.ops.size() > expected + (mask_form ? 1 : 0))
+    c.fail(in, "operand count " + std::to_string(in.ops.size()) + " does not match " +
+                   std::string(spec.mnemonic) + " (expected " + std::to_string(expected) +
+                   (mask_form ? " or one more for the mask" : "") + ")");
+  // The select / carry-in mask: the last printed operand, else VCC (VOPD, v_div_fmas).
+  uint32_t mask = w.vcc();
+  if (mask_form && in.ops.size() == expected + 1)
+    mask = w.sread32(in.ops.back());
+
+  const std::array<const Operand*, 4> src = [&] {
+    std::array<const Operand*, 4> s{};
+    for (int i = 0; i < spec.nsrc; ++i)
+      s[i] = &source_operand(in, spec, i);
+    return s;
+  }();
+  const bool dpp = in.encoding == Encoding::Dpp || in.encoding == Encoding::E64Dpp;
+  const bool float_dst = is_float(spec.dst) && !spec.int_clamp;
+  const uint32_t exec = w.exec();
+
+  out.spec = &spec;
+  out.in = &in;
+  out.write_mask = 0;
+  out.mask_bits = 0;
+  Lane L;
+  L.wave = &w;
+  L.clamp = in.mods.clamp;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const int lane = std::countr_zero(m);
+    int src0_lane = lane;
+    bool src0_zero = false;
+    if (dpp) {
+      if (!dpp_lane_enabled(in.mods, lane))
+        continue;
+      src0_lane = dpp_source_lane(in.mods, exec, lane);
+      if (src0_lane < 0) {
+        if (!in.mods.bound_ctrl && !in.mods.dpp8)
+          continue; // invalid source lane: the destination keeps its value
+        src0_zero = true;
+        src0_lane = lane;
+      }
+    }
+    L.lane = lane;
+    L.mask_in = (mask >> lane) & 1u;
+    L.mask_out = false;
+    for (int i = 0; i < spec.nsrc; ++i) {
+      const VT t = spec.src[i];
+      const bool hi = is_16(t) && i < 4 && in.mods.op_sel[i];
+      uint64_t v;
+      if (i == 0 && src0_zero)
+        v = 0; // bound_ctrl: an invalid source lane reads 0
+      else
+        v = read_source(w, *src[i], i == 0 ? src0_lane : lane, t, hi);
+      if (is_float(t) && !(denorm_field(w, t) & 1u) && is_denormal(t, v))
+        v &= sign_bit(t);
+      L.s[i] = v;
+    }
+    uint64_t r = spec.fn(L);
+    if (float_dst)
+      r = finish_float(w, in, spec.dst, r, in.mods.clamp);
+    out.value[lane] = r;
+    out.write_mask |= 1u << lane;
+    if (L.mask_out)
+      out.mask_bits |= 1u << lane;
+  }
+}
+
+void commit(WaveContext& c, const Staged& st) {
+  WaveState& w = c.wave;
+  const VopSpec& spec = *st.spec;
+  const DecodedInstr& in = *st.in;
+  switch (spec.form) {
+  case Form::compare:
+    w.swrite32(in.op(0), st.mask_bits);
+    return;
+  case Form::compare_x:
+    w.set_exec(st.mask_bits);
+    return;
+  case Form::carry_out:
+  case Form::carry_inout:
+    w.swrite32(in.op(1), st.mask_bits);
+    break;
+  default:
+    break;
+  }
+  if (spec.dst == VT::none)
+    return;
+  const Operand& d = in.op(0);
+  const int printed_srcs = spec.nsrc - (spec.form == Form::accumulate ? 1 : 0);
+  const bool hi = is_16(spec.dst) && printed_srcs < 4 && in.mods.op_sel[printed_srcs];
+  for (uint32_t m = st.write_mask; m; m &= m - 1) {
+    const int lane = std::countr_zero(m);
+    const uint64_t v = st.value[lane];
+    if (is_64(spec.dst)) {
+      w.write64(d, lane, v);
+    } else if (is_16(spec.dst) && d.is_vgpr()) {
+      uint32_t& r = w.v(d.reg, lane); // the other half is preserved
+      r = hi ? (r & 0xffffu) | uint32_t(v << 16) : (r & 0xffff0000u) | uint32_t(v & 0xffff);
+    } else {
+      w.write32(d, lane, uint32_t(v));
+    }
+  }
+}
+
+// ---- registration: a fixed pool of handler slots, each bound to one spec ----------------
+
+namespace {
+
+constexpr size_t kSlots = 1024;
+std::array<const VopSpec*, kSlots> g_slot_spec{};
+size_t g_slots_used = 0;
+
+std::unordered_map<std::string_view, const VopSpec*>& spec_index() {
+  static std::unordered_map<std::string_view, const VopSpec*> index;
+  return index;
+}
+
+template <size_t Slot>
+void slot_handler(WaveContext& c, const DecodedInstr& in) {
+  Staged st;
+  compute(c, in, *g_slot_spec[Slot], st);
+  commit(c, st);
+}
+
+template <size_t... I>
+constexpr std::array<Handler, sizeof...(I)> make_slot_handlers(std::index_sequence<I...>) {
+  return {&slot_handler<I>...};
+}
+constexpr std::array<Handler, kSlots> kSlotHandlers =
+    make_slot_handlers(std::make_index_sequence<kSlots>{});
+
+} // namespace
+
+const VopSpec* find_spec(std::string_view mnemonic) {
+  auto it = spec_index().find(mnemonic);
+  return it == spec_index().end() ? nullptr : it->second;
+}
+
+void register_specs(HandlerTable& table, std::span<const VopSpec> specs) {
+  for (const VopSpec& s : specs) {
+    // The table is built once per process; a second build reuses the same slots.
+    if (const VopSpec* known = find_spec(s.mnemonic); known == &s) {
+      for (size_t i = 0; i < g_slots_used; ++i)
+        if (g_slot_spec[i] == &s)
+          table.add(std::string(s.mnemonic), kSlotHandlers[i]);
+      continue;
+    }
+    if (g_slots_used == kSlots)
+      throw std::logic_error("valu: more table-driven mnemonics than handler slots");
+    g_slot_spec[g_slots_used] = &s;
+    spec_index()[s.mnemonic] = &s;
+    table.add(std::string(s.mnemonic), kSlotHandlers[g_slots_used]);
+    ++g_slots_used;
+  }
+}
+
+} // namespace tw::emu::valu

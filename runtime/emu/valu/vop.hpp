@@ -1,0 +1,119 @@
+#pragma once
+// The table-driven core of the vector ALU: one VopSpec per mnemonic says how its operands
+// are typed and laid out, and a per-lane function computes the result. The engine reads the
+// sources (inline constants, SGPR broadcast, DPP lane selection, op_sel halves, neg/abs,
+// denormal flushing), calls the lane function for every active lane, and commits the
+// results (16-bit halves, 64-bit pairs, carry/compare masks, EXEC, clamp, omod).
+// Computing and committing are separate steps so VOPD can read both halves' sources first.
+#include <runtime/emu/handlers.hpp>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace tw::emu::valu {
+
+// Value type of one operand as the instruction interprets it.
+enum class VT : uint8_t {
+  none,
+  b32, // 32-bit integer / raw bits
+  f32,
+  b16, // 16-bit integer (fake16: low half of the VGPR unless op_sel selects the high half)
+  f16,
+  b64,
+  f64,
+};
+
+constexpr bool is_float(VT t) {
+  return t == VT::f32 || t == VT::f16 || t == VT::f64;
+}
+constexpr bool is_64(VT t) {
+  return t == VT::b64 || t == VT::f64;
+}
+constexpr bool is_16(VT t) {
+  return t == VT::b16 || t == VT::f16;
+}
+
+// How the printed operand list is laid out around the sources.
+enum class Form : uint8_t {
+  plain,       // vdst, src...
+  carry_out,   // vdst, sdst, src...            (v_add_co_u32, v_div_scale_f32)
+  carry_inout, // vdst, sdst, src..., mask      (v_add_co_ci_u32)
+  mask_in,     // vdst, src..., mask            (v_cndmask_b32, v_div_fmas_f32); VOPD: vcc
+  compare,     // sdst, src...                  (v_cmp_*: bit per lane, 0 for inactive lanes)
+  compare_x,   // src...                        (v_cmpx_*: the mask becomes EXEC)
+  accumulate,  // vdst, src...; vdst is also the last source (v_fmac_f32, v_dot2acc...)
+};
+
+// What a lane function sees and may set.
+struct Lane {
+  std::array<uint64_t, 4> s{}; // sources, modifiers applied (16-bit values in the low bits)
+  int lane = 0;
+  bool mask_in = false;  // carry-in / select bit of this lane
+  bool clamp = false;    // the instruction's clamp bit (integer ops saturate themselves)
+  bool mask_out = false; // carry-out / compare result
+  const WaveState* wave = nullptr;
+};
+using LaneFn = uint64_t (*)(Lane&);
+
+struct VopSpec {
+  std::string_view mnemonic;
+  VT dst;
+  std::array<VT, 4> src;
+  uint8_t nsrc;
+  Form form;
+  LaneFn fn;
+  bool int_clamp = false; // clamp is handled by fn (integer saturation), not as [0,1]
+};
+
+// The results of one instruction before they are written (VOPD computes both first).
+struct Staged {
+  const VopSpec* spec = nullptr;
+  const DecodedInstr* in = nullptr;
+  uint32_t write_mask = 0; // lanes whose vdst is written
+  uint32_t mask_bits = 0;  // carry-out / compare bits
+  std::array<uint64_t, kWaveSize> value{};
+};
+
+// Reads sources and evaluates spec.fn for every active lane.
+void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged& out);
+// Writes a computed result (vdst halves / pairs, sdst mask, EXEC for v_cmpx).
+void commit(WaveContext& c, const Staged& st);
+
+// Looks up the spec of a mnemonic (nullptr when it is not table-driven).
+const VopSpec* find_spec(std::string_view mnemonic);
+
+// Registers every spec of `specs` into `table` with a handler that runs compute + commit.
+// Specs must have static storage duration.
+void register_specs(HandlerTable& table, std::span<const VopSpec> specs);
+
+// Source operand `i` of a plain/table-driven instruction (after the destinations).
+const Operand& source_operand(const DecodedInstr& in, const VopSpec& spec, int i);
+
+// Pieces shared by the hand-written handlers (lane moves, conversions, WMMA).
+// Value of source operand `op` for lane `lane` typed `t`: inline constants per type, op_sel
+// half `hi` for 16-bit values, neg/abs applied for float types.
+uint64_t read_source(const WaveState& w, const Operand& op, int lane, VT t, bool hi);
+// DPP: the lane whose src0 lane `lane` reads, or -1 when the lane reads nothing (then
+// bound_ctrl decides between 0 and "lane not written").
+int dpp_source_lane(const Modifiers& m, uint32_t exec, int lane);
+// Whether row_mask / bank_mask let DPP lane `lane` write its destination.
+bool dpp_lane_enabled(const Modifiers& m, int lane);
+
+// Per-type helpers for the tables.
+float f16_to_float(uint16_t bits);
+uint16_t float_to_f16(float f); // round to nearest even (MODE default)
+uint16_t double_to_f16(double d);
+
+// Registration of the op families (one file each).
+void register_float_ops(HandlerTable& t);
+void register_int_ops(HandlerTable& t);
+void register_compare_ops(HandlerTable& t);
+void register_convert_ops(HandlerTable& t);
+void register_lane_ops(HandlerTable& t);
+void register_packed_ops(HandlerTable& t);
+void register_dual_issue(HandlerTable& t);
+void register_matrix_ops(HandlerTable& t);
+
+} // namespace tw::emu::valu
