@@ -15,14 +15,15 @@ constexpr unsigned llvm_address_space(AddressSpace s) {
   return static_cast<unsigned>(s);
 }
 
+// What a value in that space is, with its article, for error sentences.
 constexpr std::string_view address_space_name(AddressSpace s) {
   switch (s) {
   case AddressSpace::global:
-    return "global (addrspace 1)";
+    return "a global pointer (addrspace 1)";
   case AddressSpace::lds:
-    return "LDS (addrspace 3)";
+    return "an LDS pointer (addrspace 3)";
   case AddressSpace::buffer_resource:
-    return "buffer resource (addrspace 8)";
+    return "a buffer resource (addrspace 8)";
   }
   return "?";
 }

@@ -79,7 +79,7 @@ inline void verify_copy(const CopyInstrInfo& info, const CopyUse& use) {
   if (!try_parse_arch(use.arch))
     given = "got arch '" + std::string(use.arch) + "'";
   else if (use.pointer_space != info.address_space)
-    given = "got a " + std::string(address_space_name(use.pointer_space)) + " pointer";
+    given = "got " + std::string(address_space_name(use.pointer_space));
   else
     given = "got static offset " + std::to_string(use.static_offset_bytes) +
             ", not a multiple of " + std::to_string(info.alignment_bytes);

@@ -178,8 +178,8 @@ TEST_CASE("verify rejects what the instructions cannot do, with the rule") {
 
   // Wrong address spaces.
   CHECK(thrown_message(global_load_b128::info, {AddressSpace::lds, 0}) ==
-        "global_load_b128: global copy atoms take a global pointer (addrspace 1) (got a LDS "
-        "(addrspace 3) pointer)");
+        "global_load_b128: global copy atoms take a global pointer (addrspace 1) (got an LDS "
+        "pointer (addrspace 3))");
   CHECK(contains(thrown_message(buffer_load_b128::info, {AddressSpace::global, 0}),
                  "buffer copy atoms take a buffer resource (addrspace 8): make one from the "
                  "global pointer"));
