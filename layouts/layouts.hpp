@@ -9,6 +9,7 @@
 #include <layouts/inverse.hpp>
 #include <layouts/layout.hpp>
 #include <layouts/product.hpp>
+#include <layouts/render.hpp>
 #include <layouts/status.hpp>
 #include <layouts/swizzle.hpp>
 #include <layouts/tiler.hpp>
