@@ -325,7 +325,7 @@ private:
     if (!r.ok()) {
       std::string ops;
       for (size_t i = 0; i < args.size(); ++i)
-        ops += (i ? ", " : "") + to_string(args[i]);
+        ops.append(i ? ", " : "").append(to_string(args[i]));
       fail(at, std::string(sentence(r.status)) + ": " + fn + "(" + ops + ")");
     }
     return layout_value(r.layout);

@@ -62,7 +62,7 @@ constexpr auto run(const char* name, Op op, const A&... args) {
     if (!r.ok()) {
       std::string ctx = std::string(": ") + name + "(";
       int i = 0;
-      ((ctx += (i++ ? ", " : "") + describe(args)), ...);
+      ((ctx.append(i++ ? ", " : "").append(describe(args))), ...);
       throw LayoutError(r.status, ctx + ")");
     }
     return r.layout;

@@ -1,7 +1,7 @@
 #pragma once
-// Swizzle<B, M, S>: the XOR swizzle CuTe uses against LDS bank conflicts. It flips the B bits
-// starting at bit M with the B bits starting at bit M + S (S < 0 takes them from below):
-//   x ^ ((x & (mask_B << (M + max(S, 0)))) >> S).
+// Swizzle<B, M, S>: the XOR swizzle CuTe uses against LDS bank conflicts. For S > 0 the B bits
+// at bit M + S are XORed into the B bits at bit M; for S < 0 the B bits at M are XORed into
+// the bits at M + |S|:  x ^ ((x & (mask_B << (M + max(S, 0)))) >> S)  (>> -S meaning << S).
 // A ComposedLayout Sw<B,M,S> o L applies L, then the swizzle; composition and the divides
 // act on L (they compose on the right), so they keep the swizzle outside.
 #include <layouts/composition.hpp>

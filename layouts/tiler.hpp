@@ -113,7 +113,7 @@ inline std::string to_string(const DynTiler& t, int pos = 0) {
   std::string s = "<";
   detail::Children c = detail::children_of(t.structure, pos);
   for (int i = 0; i < c.n; ++i)
-    s += (i ? "," : "") + to_string(t, c.pos[i]);
+    s.append(i ? "," : "").append(to_string(t, c.pos[i]));
   return s + ">";
 }
 
