@@ -3,25 +3,40 @@
 // disk), else the HIP or LLVM backend, then the resource report; TILEWAVE_DUMP writes the
 // pipeline's stages. Used by the DSL's examples, the runtime and the kernel library.
 #include <atoms/arch.hpp>
+#include <dsl/ir/kernel.hpp>
 #include <emit/backend.hpp>
 #include <emit/code_object.hpp>
 #include <emit/resources.hpp>
 
 #include <optional>
 #include <string>
-
-namespace tw::ir {
-struct Kernel;
-} // namespace tw::ir
+#include <string_view>
 
 namespace tw::emit {
 
-struct CompileOptions {
-  int opt_level = 3;                    // 0..3; part of the cache key
-  bool use_cache = true;                // false: always compile (still no cache write)
-  std::optional<std::string> cache_dir; // default: $TILEWAVE_CACHE_DIR, else ~/.cache/tilewave
-  std::optional<std::string> dump_dir;  // default: $TILEWAVE_DUMP (unset: no dump)
+// Where compile() found the code object.
+enum class CacheOutcome {
+  disabled,   // caching was off (CompileOptions::use_cache or TILEWAVE_CACHE=0)
+  memory_hit, // this process compiled it before
+  disk_hit,   // a valid on-disk entry
+  miss,       // compiled (and stored); a dumping compile always reports this
+  rebuilt,    // the on-disk entry was truncated or corrupt: discarded, compiled, stored again
 };
+std::string_view to_string(CacheOutcome o);
+
+struct CompileOptions {
+  int opt_level = 3;                     // 0..3; part of the cache key
+  bool use_cache = true;                 // false: always compile (still no cache write)
+  std::optional<std::string> cache_dir;  // default: $TILEWAVE_CACHE_DIR, else ~/.cache/tilewave
+  std::optional<std::string> dump_dir;   // default: $TILEWAVE_DUMP (unset: no dump)
+  CacheOutcome* cache_outcome = nullptr; // when set, receives where the code object came from
+};
+
+// The options text that enters the cache key (every option that changes the code).
+std::string options_key(const CompileOptions& options);
+
+// Forgets the code objects of this process (the disk cache is untouched).
+void clear_memory_cache();
 
 // Compiles `kernel` for `arch` with `backend`. Throws std::runtime_error with the compiler's
 // message when the IR does not verify or the toolchain fails. Environment:

@@ -1,0 +1,153 @@
+#include <emit/cache_key.hpp>
+#include <emit/compile.hpp>
+#include <emit/disk_cache.hpp>
+#include <emit/dump.hpp>
+#include <emit/hip/hip_emitter.hpp>
+#include <emit/llvm/llvm_backend.hpp>
+#include <emit/memory_cache.hpp>
+#include <emit/toolchain.hpp>
+
+#include <dsl/ir/print.hpp>
+#include <dsl/ir/verify.hpp>
+
+#include <stdexcept>
+
+#ifndef TILEWAVE_VERSION
+#define TILEWAVE_VERSION "unknown"
+#endif
+
+namespace tw::emit {
+
+std::string_view to_string(CacheOutcome o) {
+  switch (o) {
+  case CacheOutcome::disabled:
+    return "disabled";
+  case CacheOutcome::memory_hit:
+    return "memory hit";
+  case CacheOutcome::disk_hit:
+    return "disk hit";
+  case CacheOutcome::miss:
+    return "miss";
+  case CacheOutcome::rebuilt:
+    return "rebuilt";
+  }
+  return "?";
+}
+
+std::string options_key(const CompileOptions& options) {
+  std::string key = "O"; // appended: g++-12 warns falsely on "literal" + std::string&&
+  key += std::to_string(options.opt_level);
+  return key;
+}
+
+void clear_memory_cache() {
+  process_memory_cache().clear();
+}
+
+namespace {
+
+void check_options(const CompileOptions& options) {
+  if (options.opt_level < 0 || options.opt_level > 3)
+    throw std::invalid_argument("CompileOptions::opt_level must be 0..3, got " +
+                                std::to_string(options.opt_level));
+}
+
+// The backend itself: every stage when keep_texts, else only what the code object needs.
+CompileArtifacts run_backend(const ir::Kernel& kernel, std::string ir_text, Backend backend,
+                             Arch arch, int opt_level, bool keep_texts) {
+  CompileArtifacts a;
+  a.ir = std::move(ir_text);
+  std::vector<std::uint8_t> elf;
+  if (backend == Backend::hip) {
+    a.hip_source = hip::emit_source(kernel);
+    HipCompileOutputs out =
+        compile_hip_source(a.hip_source, arch, opt_level, keep_texts, keep_texts);
+    a.llvm_ir_after_opt = std::move(out.llvm_ir_after_opt);
+    a.assembly = std::move(out.assembly);
+    elf = std::move(out.code_object);
+    if (!keep_texts)
+      a.hip_source.clear();
+  } else {
+    LlvmCompileOutputs out = compile_llvm(kernel, arch, opt_level, keep_texts);
+    a.llvm_ir_before_opt = std::move(out.ir_before_opt);
+    a.llvm_ir_after_opt = std::move(out.ir_after_opt);
+    a.assembly = std::move(out.assembly);
+    elf = std::move(out.code_object);
+  }
+  a.code_object = describe_code_object(std::move(elf), backend, arch, kernel.name);
+  return a;
+}
+
+} // namespace
+
+CompileArtifacts compile_with_artifacts(const ir::Kernel& kernel, Backend backend, Arch arch,
+                                        const CompileOptions& options) {
+  check_options(options);
+  ir::verify(kernel);
+  return run_backend(kernel, ir::print(kernel), backend, arch, options.opt_level, true);
+}
+
+CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
+                   const CompileOptions& options) {
+  check_options(options);
+  auto report = [&](CacheOutcome o) {
+    if (options.cache_outcome)
+      *options.cache_outcome = o;
+  };
+  // Verify before any lookup: a malformed kernel is an error even when a cache holds code
+  // for the same text.
+  ir::verify(kernel);
+  std::string ir_text = ir::print(kernel);
+  const std::optional<std::string> dump =
+      options.dump_dir ? options.dump_dir : dump_dir_from_environment();
+  const bool cached = options.use_cache && cache_enabled_by_environment();
+
+  CacheKey key;
+  std::optional<DiskCache> disk;
+  CacheOutcome outcome = CacheOutcome::disabled;
+  if (cached) {
+    key = make_cache_key(
+        {ir_text, backend, arch, toolchain_version(), TILEWAVE_VERSION, options_key(options)});
+    const std::string dir = options.cache_dir ? *options.cache_dir : default_cache_dir();
+    if (!dir.empty())
+      disk.emplace(dir);
+    outcome = CacheOutcome::miss;
+    if (!dump) {
+      if (auto hit = process_memory_cache().find(key.digest)) {
+        report(CacheOutcome::memory_hit);
+        return *hit;
+      }
+      if (disk) {
+        DiskLookup lookup = DiskLookup::miss;
+        if (auto bytes = disk->load(key.digest, &lookup)) {
+          try {
+            CodeObject co = describe_code_object(std::move(*bytes), backend, arch, kernel.name);
+            process_memory_cache().insert(key.digest, co);
+            report(CacheOutcome::disk_hit);
+            return co;
+          } catch (const std::runtime_error&) {
+            // Intact bytes that are not this kernel's code object: replace them.
+            disk->discard(key.digest);
+            lookup = DiskLookup::corrupt;
+          }
+        }
+        if (lookup == DiskLookup::corrupt)
+          outcome = CacheOutcome::rebuilt;
+      }
+    }
+  }
+
+  CompileArtifacts a =
+      run_backend(kernel, std::move(ir_text), backend, arch, options.opt_level, dump.has_value());
+  if (dump)
+    write_dump(*dump, kernel.name, a);
+  if (cached) {
+    if (disk)
+      disk->store(key.digest, a.code_object.elf);
+    process_memory_cache().insert(key.digest, a.code_object);
+  }
+  report(outcome);
+  return std::move(a.code_object);
+}
+
+} // namespace tw::emit
