@@ -23,6 +23,15 @@ constexpr uint16_t f32_to_bf16(float x, Saturate sat) {
   return uint16_t(minifloat_encode(bf16_spec, x, Rounding::nearest_even, sat));
 }
 
+constexpr uint16_t f32_to_bf16(float x, Rounding r) {
+  return uint16_t(minifloat_encode(bf16_spec, x, r, Saturate::no));
+}
+
+// From f64, rounded once (an f64 -> f32 -> bf16 chain can round twice).
+constexpr uint16_t f64_to_bf16(double x, Rounding r = Rounding::nearest_even) {
+  return uint16_t(minifloat_encode(bf16_spec, x, r, Saturate::no));
+}
+
 constexpr float round_to_bf16(float x) {
   return bf16_to_f32(f32_to_bf16(x));
 }

@@ -23,6 +23,16 @@ constexpr uint16_t f32_to_f16(float x, Saturate sat) {
   return uint16_t(minifloat_encode(f16_spec, x, Rounding::nearest_even, sat));
 }
 
+// Any IEEE rounding mode (the emulator follows MODE.round with it).
+constexpr uint16_t f32_to_f16(float x, Rounding r) {
+  return uint16_t(minifloat_encode(f16_spec, x, r, Saturate::no));
+}
+
+// From f64, rounded once to nearest even (an f64 -> f32 -> f16 chain can round twice).
+constexpr uint16_t f64_to_f16(double x, Rounding r = Rounding::nearest_even) {
+  return uint16_t(minifloat_encode(f16_spec, x, r, Saturate::no));
+}
+
 // The value an f32 has after a round trip through f16 (what storing to f16 loses).
 constexpr float round_to_f16(float x) {
   return f16_to_f32(f32_to_f16(x));

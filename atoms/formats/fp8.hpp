@@ -23,10 +23,21 @@ constexpr uint8_t f32_to_e5m2(float x, Saturate sat) {
   return uint8_t(minifloat_encode(e5m2_spec, x, Rounding::nearest_even, sat));
 }
 
-// Stochastic rounding: the discarded part of |x| (as a fraction of an ulp) plus
-// random_bits / 2^32 carries into the kept part when it reaches 1. random_bits = 0 rounds
-// toward zero, 0xFFFFFFFF rounds away from zero whenever x is inexact, and uniform random
-// bits round up with probability (discarded part / ulp), so the mean is x.
+// From f64, rounded once to nearest even.
+constexpr uint8_t f64_to_e4m3(double x, Saturate sat) {
+  return uint8_t(minifloat_encode(e4m3_spec, x, Rounding::nearest_even, sat));
+}
+constexpr uint8_t f64_to_e5m2(double x, Saturate sat) {
+  return uint8_t(minifloat_encode(e5m2_spec, x, Rounding::nearest_even, sat));
+}
+
+// Stochastic rounding: random_bits are added under the bits of |x|'s f32 significand that
+// the target drops (bit 0 of random_bits under bit 0 of the f32 mantissa) and the carry out
+// rounds the magnitude up, as AMD's software fp8 references (hip_f8_impl) do. So
+// random_bits = 0 rounds toward zero, 0xFFFFFFFF rounds away from zero whenever x is inexact
+// (and |x| is not more than 32 bit positions below the target's ulp), and uniform random bits
+// round up with probability (discarded part / ulp): the mean is x. Exact values never move;
+// rounding past the largest finite value follows `sat`.
 constexpr uint8_t f32_to_e4m3_stochastic(float x, uint32_t random_bits, Saturate sat) {
   return uint8_t(minifloat_encode(e4m3_spec, x, Rounding::stochastic, sat, random_bits));
 }

@@ -66,17 +66,17 @@ inline std::vector<RefEntry> ref_positive_table(RefFormat f) {
   return t;
 }
 
-enum class RefRounding { nearest_even, toward_zero };
+enum class RefRounding { nearest_even, toward_zero, toward_positive, toward_negative };
 
 // The code nearest to x (ties to the even code), IEEE overflow: past max + half the top
-// spacing -> inf or NaN, or max with saturation.
-inline uint32_t ref_encode(RefFormat f, const std::vector<RefEntry>& table, float xf, bool saturate,
+// spacing -> inf or NaN, or max with saturation. Directed modes pick the neighbour on their
+// side; the ones that round a magnitude down never overflow.
+inline uint32_t ref_encode(RefFormat f, const std::vector<RefEntry>& table, double x, bool saturate,
                            RefRounding r = RefRounding::nearest_even) {
   const uint32_t sign = 1u << (f.exponent_bits + f.mantissa_bits);
   const uint32_t nan_code = f.has_inf ? (sign - 1) ^ ((1u << (f.mantissa_bits - 1)) - 1)
                                       : sign - 1; // quiet NaN: S.1..1.10..0 or S.1111.111
   const uint32_t inf_code = ((1u << f.exponent_bits) - 1) << f.mantissa_bits;
-  const double x = xf;
   if (std::isnan(x))
     return (std::signbit(x) ? sign : 0) | nan_code;
   const uint32_t s = std::signbit(x) ? sign : 0;
@@ -86,9 +86,14 @@ inline uint32_t ref_encode(RefFormat f, const std::vector<RefEntry>& table, floa
   const uint32_t overflow = saturate ? max.code : (f.has_inf ? inf_code : nan_code);
   if (std::isinf(a))
     return s | overflow;
+  // Directed rounding in terms of magnitude: down (toward zero) or up (away from zero).
+  const bool magnitude_down = r == RefRounding::toward_zero ||
+                              (r == RefRounding::toward_positive && s != 0) ||
+                              (r == RefRounding::toward_negative && s == 0);
+  const bool directed = r != RefRounding::nearest_even;
   if (a > max.value) {
-    if (r == RefRounding::toward_zero)
-      return s | max.code;
+    if (directed)
+      return s | (magnitude_down ? max.code : overflow);
     const double mid = max.value + top_spacing / 2;
     if (a < mid || (a == mid && (max.code & 1) == 0))
       return s | max.code;
@@ -99,8 +104,8 @@ inline uint32_t ref_encode(RefFormat f, const std::vector<RefEntry>& table, floa
   if (hi->value == a)
     return s | hi->code;
   auto lo = hi - 1;
-  if (r == RefRounding::toward_zero)
-    return s | lo->code;
+  if (directed)
+    return s | (magnitude_down ? lo->code : hi->code);
   const double dlo = a - lo->value, dhi = hi->value - a;
   if (dlo < dhi)
     return s | lo->code;

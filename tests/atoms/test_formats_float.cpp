@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 using namespace tw::num;
 using tw::test::RefFormat;
@@ -146,7 +147,7 @@ TEST_CASE("round to nearest even matches the nearest-value search") {
   }
 }
 
-TEST_CASE("round toward zero matches the largest-value-below search") {
+TEST_CASE("directed roundings match the neighbour search") {
   using tw::test::RefRounding;
   check_rounding_against_reference(
       tw::test::ref_f16, [](float v) { return uint32_t(f32_to_f16_rtz(v)); }, false,
@@ -154,6 +155,68 @@ TEST_CASE("round toward zero matches the largest-value-below search") {
   check_rounding_against_reference(
       tw::test::ref_bf16, [](float v) { return uint32_t(f32_to_bf16_rtz(v)); }, false,
       RefRounding::toward_zero, 20000);
+  const std::pair<Rounding, RefRounding> modes[] = {
+      {Rounding::toward_zero, RefRounding::toward_zero},
+      {Rounding::toward_positive, RefRounding::toward_positive},
+      {Rounding::toward_negative, RefRounding::toward_negative}};
+  for (auto [mode, ref_mode] : modes) {
+    check_rounding_against_reference(
+        tw::test::ref_f16, [mode](float v) { return uint32_t(f32_to_f16(v, mode)); }, false,
+        ref_mode, 5000);
+    check_rounding_against_reference(
+        tw::test::ref_bf16, [mode](float v) { return uint32_t(f32_to_bf16(v, mode)); }, false,
+        ref_mode, 5000);
+  }
+  // Hand cases: 1 + 2^-12 lies between 1 (0x3c00) and 1 + 2^-10 (0x3c01).
+  CHECK(f32_to_f16(1.0f + 0x1p-12f, Rounding::toward_positive) == 0x3C01);
+  CHECK(f32_to_f16(1.0f + 0x1p-12f, Rounding::toward_negative) == 0x3C00);
+  CHECK(f32_to_f16(-1.0f - 0x1p-12f, Rounding::toward_positive) == 0xBC00);
+  CHECK(f32_to_f16(-1.0f - 0x1p-12f, Rounding::toward_negative) == 0xBC01);
+  CHECK(f32_to_f16(1e6f, Rounding::toward_positive) == 0x7C00);
+  CHECK(f32_to_f16(1e6f, Rounding::toward_negative) == 0x7BFF);
+  CHECK(f32_to_f16(-1e6f, Rounding::toward_positive) == 0xFBFF);
+  CHECK(f32_to_f16(-1e6f, Rounding::toward_negative) == 0xFC00);
+  CHECK(f32_to_f16(0x1p-30f, Rounding::toward_positive) == 0x0001); // smallest denormal
+  CHECK(f32_to_f16(-0x1p-30f, Rounding::toward_positive) == 0x8000);
+}
+
+TEST_CASE("f64 sources round once") {
+  using tw::test::RefRounding;
+  // Doubles just off the f16 / bf16 / fp8 midpoints: an f64 -> f32 step would land them on
+  // the midpoint and the tie would then go to even, the wrong way half of the time.
+  struct Case {
+    RefFormat ref;
+    uint32_t (*encode)(double);
+  };
+  const Case cases[] = {
+      {tw::test::ref_f16, [](double v) { return uint32_t(f64_to_f16(v)); }},
+      {tw::test::ref_bf16, [](double v) { return uint32_t(f64_to_bf16(v)); }},
+      {tw::test::ref_e4m3, [](double v) { return uint32_t(f64_to_e4m3(v, Saturate::no)); }},
+      {tw::test::ref_e5m2, [](double v) { return uint32_t(f64_to_e5m2(v, Saturate::no)); }},
+  };
+  int double_rounding_cases = 0;
+  for (const Case& c : cases) {
+    const auto table = tw::test::ref_positive_table(c.ref);
+    for (size_t i = 0; i + 1 < table.size(); i += (table.size() > 4096 ? 7 : 1)) {
+      const double mid = (table[i].value + table[i + 1].value) / 2;
+      for (double x :
+           {mid * (1 + 0x1p-40), mid * (1 - 0x1p-40), mid, table[i].value, -mid * (1 + 0x1p-40)}) {
+        INFO("x = " << x);
+        REQUIRE(c.encode(x) == tw::test::ref_encode(c.ref, table, x, false));
+        if (c.encode(x) != tw::test::ref_encode(c.ref, table, double(float(x)), false))
+          ++double_rounding_cases;
+      }
+    }
+    CHECK(std::isnan(tw::test::ref_decode(c.ref, c.encode(std::nan("")))));
+    CHECK(c.encode(1e300) == tw::test::ref_encode(c.ref, table, 1e300, false));
+    CHECK(c.encode(1e-300) == 0);
+  }
+  CHECK(double_rounding_cases > 0); // the inputs really do separate the two paths
+  CHECK(f64_to_f16(1.0 + 0x1p-11 + 0x1p-40) == 0x3C01);        // just above the tie: up
+  CHECK(f32_to_f16(float(1.0 + 0x1p-11 + 0x1p-40)) == 0x3C00); // via f32: tie, even
+  CHECK(f64_to_f16(1.0 + 0x1p-12, Rounding::toward_positive) == 0x3C01);
+  CHECK_THROWS_AS(minifloat_encode(f16_spec, 1.0, Rounding::stochastic, Saturate::no),
+                  std::invalid_argument);
 }
 
 // Constants derived by hand from the format definitions (IEEE 754 binary16, bfloat16,
@@ -320,8 +383,14 @@ TEST_CASE("stochastic rounding to fp8") {
   // Straight from f32, no intermediate f16: 1 + 2^-20 is 1.0 in f16 but must still be able
   // to round up to the next e4m3 value (1.125) with all-ones random bits.
   CHECK(f32_to_e4m3_stochastic(1.0f + 0x1p-20f, 0xFFFFFFFFu, Saturate::no) == 0x39);
-  // Probability is proportional to the discarded part: 1 + 1/32 is a quarter of the way
-  // from 1.0 to 1.125, so random bits below 3/4 * 2^32 round down, from 3/4 up.
-  CHECK(f32_to_e4m3_stochastic(1.03125f, 0xBFFFFFFFu, Saturate::no) == 0x38);
-  CHECK(f32_to_e4m3_stochastic(1.03125f, 0xC0000000u, Saturate::no) == 0x39);
+  // The random bits sit under the dropped bits of the f32 significand: 1 + 1/32 drops 20
+  // bits holding 0x40000 (a quarter of an e4m3 ulp), so the carry needs the low 20 random bits
+  // >= 0xC0000; the bits above them do not matter.
+  CHECK(f32_to_e4m3_stochastic(1.03125f, 0x000BFFFFu, Saturate::no) == 0x38);
+  CHECK(f32_to_e4m3_stochastic(1.03125f, 0x000C0000u, Saturate::no) == 0x39);
+  CHECK(f32_to_e4m3_stochastic(1.03125f, 0xFFFBFFFFu, Saturate::no) == 0x38);
+  CHECK(f32_to_e4m3_stochastic(1.03125f, 0x123C0000u, Saturate::no) == 0x39);
+  // e5m2 drops 21 bits: 1 + 1/16 holds 0x80000 there (a quarter of an ulp).
+  CHECK(f32_to_e5m2_stochastic(1.0625f, 0x0017FFFFu, Saturate::no) == 0x3C);
+  CHECK(f32_to_e5m2_stochastic(1.0625f, 0x00180000u, Saturate::no) == 0x3D);
 }
