@@ -24,8 +24,8 @@ constexpr std::string_view alignment_rule(const CopyInstrInfo& info) {
   switch (info.path) {
   case CopyPath::lds:
     return "LDS accesses must be naturally aligned (4 / 8 / 16 bytes for b32 / b64 / b128): "
-           "ds_load_b64 / b128 and ds_store_b64 / b128 require it, with less LLVM splits the "
-           "access into ds_*_2addr pairs";
+           "LLVM selects ds_load_b64 / b128 and ds_store_b64 / b128 only for such addresses and "
+           "splits less aligned ones into ds_*_2addr pairs";
   case CopyPath::buffer:
     return "buffer accesses must be naturally aligned (4 / 8 / 16 bytes for b32 / b64 / b128) "
            "so that the per-dword num_records check never splits an element";

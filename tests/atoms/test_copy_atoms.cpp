@@ -167,8 +167,9 @@ TEST_CASE("verify rejects what the instructions cannot do, with the rule") {
   // Misaligned static offsets.
   CHECK(thrown_message(ds_load_b128::info, {AddressSpace::lds, 8}) ==
         "ds_load_b128: LDS accesses must be naturally aligned (4 / 8 / 16 bytes for b32 / b64 / "
-        "b128): ds_load_b64 / b128 and ds_store_b64 / b128 require it, with less LLVM splits the "
-        "access into ds_*_2addr pairs (got static offset 8, not a multiple of 16)");
+        "b128): LLVM selects ds_load_b64 / b128 and ds_store_b64 / b128 only for such addresses "
+        "and splits less aligned ones into ds_*_2addr pairs (got static offset 8, not a multiple "
+        "of 16)");
   CHECK(contains(thrown_message(global_store_b64::info, {AddressSpace::global, 12}),
                  "global_store_b64: global accesses must be naturally aligned"));
   CHECK(contains(thrown_message(buffer_load_b32::info, {AddressSpace::buffer_resource, 2}),

@@ -35,15 +35,22 @@ void write_value(std::ostream& os, const CopyInstrInfo& info) {
      << " x i32> zeroinitializer\n";
 }
 
+// The atom's IR form with half its alignment ("align 16" -> "align 8").
+std::string half_aligned(const CopyInstrInfo& info) {
+  std::ostringstream from, to;
+  from << "align " << info.alignment_bytes;
+  to << "align " << info.alignment_bytes / 2;
+  return replace_all(std::string(info.ir_form), from.str(), to.str());
+}
+
 // One kernel k<index> that runs the atom once per lane at a lane-dependent address (so that
 // LLVM cannot turn a uniform global load into a scalar one).
-std::string kernel(const CopyInstrInfo& info, int index) {
+std::string kernel(const CopyInstrInfo& info, int index, std::string form) {
   std::ostringstream os;
   os << "define amdgpu_kernel void @k" << index
      << "(ptr addrspace(1) %g, ptr addrspace(8) inreg %rsrc, ptr addrspace(1) %out) {\n"
      << "  %tid = call i32 @llvm.amdgcn.workitem.id.x()\n"
      << "  %off = mul i32 %tid, " << info.bytes() << "\n";
-  std::string form(info.ir_form);
   switch (info.path) {
   case CopyPath::global:
     os << "  %p = getelementptr i8, ptr addrspace(1) %g, i32 %off\n";
@@ -93,7 +100,13 @@ TEST_CASE("copy atom IR forms select their gfx12 instructions (llc-22, gfx1201)"
          << "@lds = internal addrspace(3) global [4096 x i8] poison, align 16\n"
          << "declare i32 @llvm.amdgcn.workitem.id.x()\n";
   for (size_t i = 0; i < gfx12_copy_instrs.size(); ++i)
-    module << kernel(gfx12_copy_instrs[i], int(i));
+    module << kernel(gfx12_copy_instrs[i], int(i), std::string(gfx12_copy_instrs[i].ir_form));
+  // The reason for the LDS alignment rule: the same IR with half the alignment (kernels
+  // k100 + i) no longer selects ds_load_b64 / b128 but a split ds_*_2addr pair.
+  for (size_t i = 0; i < gfx12_copy_instrs.size(); ++i)
+    if (const CopyInstrInfo& info = gfx12_copy_instrs[i];
+        info.path == CopyPath::lds && info.width_bits > 32)
+      module << kernel(info, 100 + int(i), half_aligned(info));
   // Intrinsic declarations, one per buffer atom.
   for (const CopyInstrInfo& info : gfx12_copy_instrs) {
     if (info.intrinsic.empty())
@@ -110,20 +123,29 @@ TEST_CASE("copy atom IR forms select their gfx12 instructions (llc-22, gfx1201)"
   std::ostringstream cmd;
   cmd << "/usr/bin/llc-22 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx1201 -O3 " << ll.string() << " -o -";
   const std::string asm_text = run(cmd.str());
-  for (size_t i = 0; i < gfx12_copy_instrs.size(); ++i) {
-    const CopyInstrInfo& info = gfx12_copy_instrs[i];
-    INFO(info.mnemonic << "\n" << kernel(info, int(i)));
-    std::ostringstream label, end_label, instr;
-    label << "\nk" << i << ":";
-    end_label << ".Lfunc_end" << i;
-    instr << "\t" << info.mnemonic << " ";
+  // The assembly of kernel k<index>.
+  auto body_of = [&](int index) {
+    std::ostringstream label;
+    label << "\nk" << index << ":";
     const size_t begin = asm_text.find(label.str());
     REQUIRE(begin != std::string::npos);
-    const size_t end = asm_text.find(end_label.str(), begin);
+    const size_t end = asm_text.find(".Lfunc_end", begin);
     REQUIRE(end != std::string::npos);
-    const std::string body = asm_text.substr(begin, end - begin);
+    return asm_text.substr(begin, end - begin);
+  };
+  for (size_t i = 0; i < gfx12_copy_instrs.size(); ++i) {
+    const CopyInstrInfo& info = gfx12_copy_instrs[i];
+    INFO(info.mnemonic << "\n" << kernel(info, int(i), std::string(info.ir_form)));
+    std::ostringstream instr;
+    instr << "\t" << info.mnemonic << " ";
+    const std::string body = body_of(int(i));
     CHECK(body.find(instr.str()) != std::string::npos);
     CHECK(body.find("2addr") == std::string::npos);
+    if (info.path == CopyPath::lds && info.width_bits > 32) {
+      const std::string split = body_of(100 + int(i));
+      CHECK(split.find(instr.str()) == std::string::npos);
+      CHECK(split.find("2addr") != std::string::npos);
+    }
   }
   std::filesystem::remove_all(dir);
 }
