@@ -1,0 +1,260 @@
+// LDS instructions (DS): loads / stores of every width, the two-address forms, atomics,
+// and the cross-lane ds_bpermute / ds_permute / ds_swizzle.
+#include <runtime/emu/memory_access.hpp>
+
+#include <cstring>
+#include <fmt/format.h>
+
+namespace tw::emu {
+namespace {
+
+enum class DsLoad { B32, B64, B96, B128, U8, I8, U16, I16, U8D16, I8D16, U16D16, U8D16Hi, I8D16Hi, U16D16Hi };
+enum class DsStore { B8, B16, B32, B64, B96, B128, B8D16Hi, B16D16Hi };
+
+constexpr uint32_t load_bytes(DsLoad k) {
+  switch (k) {
+  case DsLoad::B32: return 4;
+  case DsLoad::B64: return 8;
+  case DsLoad::B96: return 12;
+  case DsLoad::B128: return 16;
+  case DsLoad::U8: case DsLoad::I8: case DsLoad::U8D16: case DsLoad::I8D16: case DsLoad::U8D16Hi:
+  case DsLoad::I8D16Hi: return 1;
+  default: return 2;
+  }
+}
+constexpr uint32_t store_bytes(DsStore k) {
+  switch (k) {
+  case DsStore::B8: case DsStore::B8D16Hi: return 1;
+  case DsStore::B16: case DsStore::B16D16Hi: return 2;
+  case DsStore::B32: return 4;
+  case DsStore::B64: return 8;
+  case DsStore::B96: return 12;
+  case DsStore::B128: return 16;
+  }
+  return 4;
+}
+
+uint64_t ds_addr(const WaveState& w, const DecodedInstr& in, int addr_op, int lane) {
+  // LDS addresses are 32-bit: a negative base plus a positive offset wraps.
+  return static_cast<uint32_t>(w.read32(in.op(addr_op), lane) + static_cast<uint32_t>(in.mods.offset));
+}
+
+template <DsLoad K>
+void ds_load(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  constexpr uint32_t n = load_bytes(K);
+  w.for_each_active([&](int lane) {
+    uint8_t buf[16] = {};
+    lds_read(c, in, lane, ds_addr(w, in, 1, lane), buf, n);
+    if constexpr (n >= 4) {
+      for (uint32_t i = 0; i < n / 4; ++i) {
+        uint32_t v;
+        std::memcpy(&v, buf + 4 * i, 4);
+        w.write_dword(in.op(0), lane, static_cast<int>(i), v);
+      }
+    } else {
+      const uint32_t raw = n == 1 ? buf[0] : uint32_t(buf[0] | (buf[1] << 8));
+      const uint32_t old = w.read32(in.op(0), lane);
+      uint32_t v = raw;
+      switch (K) {
+      case DsLoad::I8: v = uint32_t(int32_t(int8_t(raw))); break;
+      case DsLoad::I16: v = uint32_t(int32_t(int16_t(raw))); break;
+      case DsLoad::U8D16: case DsLoad::U16D16: v = (old & 0xffff0000u) | raw; break;
+      case DsLoad::I8D16: v = (old & 0xffff0000u) | (uint32_t(int32_t(int8_t(raw))) & 0xffff); break;
+      case DsLoad::U8D16Hi: case DsLoad::U16D16Hi: v = (old & 0xffffu) | (raw << 16); break;
+      case DsLoad::I8D16Hi: v = (old & 0xffffu) | (uint32_t(int32_t(int8_t(raw))) << 16); break;
+      default: break;
+      }
+      w.write32(in.op(0), lane, v);
+    }
+  });
+}
+
+template <DsStore K>
+void ds_store(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  constexpr uint32_t n = store_bytes(K);
+  w.for_each_active([&](int lane) {
+    uint8_t buf[16] = {};
+    if constexpr (n >= 4) {
+      for (uint32_t i = 0; i < n / 4; ++i) {
+        const uint32_t v = w.read_dword(in.op(1), lane, static_cast<int>(i));
+        std::memcpy(buf + 4 * i, &v, 4);
+      }
+    } else {
+      uint32_t v = w.read32(in.op(1), lane);
+      if (K == DsStore::B8D16Hi || K == DsStore::B16D16Hi)
+        v >>= 16;
+      std::memcpy(buf, &v, n);
+    }
+    lds_write(c, in, lane, ds_addr(w, in, 0, lane), buf, n);
+  });
+}
+
+// ds_load_2addr[_stride64]_b32/b64: two elements at offset0 / offset1 (in element units,
+// x64 for stride64).
+template <uint32_t Elem, uint32_t Scale>
+void ds_load_2addr(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  w.for_each_active([&](int lane) {
+    const uint64_t base = w.read32(in.op(1), lane);
+    const uint64_t a0 = static_cast<uint32_t>(base + uint64_t(in.mods.offset0) * Elem * Scale);
+    const uint64_t a1 = static_cast<uint32_t>(base + uint64_t(in.mods.offset1) * Elem * Scale);
+    uint32_t buf[4] = {};
+    lds_read(c, in, lane, a0, buf, Elem);
+    lds_read(c, in, lane, a1, reinterpret_cast<uint8_t*>(buf) + Elem, Elem);
+    for (uint32_t i = 0; i < 2 * Elem / 4; ++i)
+      w.write_dword(in.op(0), lane, static_cast<int>(i), buf[i]);
+  });
+}
+
+template <uint32_t Elem, uint32_t Scale>
+void ds_store_2addr(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  w.for_each_active([&](int lane) {
+    const uint64_t base = w.read32(in.op(0), lane);
+    uint32_t d0[2] = {w.read_dword(in.op(1), lane, 0), Elem == 8 ? w.read_dword(in.op(1), lane, 1) : 0};
+    uint32_t d1[2] = {w.read_dword(in.op(2), lane, 0), Elem == 8 ? w.read_dword(in.op(2), lane, 1) : 0};
+    lds_write(c, in, lane, static_cast<uint32_t>(base + uint64_t(in.mods.offset0) * Elem * Scale), d0, Elem);
+    lds_write(c, in, lane, static_cast<uint32_t>(base + uint64_t(in.mods.offset1) * Elem * Scale), d1, Elem);
+  });
+}
+
+// ds_<op>[_rtn]_<type>: returning forms have vdst first.
+void ds_atomic(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  std::string op = in.mnemonic.substr(3);
+  const bool ret = op.find("_rtn") != std::string::npos;
+  if (ret)
+    op.erase(op.find("_rtn"), 4);
+  const std::string type = op.substr(op.rfind('_') + 1);
+  const int bytes = (type == "u64" || type == "i64" || type == "b64" || type == "f64") ? 8 : 4;
+  if (op.rfind("min_", 0) != 0 && op.rfind("max_", 0) != 0 && type != "f32" && type != "f64")
+    op = op.substr(0, op.rfind('_'));
+  const int a = ret ? 1 : 0;
+  const bool cmp = op == "cmpstore";
+  w.for_each_active([&](int lane) {
+    const uint64_t addr = ds_addr(w, in, a, lane);
+    const uint64_t data = bytes == 8 ? w.read64(in.op(a + 1), lane) : w.read32(in.op(a + 1), lane);
+    uint64_t cmpv = 0;
+    if (cmp)
+      cmpv = bytes == 8 ? w.read64(in.op(a + 2), lane) : w.read32(in.op(a + 2), lane);
+    uint8_t* p = lds_ptr(c, in, lane, addr, static_cast<uint32_t>(bytes), false);
+    c.stats.lds_bytes_read += bytes;
+    c.stats.lds_bytes_written += bytes;
+    uint64_t old = 0;
+    if (p) {
+      std::memset(c.group.lds_written.data() + addr, 1, static_cast<size_t>(bytes));
+      old = atomic_rmw(c, in, op, p, bytes, data, cmpv, false);
+    }
+    if (ret) {
+      if (bytes == 8)
+        w.write64(in.op(0), lane, old);
+      else
+        w.write32(in.op(0), lane, static_cast<uint32_t>(old));
+    }
+  });
+}
+
+// ds_bpermute_b32 vdst, vaddr, vdata: lane l reads vdata of lane (vaddr[l] + offset) / 4.
+void ds_bpermute_b32(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  std::array<uint32_t, kWaveSize> src{};
+  for (int l = 0; l < kWaveSize; ++l)
+    src[l] = w.lane_active(l) ? w.read32(in.op(2), l) : 0;
+  std::array<uint32_t, kWaveSize> out{};
+  w.for_each_active([&](int l) {
+    out[l] = src[((w.read32(in.op(1), l) + static_cast<uint32_t>(in.mods.offset)) / 4) % kWaveSize];
+  });
+  w.for_each_active([&](int l) { w.write32(in.op(0), l, out[l]); });
+}
+
+// ds_permute_b32: lane l writes its vdata to lane (vaddr[l] + offset) / 4.
+void ds_permute_b32(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  std::array<uint32_t, kWaveSize> out{};
+  w.for_each_active([&](int l) {
+    out[((w.read32(in.op(1), l) + static_cast<uint32_t>(in.mods.offset)) / 4) % kWaveSize] =
+        w.read32(in.op(2), l);
+  });
+  w.for_each_active([&](int l) { w.write32(in.op(0), l, out[l]); });
+}
+
+// ds_swizzle_b32: offset[15] = 1: quad permute (2 bits per lane of a quad);
+// otherwise bitmask mode within 32 lanes: src = ((l & and) | or) ^ xor.
+void ds_swizzle_b32(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  const auto imms = in.mc_imms();
+  if (imms.empty())
+    c.fail(in, "ds_swizzle without an offset");
+  const uint32_t pat = static_cast<uint32_t>(imms[0]) & 0xffff;
+  std::array<uint32_t, kWaveSize> src{};
+  for (int l = 0; l < kWaveSize; ++l)
+    src[l] = w.lane_active(l) ? w.read32(in.op(1), l) : 0;
+  auto source_lane = [&](int l) -> int {
+    if (pat & 0x8000) {
+      if ((pat & 0xe000) != 0x8000)
+        c.fail(in, fmt::format("ds_swizzle pattern 0x{:x} (rotate / FFT mode) is not supported", pat));
+      return (l & ~3) | static_cast<int>((pat >> (2 * (l & 3))) & 3);
+    }
+    const int and_mask = pat & 31, or_mask = (pat >> 5) & 31, xor_mask = (pat >> 10) & 31;
+    return ((l & and_mask) | or_mask) ^ xor_mask;
+  };
+  std::array<uint32_t, kWaveSize> out{};
+  w.for_each_active([&](int l) { out[l] = src[source_lane(l)]; });
+  w.for_each_active([&](int l) { w.write32(in.op(0), l, out[l]); });
+}
+
+} // namespace
+
+void register_lds_handlers(HandlerTable& t) {
+  t.add("ds_load_b32", ds_load<DsLoad::B32>);
+  t.add("ds_load_b64", ds_load<DsLoad::B64>);
+  t.add("ds_load_b96", ds_load<DsLoad::B96>);
+  t.add("ds_load_b128", ds_load<DsLoad::B128>);
+  t.add("ds_load_u8", ds_load<DsLoad::U8>);
+  t.add("ds_load_i8", ds_load<DsLoad::I8>);
+  t.add("ds_load_u16", ds_load<DsLoad::U16>);
+  t.add("ds_load_i16", ds_load<DsLoad::I16>);
+  t.add("ds_load_u8_d16", ds_load<DsLoad::U8D16>);
+  t.add("ds_load_i8_d16", ds_load<DsLoad::I8D16>);
+  t.add("ds_load_u16_d16", ds_load<DsLoad::U16D16>);
+  t.add("ds_load_u8_d16_hi", ds_load<DsLoad::U8D16Hi>);
+  t.add("ds_load_i8_d16_hi", ds_load<DsLoad::I8D16Hi>);
+  t.add("ds_load_u16_d16_hi", ds_load<DsLoad::U16D16Hi>);
+  t.add("ds_store_b8", ds_store<DsStore::B8>);
+  t.add("ds_store_b16", ds_store<DsStore::B16>);
+  t.add("ds_store_b32", ds_store<DsStore::B32>);
+  t.add("ds_store_b64", ds_store<DsStore::B64>);
+  t.add("ds_store_b96", ds_store<DsStore::B96>);
+  t.add("ds_store_b128", ds_store<DsStore::B128>);
+  t.add("ds_store_b8_d16_hi", ds_store<DsStore::B8D16Hi>);
+  t.add("ds_store_b16_d16_hi", ds_store<DsStore::B16D16Hi>);
+  t.add("ds_load_2addr_b32", ds_load_2addr<4, 1>);
+  t.add("ds_load_2addr_b64", ds_load_2addr<8, 1>);
+  t.add("ds_load_2addr_stride64_b32", ds_load_2addr<4, 64>);
+  t.add("ds_load_2addr_stride64_b64", ds_load_2addr<8, 64>);
+  t.add("ds_store_2addr_b32", ds_store_2addr<4, 1>);
+  t.add("ds_store_2addr_b64", ds_store_2addr<8, 1>);
+  t.add("ds_store_2addr_stride64_b32", ds_store_2addr<4, 64>);
+  t.add("ds_store_2addr_stride64_b64", ds_store_2addr<8, 64>);
+  for (const char* op : {"add_u32", "sub_u32", "rsub_u32", "inc_u32", "dec_u32", "min_i32",
+                         "max_i32", "min_u32", "max_u32", "and_b32", "or_b32", "xor_b32",
+                         "add_f32", "min_num_f32", "max_num_f32", "add_u64", "sub_u64",
+                         "rsub_u64", "inc_u64", "dec_u64", "min_i64", "max_i64", "min_u64",
+                         "max_u64", "and_b64", "or_b64", "xor_b64", "cmpstore_b32",
+                         "cmpstore_b64"}) {
+    std::string name(op);
+    const auto us = name.rfind('_');
+    t.add("ds_" + name, ds_atomic);
+    t.add("ds_" + name.substr(0, us) + "_rtn" + name.substr(us), ds_atomic);
+  }
+  t.add("ds_storexchg_rtn_b32", ds_atomic);
+  t.add("ds_storexchg_rtn_b64", ds_atomic);
+  t.add("ds_bpermute_b32", ds_bpermute_b32);
+  t.add("ds_permute_b32", ds_permute_b32);
+  t.add("ds_swizzle_b32", ds_swizzle_b32);
+  t.add("ds_nop", [](WaveContext&, const DecodedInstr&) {});
+}
+
+} // namespace tw::emu

@@ -1,0 +1,30 @@
+#pragma once
+// Per-launch statistics of the emulator: dynamic wave-instruction counts by class, bytes
+// moved, WMMA work.
+#include <runtime/emu/decoded_instr.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace tw::emu {
+
+struct LaunchStats {
+  std::array<uint64_t, static_cast<size_t>(InstrClass::Count)> instructions{}; // by class
+  uint64_t global_bytes_read = 0, global_bytes_written = 0; // incl. scalar loads, flat, buffer
+  uint64_t lds_bytes_read = 0, lds_bytes_written = 0;
+  uint64_t wmma_instructions = 0;
+  uint64_t wmma_ops = 0; // multiply-adds x 2 (M*N*K*2 per WMMA, half for SWMMAC's sparse A)
+  uint64_t workgroups = 0, waves = 0;
+  double seconds = 0; // wall time of the launch
+
+  uint64_t count(InstrClass c) const { return instructions[static_cast<size_t>(c)]; }
+  uint64_t total_instructions() const;
+  void merge(const LaunchStats& o);
+  std::string to_string() const; // multi-line, human readable
+  std::string to_json() const;   // one JSON object
+};
+
+const char* class_name(InstrClass c); // "SALU", "VALU", ...
+
+} // namespace tw::emu

@@ -1,0 +1,328 @@
+// Vector memory: global_*, flat_*, scratch_* and buffer_* loads, stores and atomics.
+// Buffer accesses honour the resource descriptor: components past num_records read 0 and
+// are not written.
+#include <runtime/emu/memory_access.hpp>
+
+#include <cstring>
+#include <fmt/format.h>
+
+namespace tw::emu {
+namespace {
+
+enum class Space { Global, Flat, Scratch, Buffer };
+enum class Width { B8, B16, B32, B64, B96, B128, U8, I8, U16, I16, D16U8, D16I8, D16B16,
+                   D16HiU8, D16HiI8, D16HiB16, D16HiStore8, D16HiStore16 };
+
+constexpr uint32_t width_bytes(Width w) {
+  switch (w) {
+  case Width::B8: case Width::U8: case Width::I8: case Width::D16U8: case Width::D16I8:
+  case Width::D16HiU8: case Width::D16HiI8: case Width::D16HiStore8: return 1;
+  case Width::B16: case Width::U16: case Width::I16: case Width::D16B16: case Width::D16HiB16:
+  case Width::D16HiStore16: return 2;
+  case Width::B32: return 4;
+  case Width::B64: return 8;
+  case Width::B96: return 12;
+  case Width::B128: return 16;
+  }
+  return 4;
+}
+
+// Buffer resource (V#) fields used here.
+struct BufferRsrc {
+  uint64_t base;
+  uint32_t stride, num_records, oob_select;
+};
+
+BufferRsrc read_rsrc(WaveContext& c, const DecodedInstr& in, const Operand& op) {
+  const WaveState& w = c.wave;
+  const uint32_t d0 = w.read_dword(op, 0, 0), d1 = w.read_dword(op, 0, 1),
+                 d2 = w.read_dword(op, 0, 2), d3 = w.read_dword(op, 0, 3);
+  BufferRsrc r{d0 | (uint64_t(d1 & 0xffff) << 32), (d1 >> 16) & 0x3fff, d2, (d3 >> 28) & 3};
+  if ((d1 >> 30) & 3)
+    c.fail(in, "buffer resource with swizzle_enable is not supported");
+  if ((d3 >> 23) & 1)
+    c.fail(in, "buffer resource with add_tid_enable is not supported");
+  return r;
+}
+
+// One lane's access: where the bytes are (or nullptr per 4-byte component when dropped).
+struct LaneAccess {
+  Space space;
+  uint64_t addr = 0;          // global/flat address, scratch offset, or buffer byte address
+  uint64_t buffer_offset = 0; // for the raw range check
+  uint32_t buffer_index = 0;
+  BufferRsrc rsrc{};
+};
+
+// Operand positions: (data, addr, saddr/srsrc, soffset) by space and direction.
+struct Layout {
+  int vdst = -1, vaddr = -1, vdata = -1, saddr = -1, soffset = -1;
+};
+Layout layout(Space s, bool is_load, bool is_atomic, bool atomic_return) {
+  Layout l;
+  if (s == Space::Buffer) {
+    l.vdst = (is_load || atomic_return) ? 0 : -1;
+    l.vdata = is_load ? -1 : 0;
+    l.vaddr = 1;
+    l.saddr = 2;
+    l.soffset = 3;
+    return l;
+  }
+  int i = 0;
+  if (is_load || (is_atomic && atomic_return))
+    l.vdst = i++;
+  l.vaddr = i++;
+  if (!is_load)
+    l.vdata = i++;
+  if (s != Space::Flat)
+    l.saddr = i++;
+  return l;
+}
+
+LaneAccess lane_address(WaveContext& c, const DecodedInstr& in, Space s, const Layout& l, int lane,
+                        const BufferRsrc* rsrc) {
+  const WaveState& w = c.wave;
+  LaneAccess a{s};
+  const int64_t inst_off = in.mods.offset;
+  switch (s) {
+  case Space::Global: {
+    const Operand& sa = in.op(l.saddr);
+    if (sa.kind == OperandKind::Off)
+      a.addr = w.read64(in.op(l.vaddr), lane) + inst_off;
+    else
+      a.addr = w.sread64(sa) + w.read32(in.op(l.vaddr), lane) + inst_off;
+    break;
+  }
+  case Space::Flat:
+    a.addr = w.read64(in.op(l.vaddr), lane) + inst_off;
+    break;
+  case Space::Scratch: {
+    const Operand& va = in.op(l.vaddr);
+    const Operand& sa = in.op(l.saddr);
+    uint64_t off = static_cast<uint64_t>(inst_off);
+    if (va.kind != OperandKind::Off)
+      off += w.read32(va, lane);
+    if (sa.kind != OperandKind::Off)
+      off += w.sread32(sa);
+    a.addr = off & 0xffffffffull;
+    break;
+  }
+  case Space::Buffer: {
+    a.rsrc = *rsrc;
+    const Operand& va = in.op(l.vaddr);
+    uint32_t index = 0, voff = 0;
+    if (va.kind != OperandKind::Off) {
+      int k = 0;
+      if (in.mods.idxen)
+        index = w.read_dword(va, lane, k++);
+      if (in.mods.offen)
+        voff = w.read_dword(va, lane, k);
+    }
+    uint32_t soff = 0;
+    if (l.soffset >= 0 && l.soffset < static_cast<int>(in.ops.size()))
+      soff = in.ops[l.soffset].kind == OperandKind::Off ? 0 : w.sread32(in.ops[l.soffset]);
+    a.buffer_index = index;
+    a.buffer_offset = uint64_t(voff) + soff + static_cast<uint64_t>(inst_off);
+    a.addr = a.rsrc.base + uint64_t(index) * a.rsrc.stride + a.buffer_offset;
+    break;
+  }
+  }
+  return a;
+}
+
+// Is the component [off, off + n) of this buffer access in range?
+bool buffer_in_range(const LaneAccess& a, uint32_t comp_off, uint32_t n) {
+  const BufferRsrc& r = a.rsrc;
+  if (r.stride == 0 || r.oob_select == 3)
+    return a.buffer_offset + comp_off + n <= r.num_records;
+  if (r.oob_select == 2)
+    return r.num_records != 0;
+  if (a.buffer_index >= r.num_records)
+    return false;
+  return r.oob_select == 1 || a.buffer_offset + comp_off < r.stride;
+}
+
+uint8_t* resolve(WaveContext& c, const DecodedInstr& in, const LaneAccess& a, int lane,
+                 uint32_t comp_off, uint32_t n, bool write) {
+  switch (a.space) {
+  case Space::Flat:
+    return flat_ptr(c, in, lane, a.addr + comp_off, n, write);
+  case Space::Scratch:
+    return scratch_ptr(c, in, lane, a.addr + comp_off, n);
+  case Space::Buffer:
+    if (!buffer_in_range(a, comp_off, n))
+      return nullptr;
+    [[fallthrough]];
+  case Space::Global:
+    (write ? c.stats.global_bytes_written : c.stats.global_bytes_read) += n;
+    return global_ptr(c, in, lane, a.addr + comp_off, n, write);
+  }
+  return nullptr;
+}
+
+template <Space S, Width W>
+void vmem_load(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  const Layout l = layout(S, true, false, false);
+  BufferRsrc rsrc{};
+  if constexpr (S == Space::Buffer)
+    rsrc = read_rsrc(c, in, in.op(l.saddr));
+  constexpr uint32_t bytes = width_bytes(W);
+  const Operand& dst = in.op(l.vdst);
+  w.for_each_active([&](int lane) {
+    const LaneAccess a = lane_address(c, in, S, l, lane, &rsrc);
+    uint8_t buf[16] = {};
+    const uint32_t unit = bytes < 4 ? bytes : 4;
+    for (uint32_t off = 0; off < bytes; off += unit)
+      if (const uint8_t* p = resolve(c, in, a, lane, off, unit, false))
+        std::memcpy(buf + off, p, unit);
+    if constexpr (bytes >= 4) {
+      for (uint32_t i = 0; i < bytes / 4; ++i) {
+        uint32_t v;
+        std::memcpy(&v, buf + 4 * i, 4);
+        w.write_dword(dst, lane, static_cast<int>(i), v);
+      }
+    } else {
+      const uint32_t raw = bytes == 1 ? buf[0] : uint32_t(buf[0] | (buf[1] << 8));
+      const uint32_t old = w.read32(dst, lane);
+      uint32_t v = raw;
+      switch (W) {
+      case Width::I8: v = uint32_t(int32_t(int8_t(raw))); break;
+      case Width::I16: v = uint32_t(int32_t(int16_t(raw))); break;
+      case Width::D16U8: case Width::D16B16: v = (old & 0xffff0000u) | raw; break;
+      case Width::D16I8: v = (old & 0xffff0000u) | (uint32_t(int32_t(int8_t(raw))) & 0xffff); break;
+      case Width::D16HiU8: case Width::D16HiB16: v = (old & 0xffffu) | (raw << 16); break;
+      case Width::D16HiI8: v = (old & 0xffffu) | (uint32_t(int32_t(int8_t(raw))) << 16); break;
+      default: break;
+      }
+      w.write32(dst, lane, v);
+    }
+  });
+}
+
+template <Space S, Width W>
+void vmem_store(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  const Layout l = layout(S, false, false, false);
+  BufferRsrc rsrc{};
+  if constexpr (S == Space::Buffer)
+    rsrc = read_rsrc(c, in, in.op(l.saddr));
+  constexpr uint32_t bytes = width_bytes(W);
+  const Operand& data = in.op(l.vdata);
+  w.for_each_active([&](int lane) {
+    const LaneAccess a = lane_address(c, in, S, l, lane, &rsrc);
+    uint8_t buf[16] = {};
+    if constexpr (bytes >= 4) {
+      for (uint32_t i = 0; i < bytes / 4; ++i) {
+        const uint32_t v = w.read_dword(data, lane, static_cast<int>(i));
+        std::memcpy(buf + 4 * i, &v, 4);
+      }
+    } else {
+      uint32_t v = w.read32(data, lane);
+      if (W == Width::D16HiStore8 || W == Width::D16HiStore16)
+        v >>= 16;
+      std::memcpy(buf, &v, bytes);
+    }
+    const uint32_t unit = bytes < 4 ? bytes : 4;
+    for (uint32_t off = 0; off < bytes; off += unit)
+      if (uint8_t* p = resolve(c, in, a, lane, off, unit, true))
+        std::memcpy(p, buf + off, unit);
+  });
+}
+
+// "global_atomic_add_u32" -> op "add", 4 bytes; "..._cmpswap_b64" -> "cmpswap", 8 bytes.
+template <Space S>
+void vmem_atomic(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  std::string_view m = in.mnemonic;
+  m.remove_prefix(m.find("_atomic_") + 8);
+  const bool is64 = m.size() > 3 && m.substr(m.size() - 3) == "x2" ? true
+                    : (m.size() > 3 && (m.substr(m.size() - 3) == "u64" || m.substr(m.size() - 3) == "i64" ||
+                                        m.substr(m.size() - 3) == "b64" || m.substr(m.size() - 3) == "f64"));
+  std::string op(m);
+  // Keep the signedness suffix for min/max (and the type for float ops); drop it otherwise.
+  if (op.rfind("min_", 0) != 0 && op.rfind("max_", 0) != 0 && op.find("_f32") == std::string::npos &&
+      op.find("_f64") == std::string::npos)
+    op = op.substr(0, op.rfind('_'));
+  if (op == "cond_sub" || op == "sub_clamp" || op == "csub" || op.find("pk_") == 0)
+    c.fail(in, "unimplemented atomic operation");
+  const bool ret = in.mods.th.find("RETURN") != std::string::npos;
+  const Layout l = layout(S, false, true, ret);
+  BufferRsrc rsrc{};
+  if constexpr (S == Space::Buffer)
+    rsrc = read_rsrc(c, in, in.op(l.saddr));
+  const int bytes = is64 ? 8 : 4;
+  const Operand& data = in.op(S == Space::Buffer ? 0 : l.vdata);
+  const bool cmpswap = op == "cmpswap";
+  w.for_each_active([&](int lane) {
+    const LaneAccess a = lane_address(c, in, S, l, lane, &rsrc);
+    // cmpswap data: {new, cmp} in consecutive registers.
+    const uint64_t v = is64 ? w.read64(data, lane) : w.read32(data, lane);
+    uint64_t cmp = 0;
+    if (cmpswap)
+      cmp = is64 ? (uint64_t(w.read_dword(data, lane, 2)) | (uint64_t(w.read_dword(data, lane, 3)) << 32))
+                 : w.read_dword(data, lane, 1);
+    uint8_t* p = resolve(c, in, a, lane, 0, static_cast<uint32_t>(bytes), true);
+    uint64_t old = 0;
+    if (p) {
+      const bool shared = S != Space::Scratch &&
+                          !(S == Space::Flat && (a.addr >> 32) << 32 == kSharedApertureBase);
+      old = atomic_rmw(c, in, op, p, bytes, v, cmp, shared);
+    }
+    if (ret) {
+      const Operand& dst = in.op(l.vdst);
+      if (is64)
+        w.write64(dst, lane, old);
+      else
+        w.write32(dst, lane, static_cast<uint32_t>(old));
+    }
+  });
+}
+
+template <Space S>
+void register_space(HandlerTable& t, const std::string& p) {
+  t.add(p + "load_b32", vmem_load<S, Width::B32>);
+  t.add(p + "load_b64", vmem_load<S, Width::B64>);
+  t.add(p + "load_b96", vmem_load<S, Width::B96>);
+  t.add(p + "load_b128", vmem_load<S, Width::B128>);
+  t.add(p + "load_u8", vmem_load<S, Width::U8>);
+  t.add(p + "load_i8", vmem_load<S, Width::I8>);
+  t.add(p + "load_u16", vmem_load<S, Width::U16>);
+  t.add(p + "load_i16", vmem_load<S, Width::I16>);
+  t.add(p + "load_d16_u8", vmem_load<S, Width::D16U8>);
+  t.add(p + "load_d16_i8", vmem_load<S, Width::D16I8>);
+  t.add(p + "load_d16_b16", vmem_load<S, Width::D16B16>);
+  t.add(p + "load_d16_hi_u8", vmem_load<S, Width::D16HiU8>);
+  t.add(p + "load_d16_hi_i8", vmem_load<S, Width::D16HiI8>);
+  t.add(p + "load_d16_hi_b16", vmem_load<S, Width::D16HiB16>);
+  t.add(p + "store_b8", vmem_store<S, Width::B8>);
+  t.add(p + "store_b16", vmem_store<S, Width::B16>);
+  t.add(p + "store_b32", vmem_store<S, Width::B32>);
+  t.add(p + "store_b64", vmem_store<S, Width::B64>);
+  t.add(p + "store_b96", vmem_store<S, Width::B96>);
+  t.add(p + "store_b128", vmem_store<S, Width::B128>);
+  t.add(p + "store_d16_hi_b8", vmem_store<S, Width::D16HiStore8>);
+  t.add(p + "store_d16_hi_b16", vmem_store<S, Width::D16HiStore16>);
+  if (S == Space::Scratch)
+    return;
+  for (const char* op : {"add_u32", "sub_u32", "min_i32", "max_i32", "min_u32", "max_u32",
+                         "and_b32", "or_b32", "xor_b32", "swap_b32", "cmpswap_b32", "inc_u32",
+                         "dec_u32", "add_f32", "min_num_f32", "max_num_f32", "add_u64",
+                         "sub_u64", "min_i64", "max_i64", "min_u64", "max_u64", "and_b64",
+                         "or_b64", "xor_b64", "swap_b64", "cmpswap_b64", "inc_u64", "dec_u64"})
+    t.add(p + "atomic_" + op, vmem_atomic<S>);
+}
+
+} // namespace
+
+void register_vmem_handlers(HandlerTable& t) {
+  register_space<Space::Global>(t, "global_");
+  register_space<Space::Flat>(t, "flat_");
+  register_space<Space::Scratch>(t, "scratch_");
+  register_space<Space::Buffer>(t, "buffer_");
+  t.add_all({"global_inv", "global_wb", "global_wbinv", "buffer_gl0_inv", "buffer_gl1_inv",
+             "buffer_inv", "buffer_wb", "global_prefetch_b8", "flat_prefetch_b8"},
+            [](WaveContext&, const DecodedInstr&) {});
+}
+
+} // namespace tw::emu

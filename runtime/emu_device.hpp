@@ -1,0 +1,52 @@
+#pragma once
+// The gfx12 emulator as a Device. Extra controls: memcheck, trace, per-launch statistics.
+#include <runtime/device.hpp>
+#include <runtime/emu/launch.hpp>
+
+#include <map>
+#include <memory>
+
+namespace tw::runtime {
+
+class EmuDevice final : public Device {
+public:
+  EmuDevice();
+  ~EmuDevice() override;
+
+  std::string name() const override { return "emu (gfx12 emulator, wave32)"; }
+  bool is_emulator() const override { return true; }
+  DevicePtr allocate(size_t bytes) override;
+  void free(DevicePtr ptr) override;
+  void copy_to_device(DevicePtr dst, const void* src, size_t bytes) override;
+  void copy_to_host(void* dst, DevicePtr src, size_t bytes) override;
+  ModuleHandle load_code_object(std::span<const uint8_t> elf) override;
+  KernelHandle get_kernel(ModuleHandle module, std::string_view name) override;
+  void launch(KernelHandle kernel, Dim3 grid, Dim3 block, std::span<const uint8_t> kernargs,
+              uint32_t dynamic_lds = 0) override;
+  void synchronize() override {}
+
+  // Memcheck (default: on unless TILEWAVE_EMU_CHECK=0).
+  void set_memcheck(bool on) { memcheck_ = on; }
+  bool memcheck() const { return memcheck_; }
+  void set_trace(emu::TraceConfig t) { trace_ = t; }
+  void set_threads(unsigned n) { threads_ = n; }
+  // Statistics of the most recent successful launch.
+  const emu::LaunchStats& last_stats() const { return last_stats_; }
+  const emu::CodeObject& code_object(ModuleHandle m) const;
+
+private:
+  struct Kernel {
+    std::shared_ptr<emu::CodeObject> co;
+    const emu::KernelInfo* info;
+  };
+  emu::GlobalMemory memory_;
+  std::map<uint64_t, std::shared_ptr<emu::CodeObject>> modules_;
+  std::map<uint64_t, Kernel> kernels_;
+  uint64_t next_id_ = 1;
+  bool memcheck_;
+  unsigned threads_ = 0;
+  emu::TraceConfig trace_;
+  emu::LaunchStats last_stats_;
+};
+
+} // namespace tw::runtime

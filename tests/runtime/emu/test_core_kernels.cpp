@@ -1,0 +1,365 @@
+// Emulator core on real code objects compiled from tests/runtime/emu/kernels/core_*.hip at
+// -O0 / -O3 for gfx1200 / gfx1201 (v6) and gfx1201 -O3 (v5), each checked against a host
+// reference computed here. Memcheck is on for all of them (a report fails the launch).
+#include "runtime/emu/emu_test_util.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+using namespace tw;
+using runtime::Dim3;
+using runtime::KernelArgs;
+
+namespace {
+
+struct Params {
+  int a, b;
+  unsigned ua, ub;
+  int n;
+  int shift;
+  long long x, y;
+};
+
+std::vector<int> scalar_reference(const Params& p, const std::vector<int>& table) {
+  std::vector<int> r(32);
+  r[0] = p.a + p.b;
+  r[1] = p.a - p.b;
+  r[2] = int(unsigned(p.a) * unsigned(p.b));
+  r[3] = p.a & p.b;
+  r[4] = p.a | p.b;
+  r[5] = p.a ^ p.b;
+  r[6] = int(unsigned(p.a) << (p.shift & 31));
+  r[7] = p.a >> (p.shift & 31);
+  r[8] = int(p.ua >> (p.shift & 31));
+  r[9] = std::min(p.a, p.b);
+  r[10] = std::max(p.a, p.b);
+  r[11] = int(std::min(p.ua, p.ub));
+  r[12] = int(std::max(p.ua, p.ub));
+  r[13] = std::popcount(p.ua);
+  r[14] = std::countl_zero(p.ua);
+  r[15] = std::countr_zero(p.ua);
+  int s = 0;
+  for (int i = 0; i < p.n; ++i)
+    s += table[i] * (i + 1);
+  r[16] = s;
+  const auto x = static_cast<unsigned long long>(p.x), y = static_cast<unsigned long long>(p.y);
+  const unsigned long long sum = x + y, diff = x - y, prod = x * y;
+  r[17] = int(sum), r[18] = int(sum >> 32);
+  r[19] = int(diff), r[20] = int(diff >> 32);
+  r[21] = int(prod), r[22] = int(prod >> 32);
+  const unsigned long long sh = x << (p.shift & 63);
+  r[23] = int(sh), r[24] = int(sh >> 32);
+  const unsigned long long ush = x >> (p.shift & 63);
+  r[25] = int(ush), r[26] = int(ush >> 32);
+  r[27] = p.x < p.y ? 1 : 0;
+  r[28] = static_cast<signed char>(p.a);
+  r[29] = static_cast<short>(p.b);
+  r[30] = std::popcount(x);
+  r[31] = p.a == p.b ? 7 : 9;
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("emu core: scalar arguments, SALU 32/64-bit ops and a uniform loop") {
+  const std::vector<int> table = {3, -1, 4, 1, -5, 9, 2, 6, 5, 3};
+  const Params cases[] = {
+      {1234567, -89, 0xf00dbeefu, 77u, 10, 5, 0x123456789abcdefLL, -0x7edcba987654321LL},
+      {-7, -7, 1u, 0xffffffffu, 3, 37, -1LL, 1LL},
+  };
+  for (const auto& v : test::kernel_variants("core_scalar")) {
+    for (const Params& p : cases) {
+      CAPTURE(v.label);
+      test::EmuRun run(v.path);
+      auto tab = run.upload(table);
+      auto out = run.alloc<int>(32);
+      KernelArgs args;
+      args.add(p).ptr(tab).ptr(out);
+      run.launch("scalar_ops", {1, 1, 1}, {32, 1, 1}, args);
+      CHECK(run.download<int>(out, 32) == scalar_reference(p, table));
+      CHECK(run.stats().count(emu::InstrClass::Smem) > 0);
+      CHECK(run.stats().count(emu::InstrClass::Salu) > 0);
+    }
+  }
+}
+
+TEST_CASE("emu core: divergent per-lane loops over a grid with a tail") {
+  const int n = 200; // 4 workgroups of 64, the last one partial
+  std::vector<unsigned> in(n);
+  for (int i = 0; i < n; ++i)
+    in[i] = unsigned(i * 7 + 1);
+  std::vector<unsigned> steps(n), flags(n);
+  for (int i = 0; i < n; ++i) {
+    unsigned x = in[i], s = 0;
+    while (x != 1 && s < 1000) {
+      x = (x & 1) ? 3 * x + 1 : x >> 1;
+      ++s;
+    }
+    steps[i] = s;
+    flags[i] = s % 3 == 0 ? 1 : s % 3 == 1 ? 2 : s * 5;
+  }
+  for (const auto& v : test::kernel_variants("core_control")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto din = run.upload(in);
+    auto dout = run.alloc<unsigned>(n), dflags = run.alloc<unsigned>(n);
+    KernelArgs args;
+    args.ptr(din).ptr(dout).ptr(dflags).add(n);
+    run.launch("collatz", {4, 1, 1}, {64, 1, 1}, args);
+    CHECK(run.download<unsigned>(dout, n) == steps);
+    CHECK(run.download<unsigned>(dflags, n) == flags);
+    CHECK(run.stats().workgroups == 4);
+    CHECK(run.stats().waves == 8);
+    CHECK(run.stats().count(emu::InstrClass::Branch) > 0);
+  }
+}
+
+TEST_CASE("emu core: 3D grid and 3D blocks deliver workgroup and work-item ids") {
+  const int gx = 3, gy = 2, gz = 2, bx = 4, by = 2, bz = 2;
+  const int nx = gx * bx, ny = gy * by, nz = gz * bz;
+  std::vector<unsigned> expect(size_t(nx) * ny * nz);
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        const unsigned t = unsigned(x % bx) | (unsigned(y % by) << 4) | (unsigned(z % bz) << 8);
+        const unsigned b = unsigned(x / bx) | (unsigned(y / by) << 4) | (unsigned(z / bz) << 8);
+        expect[(size_t(z) * ny + y) * nx + x] = t | (b << 16);
+      }
+  for (const auto& v : test::kernel_variants("core_control")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto out = run.alloc<unsigned>(expect.size());
+    KernelArgs args;
+    args.ptr(out).add(nx).add(ny);
+    run.launch("ids3d", {gx, gy, gz}, {bx, by, bz}, args);
+    CHECK(run.download<unsigned>(out, expect.size()) == expect);
+  }
+}
+
+TEST_CASE("emu core: LDS exchange and tree reduction across 8 waves with barriers") {
+  const int blocks = 6;
+  std::vector<int> in(blocks * 256);
+  std::mt19937 rng(7);
+  for (auto& x : in)
+    x = int(rng() % 2001) - 1000;
+  std::vector<int> out(in.size()), sums(blocks);
+  for (int b = 0; b < blocks; ++b) {
+    const int* s = &in[size_t(b) * 256];
+    for (int t = 0; t < 256; ++t)
+      out[size_t(b) * 256 + t] = s[(t + 37) % 256] * 3 + s[255 - t];
+    sums[b] = std::accumulate(s, s + 256, 0);
+  }
+  for (const auto& v : test::kernel_variants("core_lds")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto din = run.upload(in);
+    auto dout = run.alloc<int>(in.size()), dsums = run.alloc<int>(blocks);
+    KernelArgs args;
+    args.ptr(din).ptr(dout).ptr(dsums);
+    run.launch("lds_exchange", {3, 2, 1}, {256, 1, 1}, args);
+    CHECK(run.download<int>(dout, in.size()) == out);
+    CHECK(run.download<int>(dsums, blocks) == sums);
+    CHECK(run.stats().lds_bytes_written > 0);
+    if (v.label.find("O3") != std::string::npos) // -O0 reaches LDS through flat pointers
+      CHECK(run.stats().count(emu::InstrClass::Lds) > 0);
+  }
+}
+
+TEST_CASE("emu core: static + dynamic LDS") {
+  const int n = 300, blocks = 2;
+  std::vector<int> in(size_t(n) * blocks);
+  std::iota(in.begin(), in.end(), 5);
+  std::vector<int> expect(in.size());
+  for (int b = 0; b < blocks; ++b)
+    for (int i = 0; i < n; ++i)
+      expect[size_t(b) * n + i] = in[size_t(b) * n + (n - 1 - i)] + (i % 32) * 1000;
+  for (const auto& v : test::kernel_variants("core_lds")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto din = run.upload(in);
+    auto dout = run.alloc<int>(in.size());
+    KernelArgs args;
+    args.ptr(din).ptr(dout).add(n);
+    run.launch("lds_dynamic", {blocks, 1, 1}, {128, 1, 1}, args, n * 4);
+    CHECK(run.download<int>(dout, in.size()) == expect);
+  }
+}
+
+TEST_CASE("emu core: LDS accesses of 8/16/32/64/128 bits") {
+  std::vector<int> in(64);
+  for (int i = 0; i < 64; ++i)
+    in[i] = int(0x01020304u * unsigned(i + 1) ^ 0x80u * unsigned(i));
+  std::vector<int> expect(64 * 8);
+  for (int t = 0; t < 64; ++t) {
+    const int u = 63 - t, x = in[u];
+    expect[t * 8 + 0] = 4 * x + 6;
+    expect[t * 8 + 1] = x * 2 - x * 3;
+    expect[t * 8 + 2] = x;
+    expect[t * 8 + 3] = static_cast<signed char>(x >> 8);
+    expect[t * 8 + 4] = static_cast<short>(x * 7);
+    expect[t * 8 + 5] = x + 3;
+    expect[t * 8 + 6] = x * 3;
+    expect[t * 8 + 7] = static_cast<unsigned short>(x * 7);
+  }
+  for (const auto& v : test::kernel_variants("core_lds")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto din = run.upload(in);
+    auto dout = run.alloc<int>(expect.size());
+    KernelArgs args;
+    args.ptr(din).ptr(dout);
+    run.launch("lds_widths", {1, 1, 1}, {64, 1, 1}, args);
+    CHECK(run.download<int>(dout, expect.size()) == expect);
+  }
+}
+
+TEST_CASE("emu core: LDS atomics (histogram, max)") {
+  std::vector<int> in(128);
+  std::mt19937 rng(3);
+  for (auto& x : in)
+    x = int(rng() % 100000) - 50000;
+  std::vector<int> hist(16, 0);
+  for (int x : in)
+    hist[x & 15]++;
+  const int mx = *std::max_element(in.begin(), in.end());
+  for (const auto& v : test::kernel_variants("core_lds")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto din = run.upload(in);
+    auto dh = run.alloc<int>(16), dm = run.alloc<int>(1);
+    KernelArgs args;
+    args.ptr(din).ptr(dh).ptr(dm);
+    run.launch("lds_atomics", {1, 1, 1}, {128, 1, 1}, args);
+    CHECK(run.download<int>(dh, 16) == hist);
+    CHECK(run.download<int>(dm, 1)[0] == mx);
+  }
+}
+
+TEST_CASE("emu core: global loads and stores of every width") {
+  const int n = 128; // 2 workgroups of 64
+  std::vector<signed char> i8(n);
+  std::vector<unsigned char> u8(n);
+  std::vector<short> i16(n);
+  std::vector<unsigned short> u16(n);
+  std::vector<int> i32(n), v2(2 * n), v3(4 * n), v4(4 * n); // int3 vectors occupy 16 bytes
+  for (int t = 0; t < n; ++t) {
+    i8[t] = static_cast<signed char>(t * 37 - 128);
+    u8[t] = static_cast<unsigned char>(t * 53 + 7);
+    i16[t] = static_cast<short>(t * 1021 - 30000);
+    u16[t] = static_cast<unsigned short>(t * 2039 + 11);
+    i32[t] = t * 100003 - 7;
+    for (int k = 0; k < 2; ++k)
+      v2[2 * t + k] = t * 10 + k;
+    for (int k = 0; k < 4; ++k) {
+      v3[4 * t + k] = t * 20 + k;
+      v4[4 * t + k] = t * 30 + k;
+    }
+  }
+  std::vector<int> out(6 * n), out2(2 * n), out3(4 * n), out4(4 * n);
+  std::vector<unsigned char> out8(n);
+  std::vector<short> out16(n);
+  for (int t = 0; t < n; ++t) {
+    out[t * 6 + 0] = i8[t];
+    out[t * 6 + 1] = u8[t];
+    out[t * 6 + 2] = i16[t];
+    out[t * 6 + 3] = u16[t];
+    out[t * 6 + 4] = i32[t] + 1;
+    out[t * 6 + 5] = v2[2 * t] + v3[4 * t + 2] + v4[4 * t + 3];
+    out8[t] = static_cast<unsigned char>(u8[t] + 3);
+    out16[t] = static_cast<short>(i16[t] - 5);
+    for (int k = 0; k < 2; ++k)
+      out2[2 * t + k] = v2[2 * t + k] * 2;
+    for (int k = 0; k < 3; ++k)
+      out3[4 * t + k] = v3[4 * t + k] + 1;
+    for (int k = 0; k < 4; ++k)
+      out4[4 * t + k] = v4[4 * t + k] ^ 0x5a5a;
+  }
+  for (const auto& v : test::kernel_variants("core_memory")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto d8 = run.upload(i8), du8 = run.upload(u8), d16 = run.upload(i16), du16 = run.upload(u16);
+    auto d32 = run.upload(i32), dv2 = run.upload(v2), dv3 = run.upload(v3), dv4 = run.upload(v4);
+    auto dout = run.alloc<int>(out.size()), dout8 = run.alloc<unsigned char>(n);
+    auto dout16 = run.alloc<short>(n), dout2 = run.alloc<int>(out2.size());
+    auto dout3 = run.alloc<int>(out3.size()), dout4 = run.alloc<int>(out4.size());
+    KernelArgs args;
+    for (auto p : {d8, du8, d16, du16, d32, dv2, dv3, dv4, dout, dout8, dout16, dout2, dout3, dout4})
+      args.ptr(p);
+    run.launch("global_widths", {2, 1, 1}, {64, 1, 1}, args);
+    CHECK(run.download<int>(dout, out.size()) == out);
+    CHECK(run.download<unsigned char>(dout8, n) == out8);
+    CHECK(run.download<short>(dout16, n) == out16);
+    CHECK(run.download<int>(dout2, out2.size()) == out2);
+    auto got3 = run.download<int>(dout3, out3.size());
+    for (int t = 0; t < n; ++t)
+      for (int k = 0; k < 3; ++k)
+        CHECK(got3[4 * t + k] == out3[4 * t + k]);
+    CHECK(run.download<int>(dout4, out4.size()) == out4);
+    CHECK(run.stats().global_bytes_read > 0);
+  }
+}
+
+TEST_CASE("emu core: buffer loads past num_records read 0 and stores are dropped") {
+  const int n = 100, lanes = 128;
+  std::vector<float> data(n);
+  for (int i = 0; i < n; ++i)
+    data[i] = 0.5f * float(i) - 3.0f;
+  for (const auto& v : test::kernel_variants("core_memory")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    // Allocations larger than the buffer's bound: what lies past n must stay untouched
+    // (stores) and must not be returned (loads).
+    std::vector<float> padded(lanes + 4, 777.0f);
+    std::copy(data.begin(), data.end(), padded.begin());
+    auto ddata = run.upload(padded);
+    auto dout = run.alloc<float>(lanes);
+    auto dstore = run.upload(std::vector<int>(lanes, -1));
+    auto dout4 = run.alloc<int>(size_t(lanes) * 4);
+    KernelArgs args;
+    args.ptr(ddata).add(n).ptr(dout).ptr(dstore).ptr(dout4);
+    run.launch("buffer_oob", {2, 1, 1}, {64, 1, 1}, args);
+    auto got = run.download<float>(dout, lanes);
+    auto stored = run.download<int>(dstore, lanes);
+    auto got4 = run.download<int>(dout4, size_t(lanes) * 4);
+    for (int t = 0; t < lanes; ++t) {
+      CAPTURE(t);
+      CHECK(got[t] == (t < n ? data[t] : 0.0f));
+      CHECK(stored[t] == (t < n ? t * 10 : -1));
+      for (int k = 0; k < 4; ++k) {
+        const int e = t + k;
+        CHECK(got4[t * 4 + k] == (e < n ? std::bit_cast<int>(data[e]) : 0));
+      }
+    }
+  }
+}
+
+TEST_CASE("emu core: global atomics from parallel workgroups") {
+  const int n = 64 * 16;
+  std::vector<int> in(n);
+  for (int i = 0; i < n; ++i)
+    in[i] = (i * 7919) % 1000;
+  const int total = std::accumulate(in.begin(), in.end(), 0);
+  unsigned mx = 0;
+  for (int x : in)
+    mx = std::max(mx, unsigned(x) * 7u);
+  for (const auto& v : test::kernel_variants("core_memory")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    run.dev.set_threads(4);
+    auto din = run.upload(in);
+    auto dsum = run.alloc<int>(1), dmx = run.alloc<unsigned>(1), dold = run.alloc<int>(n);
+    KernelArgs args;
+    args.ptr(din).ptr(dsum).ptr(dmx).ptr(dold);
+    run.launch("global_atomics", {16, 1, 1}, {64, 1, 1}, args);
+    CHECK(run.download<int>(dsum, 1)[0] == total);
+    CHECK(run.download<unsigned>(dmx, 1)[0] == mx);
+    // The returned old values are distinct partial sums: sorted, each step adds one input.
+    auto old = run.download<int>(dold, n);
+    std::sort(old.begin(), old.end());
+    CHECK(old.front() == 0);
+    CHECK(std::adjacent_find(old.begin(), old.end(), [](int a, int b) { return a > b; }) == old.end());
+  }
+}
