@@ -6,8 +6,7 @@
 #include <array>
 #include <string_view>
 
-#include <atoms/mma/gfx12_instrs.hpp>
-#include <dsl/support/fixed_string.hpp>
+#include <atoms/mma/gfx12.hpp>
 #include <dsl/types/elem.hpp>
 
 namespace tw::dsl {
@@ -104,24 +103,30 @@ struct mma_elem_tag<atoms::MmaElem::bf8> {
   using type = e5m2;
 };
 
-// MmaAtom<"v_wmma_f32_16x16x16_f16">: a dense WMMA instruction of the gfx12 table.
-template <FixedString Mnemonic>
-struct MmaAtom {
-  static constexpr std::string_view mnemonic = Mnemonic.view();
-  static_assert(atoms::find_mma_instr(Mnemonic.view()) != nullptr,
-                "MmaAtom: no gfx12 WMMA instruction has this mnemonic (see "
-                "atoms/mma/gfx12_instrs.hpp for the list, e.g. v_wmma_f32_16x16x16_f16)");
-  static constexpr const atoms::MmaInstrInfo& info = *atoms::find_mma_instr(Mnemonic.view());
-  static_assert(!info.sparse, "MmaAtom: SWMMAC (sparse) atoms are not supported by TiledMMA yet");
+// Anything that names one gfx12 matrix instruction: tw::atoms::wmma_f32_16x16x16_f16 and the
+// other aliases of atoms/mma/gfx12.hpp (any type with a static `info` of the instruction table).
+template <class A>
+concept MmaAtomType = requires {
+  { A::info } -> std::convertible_to<const atoms::MmaInstrInfo&>;
+};
+
+// What the DSL derives from an atom: its lane maps and the element tags of its operands.
+template <MmaAtomType Atom>
+struct MmaAtomLanes {
+  static constexpr const atoms::MmaInstrInfo& info = Atom::info;
+  static constexpr std::string_view mnemonic = info.mnemonic;
+  static_assert(!info.sparse,
+                "TiledMMA: SWMMAC (sparse) atoms are not supported by the tiled layer yet; use a "
+                "dense WMMA atom such as tw::atoms::wmma_f32_16x16x16_f16");
   static_assert(info.a_type != atoms::MmaElem::iu4,
-                "MmaAtom: packed int4 atoms are not supported by TiledMMA yet");
+                "TiledMMA: packed int4 atoms are not supported by the tiled layer yet");
 
   static constexpr int M = info.m, N = info.n, K = info.k;
   static constexpr LaneMap a_map = make_lane_map(info.a);
   static constexpr LaneMap b_map = make_lane_map(info.b);
   static constexpr LaneMap c_map = make_lane_map(info.cd);
   static_assert(a_map.separable && b_map.separable && c_map.separable,
-                "MmaAtom: the atom's lane map does not split into lane and value parts");
+                "TiledMMA: the atom's lane map does not split into lane and value parts");
 
   using a_elem = typename mma_elem_tag<info.a_type>::type;
   using b_elem = typename mma_elem_tag<info.b_type>::type;
@@ -131,17 +136,5 @@ struct MmaAtom {
     return op == MmaOperand::A ? a_map : op == MmaOperand::B ? b_map : c_map;
   }
 };
-
-template <class T>
-concept MmaAtomType = requires {
-  { T::mnemonic } -> std::convertible_to<std::string_view>;
-  T::a_map;
-  T::c_map;
-};
-
-using wmma_f32_16x16x16_f16 = MmaAtom<"v_wmma_f32_16x16x16_f16">;
-using wmma_f32_16x16x16_bf16 = MmaAtom<"v_wmma_f32_16x16x16_bf16">;
-using wmma_f16_16x16x16_f16 = MmaAtom<"v_wmma_f16_16x16x16_f16">;
-using wmma_bf16_16x16x16_bf16 = MmaAtom<"v_wmma_bf16_16x16x16_bf16">;
 
 } // namespace tw::dsl

@@ -1,0 +1,136 @@
+#pragma once
+// Tensors in LDS. A kernel reserves its LDS plan once, then cuts tiles out of its buffers:
+//   constexpr auto plan = lds_plan(lds_buffer<f16>("sA", 128, 32, stages(2), pad(8)), ...);
+//   auto lds = use_lds<plan>(kb);                 // budget checked at compile time
+//   LdsTile<f16, 128, 32> a = lds.tile<"sA">(stage);  // stage may be a run-time Int32
+// Element (r, c) of a tile lives at the buffer's (padded, swizzled) row-major address.
+#include <numeric>
+
+#include <dsl/lds/lds_plan.hpp>
+#include <dsl/support/fixed_string.hpp>
+#include <dsl/tensor/global_tensor.hpp>
+
+namespace tw::dsl {
+
+template <ElemType T, int R, int C>
+class LdsTile {
+public:
+  using elem_type = T;
+  static constexpr int rows = R, cols = C;
+  static constexpr bool is_lds = true;
+
+  // `base`: ptr<lds> of element (0, 0) before swizzling; `base_align`: its byte alignment.
+  LdsTile(ir::Value base, int pitch_elems, LdsSwizzle swizzle, int base_align)
+      : base_(base), pitch_(pitch_elems), swizzle_(swizzle), base_align_(base_align) {}
+
+  int pitch() const { return pitch_; }
+  const LdsSwizzle& swizzle() const { return swizzle_; }
+  bool rows_contiguous() const { return true; }
+
+  // The element offset of (r, c) after the swizzle.
+  Int32 element_offset(const Int32& r, const Int32& c) const {
+    Int32 off = r * pitch_ + c;
+    if (swizzle_.bits > 0) {
+      const std::int32_t mask = ((1 << swizzle_.bits) - 1) << (swizzle_.base + swizzle_.shift);
+      off = off ^ ((off & mask) >> swizzle_.shift);
+    }
+    return off;
+  }
+  ir::Value address(const Int32& r, const Int32& c) const {
+    const Int32 bytes = element_offset(r, c) * elem_bytes<T>();
+    if (bytes.is_constant() && bytes.constant_value() == 0)
+      return base_;
+    return ops().ptr_add(base_, bytes.ir());
+  }
+
+  Scalar<T> load(const Int32& r, const Int32& c) const {
+    return Scalar<T>(ops().load(ir_type<T>(), address(r, c)));
+  }
+  void store(const Int32& r, const Int32& c, const Scalar<T>& v) const {
+    ops().store(address(r, c), v.ir());
+  }
+  // N elements of one row starting at column c (a multiple of N): one ds_load / ds_store.
+  template <int N>
+  Vec<T, N> load_run(const Int32& r, const Int32& c) const {
+    check_run<N>();
+    return Vec<T, N>(ops().load(Vec<T, N>::type(), address(r, c), run_align<N>()));
+  }
+  template <int N>
+  void store_run(const Int32& r, const Int32& c, const Vec<T, N>& v) const {
+    check_run<N>();
+    ops().store(address(r, c), v.ir(), run_align<N>());
+  }
+
+private:
+  static ir::OpBuilder& ops() { return KernelBuilder::current("LDS access").ops(); }
+  template <int N>
+  std::uint32_t run_align() const {
+    const int run = N * elem_bytes<T>();
+    return static_cast<std::uint32_t>(
+        std::gcd(std::gcd(run, base_align_), pitch_ * elem_bytes<T>()));
+  }
+  // A run must stay contiguous through the swizzle: the swizzle may only move whole runs.
+  template <int N>
+  void check_run() const {
+    static_assert((N & (N - 1)) == 0, "LDS runs are a power-of-two number of elements");
+    if (swizzle_.bits > 0 && (1 << swizzle_.base) % N != 0)
+      throw std::invalid_argument("LdsTile: a run of " + std::to_string(N) +
+                                  " elements would be split by the swizzle (base " +
+                                  std::to_string(swizzle_.base) +
+                                  "): use a swizzle base of at least log2(run)");
+  }
+
+  ir::Value base_;
+  int pitch_;
+  LdsSwizzle swizzle_;
+  int base_align_;
+};
+
+// The kernel's LDS, laid out by `Plan` (a constexpr lds_plan(...)).
+template <auto Plan>
+class Lds {
+public:
+  static constexpr const auto& plan = checked_lds_plan<Plan>;
+
+  template <FixedString Name>
+  static constexpr int index_of() {
+    for (int i = 0; i < plan.size(); ++i)
+      if (plan.buffers[i].spec.name == Name.view())
+        return i;
+    return -1;
+  }
+
+  // Stage `stage` (0 .. stages-1) of the buffer called Name: an LdsTile of its resident rows
+  // (chunk_rows for a chunked buffer) and its element type.
+  template <FixedString Name, class S = int>
+  auto tile(const S& stage = 0) const {
+    constexpr int i = index_of<Name>();
+    static_assert(i >= 0, "Lds::tile: the LDS plan has no buffer of this name");
+    constexpr LdsBuffer b = plan.buffers[i];
+    using T = elem_type_of<b.spec.elem_id>;
+    static_assert(!std::is_void_v<T>,
+                  "Lds::tile: the buffer was declared with a C++ type; declare it with a DSL "
+                  "element type (lds_buffer<f16>, lds_buffer<f32>, ...)");
+    ir::OpBuilder& ob = KernelBuilder::current("Lds::tile").ops();
+    ir::Value base = ob.lds_ptr(b.offset);
+    const Int32 st = Int32(stage);
+    if (st.is_constant() && (st.constant_value() < 0 || st.constant_value() >= b.spec.stages))
+      throw std::out_of_range("Lds::tile: stage " + std::to_string(st.constant_value()) +
+                              " of a buffer with " + std::to_string(b.spec.stages) + " stages");
+    const Int32 stage_bytes = st * static_cast<int>(b.stage_bytes);
+    if (!(stage_bytes.is_constant() && stage_bytes.constant_value() == 0))
+      base = ob.ptr_add(base, stage_bytes.ir());
+    const int align =
+        static_cast<int>(std::gcd(std::gcd(b.offset, b.stage_bytes), std::int64_t{16}));
+    return LdsTile<T, b.chunk_rows, b.spec.cols>(base, b.row_pitch_elems(), b.spec.swizzle, align);
+  }
+};
+
+// Reserves the plan's bytes in the kernel and returns the handle to its buffers.
+template <auto Plan>
+Lds<Plan> use_lds(KernelBuilder& kb) {
+  kb.set_lds_bytes(Lds<Plan>::plan.bytes());
+  return {};
+}
+
+} // namespace tw::dsl

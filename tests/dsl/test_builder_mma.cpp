@@ -1,0 +1,182 @@
+// Tiled MMA / tiled copy / LDS tiles: lane maps derived from the atom tables (checked here
+// against the RDNA4.md formulas, evaluated by hand), and the structure of traced WMMA kernels.
+#include <doctest/doctest.h>
+
+#include <dsl/dsl.hpp>
+
+#include <functional>
+
+using namespace tw::dsl;
+namespace ir = tw::ir;
+
+namespace {
+using F32Atom = MmaAtomLanes<tw::atoms::wmma_f32_16x16x16_f16>;
+
+// Calls f on every op of a region, nested regions included.
+void walk(const ir::Region& r, const std::function<void(const ir::Op&)>& f) {
+  for (const ir::Op& op : r.ops) {
+    f(op);
+    for (const ir::Region& sub : op.regions)
+      walk(sub, f);
+  }
+}
+int count_ops(const ir::Kernel& k, const std::function<bool(const ir::Op&)>& pred) {
+  int n = 0;
+  walk(k.body, [&](const ir::Op& op) { n += pred(op) ? 1 : 0; });
+  return n;
+}
+bool is_load_of(const ir::Kernel& k, const ir::Op& op, ir::Type t, ir::AddrSpace space) {
+  return op.opcode == ir::Opcode::load && k.type_of(op.results[0]) == t &&
+         k.type_of(op.operands[0]).is_ptr(space);
+}
+} // namespace
+
+TEST_CASE("lane maps of the f16 WMMA atom follow the RDNA4 formulas") {
+  constexpr const LaneMap& a = F32Atom::a_map;
+  constexpr const LaneMap& b = F32Atom::b_map;
+  constexpr const LaneMap& c = F32Atom::c_map;
+  // A: lane 17, value 5 (VGPR g = 2, half h = 1): row 17 % 16 = 1,
+  // k = 8*(2/2) + 4*(17/16) + 2*(2%2) + 1 = 13.
+  CHECK(a.lane_row(17) + a.value_row[5] == 1);
+  CHECK(a.lane_col(17) + a.value_col[5] == 13);
+  // A: lane 3, value 2 (g = 1, h = 0): k = 0 + 0 + 2 + 0 = 2.
+  CHECK(a.lane_col(3) + a.value_col[2] == 2);
+  // B: lane 30, value 7 (g = 3, h = 1): column 14, k = 8 + 4 + 2 + 1 = 15.
+  CHECK(b.lane_col(30) + b.value_col[7] == 14);
+  CHECK(b.lane_row(30) + b.value_row[7] == 15);
+  // C (f32): lane 20, VGPR 3: row 8*(20/16) + 3 = 11, column 20 % 16 = 4.
+  CHECK(c.lane_row(20) + c.value_row[3] == 11);
+  CHECK(c.lane_col(20) + c.value_col[3] == 4);
+  // Adjacent values: A's k values 0-3 and 8-11 (lanes 0-15) are runs of 4 -> two 64-bit loads;
+  // B read from an n-major tile (transposed) likewise; C values are all in different rows.
+  CHECK(detail::run_length(a, 0, false, 8) == 4);
+  CHECK(detail::run_length(a, 4, false, 8) == 4);
+  CHECK(detail::run_length(b, 0, true, 8) == 4);
+  CHECK(detail::run_length(c, 0, false, 4) == 1);
+}
+
+TEST_CASE("single-wave WMMA tile: one wmma, vector operand loads, masked stores") {
+  KernelBuilder kb("wmma_tile", {32, 1, 1});
+  auto [A, B, D] = kb.args(gtensor<f16>(row_major, "a", 16), gtensor<f16>(col_major, "b", 16),
+                           gtensor<f32>(row_major, "d"));
+  constexpr auto mma = make_tiled_mma(tw::atoms::wmma_f32_16x16x16_f16{}, wave_layout<1, 1>);
+  static_assert(mma.tile_m == 16 && mma.tile_n == 16 && mma.threads == 32);
+  const auto gA = local_tile<16, 16>(A.shape(16, 16), 0, 0);
+  const auto gBt = local_tile<16, 16>(B.shape(16, 16).transposed(), 0, 0);
+  const auto gD = local_tile<16, 16>(D.shape(16, 16), 0, 0);
+  auto acc = mma.make_accumulator(0.0f);
+  gemm(mma, mma.load_a(gA, 0), mma.load_b(gBt, 0), acc);
+  mma.store(acc, gD);
+  const ir::Kernel k = kb.finish();
+
+  int wmmas = 0;
+  walk(k.body, [&](const ir::Op& op) {
+    if (op.opcode != ir::Opcode::wmma)
+      return;
+    ++wmmas;
+    CHECK(op.attrs.atom == "v_wmma_f32_16x16x16_f16");
+    CHECK(k.type_of(op.operands[0]) == ir::Type::vec(ir::Type::f16(), 8));
+    CHECK(k.type_of(op.operands[1]) == ir::Type::vec(ir::Type::f16(), 8));
+    CHECK(k.type_of(op.operands[2]) == ir::Type::vec(ir::Type::f32(), 8));
+  });
+  CHECK(wmmas == 1);
+  // Two runs of 4 f16 per operand (A and B): 4 vector loads of <4 x f16>, 8-byte aligned.
+  const ir::Type v4h = ir::Type::vec(ir::Type::f16(), 4);
+  CHECK(count_ops(k, [&](const ir::Op& op) {
+          return is_load_of(k, op, v4h, ir::AddrSpace::global) && op.attrs.align == 8;
+        }) == 4);
+  // Each lane stores its 8 accumulator values as f32, each under its own bound check.
+  CHECK(count_ops(k, [&](const ir::Op& op) { return op.opcode == ir::Opcode::store; }) == 8);
+  CHECK(count_ops(k, [](const ir::Op& op) { return op.opcode == ir::Opcode::lane_id; }) >= 1);
+}
+
+TEST_CASE("tiled f16 GEMM: LDS plan, double-buffered loop, 128-bit loads, 32 WMMA per tile") {
+  constexpr auto mma =
+      make_tiled_mma(tw::atoms::wmma_f32_16x16x16_f16{}, wave_layout<2, 2>, repeat<4, 4>);
+  constexpr auto cp = make_tiled_copy<f16>(tw::atoms::global_load_b128{}, thread_layout<32, 4>);
+  static_assert(cp.vec == 8 && cp.threads == 128);
+  constexpr auto plan = lds_plan(lds_buffer<f16>("sA", 128, 32, stages(2), pad(8)),
+                                 lds_buffer<f16>("sB", 128, 32, stages(2), pad(8)));
+  KernelBuilder kb("gemm", {mma.threads, 1, 1});
+  auto [A, B, C, M, N, K] =
+      kb.args(gtensor<f16>(row_major, "a", 16), gtensor<f16>(col_major, "b", 16),
+              gtensor<f32>(row_major, "c"), scalar<i64>("m"), scalar<i64>("n"), scalar<i64>("k"));
+  const auto a = A.shape(M, K);
+  const auto bt = B.shape(K, N).transposed();
+  auto lds = use_lds<plan>(kb);
+  const Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
+  const auto acc = pipeline<2>(
+      cast<i32>(ceil_div(K, Int64(32))), mma.make_accumulator(0.0f),
+      [&](Int32 kt) {
+        return std::pair{cp.load(local_tile<128, 32>(a, bm, kt)),
+                         cp.load(local_tile<128, 32>(bt, bn, kt))};
+      },
+      [&](const auto& regs, Int32 stage) {
+        cp.store(regs.first, lds.tile<"sA">(stage));
+        cp.store(regs.second, lds.tile<"sB">(stage));
+      },
+      [&](Int32 stage, auto s) {
+        gemm(mma, lds.tile<"sA">(stage), lds.tile<"sB">(stage), s);
+        return s;
+      });
+  mma.store(acc, local_tile<128, 128>(C.shape(M, N), bm, bn));
+  const ir::Kernel k = kb.finish();
+
+  CHECK(k.lds_bytes == 40960); // 2 buffers x 2 stages x 128 rows x 80 B
+  CHECK(k.workgroup_size[0] == 128);
+  // One loop at the top level carrying the 4 x 4 accumulator tiles.
+  const ir::Op* loop = nullptr;
+  for (const ir::Op& op : k.body.ops)
+    if (op.opcode == ir::Opcode::for_)
+      loop = &op;
+  REQUIRE(loop);
+  CHECK(loop->results.size() == 16);
+  // 2 k steps x 4 x 4 atoms per tile, all inside the loop.
+  int wmma_in_loop = 0;
+  walk(loop->regions[0], [&](const ir::Op& op) { wmma_in_loop += op.opcode == ir::Opcode::wmma; });
+  CHECK(wmma_in_loop == 32);
+  CHECK(count_ops(k, [](const ir::Op& op) { return op.opcode == ir::Opcode::wmma; }) == 32);
+  // Barriers: after the prologue and once per iteration.
+  CHECK(count_ops(k, [](const ir::Op& op) { return op.opcode == ir::Opcode::barrier; }) == 2);
+  // 128-bit global loads: 4 (A) + 4 (B) per thread per fetch, prologue + loop.
+  const ir::Type v8h = ir::Type::vec(ir::Type::f16(), 8);
+  CHECK(count_ops(k, [&](const ir::Op& op) {
+          return is_load_of(k, op, v8h, ir::AddrSpace::global) && op.attrs.align == 16;
+        }) == 16);
+  // 128-bit LDS stores (16-byte aligned: the 80-byte pitch keeps rows aligned).
+  CHECK(count_ops(k, [&](const ir::Op& op) {
+          return op.opcode == ir::Opcode::store && op.attrs.align == 16 &&
+                 k.type_of(op.operands[0]).is_ptr(ir::AddrSpace::lds);
+        }) == 16);
+  // Operand reads from LDS: per k step RM + RN = 8 atom tiles x 2 runs of <4 x f16>.
+  const ir::Type v4h = ir::Type::vec(ir::Type::f16(), 4);
+  int lds_operand_loads = 0;
+  walk(loop->regions[0], [&](const ir::Op& op) {
+    lds_operand_loads += is_load_of(k, op, v4h, ir::AddrSpace::lds) ? 1 : 0;
+  });
+  CHECK(lds_operand_loads == 2 * 8 * 2);
+}
+
+TEST_CASE("tiled layers reject a kernel with the wrong number of threads") {
+  constexpr auto mma = make_tiled_mma(tw::atoms::wmma_f32_16x16x16_f16{}, wave_layout<2, 2>);
+  KernelBuilder kb("wrong_threads", {64, 1, 1});
+  CHECK_THROWS_WITH(mma.wave_coord(), doctest::Contains("has 64 threads but this TiledMMA"));
+  constexpr auto cp = make_tiled_copy<f16>(tw::atoms::global_load_b128{}, thread_layout<32, 4>);
+  CHECK_THROWS_WITH(cp.thread_coord(), doctest::Contains("thread layout has 128"));
+}
+
+TEST_CASE("LDS tiles address padded and swizzled rows") {
+  constexpr auto plan = lds_plan(lds_buffer<f16>("s", 16, 64, stages(2), swizzle(2, 3, 3)));
+  KernelBuilder kb("lds_tile", {32, 1, 1});
+  auto lds = use_lds<plan>(kb);
+  const auto t = lds.tile<"s">(1);
+  static_assert(decltype(t)::rows == 16 && decltype(t)::cols == 64);
+  // Element (2, 9): offset 2*64 + 9 = 137 = 0b10'001'001; bits [6,8) = 2 XOR into [3,5):
+  // 137 ^ (2 << 3) = 153. Host folding computes this without any op.
+  CHECK(t.element_offset(Int32(2), Int32(9)).constant_value() == 153);
+  CHECK(t.element_offset(Int32(0), Int32(9)).constant_value() == 9);
+  CHECK(kb.lds_bytes() == 2 * 16 * 64 * 2);
+  // A run of 16 elements would be split by a swizzle with base 3 (8-element groups).
+  CHECK_THROWS_WITH((void)t.load_run<16>(Int32(0), Int32(0)),
+                    doctest::Contains("split by the swizzle"));
+}
