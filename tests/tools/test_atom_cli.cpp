@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -118,4 +120,23 @@ TEST_CASE("atom rejects bad input with the rule") {
   r = run_tool("atom --list v_wmma_f32_16x16x16_f16");
   CHECK(r.status != 0);
   CHECK(r.output.find("--list takes no NAME") != std::string::npos);
+}
+
+TEST_CASE("docs/atoms.md shows the current layout of every atom's operands") {
+  std::ifstream in(std::string(TILEWAVE_SOURCE_DIR) + "/docs/atoms.md");
+  REQUIRE(in);
+  const std::string doc((std::istreambuf_iterator<char>(in)), {});
+  const auto list = run_tool("atom --list");
+  REQUIRE(list.status == 0);
+  for (const std::string& line : lines_of(list.output)) {
+    const std::string name = line.substr(0, line.find(' '));
+    CHECK(doc.find("`" + name + "`") != std::string::npos);
+    for (const char* op : {"A", "B", "C"}) {
+      CAPTURE(name);
+      CAPTURE(op);
+      const auto pic = run_tool("atom " + name + " --operand " + op + " --matrix");
+      REQUIRE(pic.status == 0);
+      CHECK(doc.find(pic.output) != std::string::npos);
+    }
+  }
 }
