@@ -60,12 +60,14 @@ std::string type_error(Type t) {
       return "vectors of " + scalar_name(t) +
              " are not supported (elements must be ints, "
              "floats or fp8)";
+    if (t.is_int(1))
+      return "vectors of i1 are not supported (i1 is a scalar boolean)";
     if (t.is_int(4) && t.lanes() % 8 != 0)
       return "packed int4 vector " + to_string(t) +
              " must hold a multiple of 8 elements (whole 32-bit registers)";
-    if (t.is_int() && t.elem_bits() != 1 && t.elem_bits() != 4 && t.elem_bits() % 8 != 0)
+    if (t.is_int() && t.elem_bits() != 4 && t.elem_bits() % 8 != 0)
       return "vector elements of " + scalar_name(t) +
-             " are not supported (use i1, i4, i8, "
+             " are not supported (use i4, i8, "
              "i16, i32 or i64)";
   }
   return "";

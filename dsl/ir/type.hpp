@@ -2,8 +2,9 @@
 // The value types of the kernel IR. A Type is a small value (compare with ==, copy freely):
 //  - integers i1..i64 (signless: the op decides signed or unsigned meaning),
 //  - floats f16, bf16, f32 and the OCP fp8 formats e4m3 (E4M3FN) and e5m2,
-//  - vectors <N x scalar> (N = 2..64); <N x i4> is "packed int4": element 2i sits in the low
-//    nibble of byte i, so <8 x i4> is exactly one 32-bit register,
+//  - vectors <N x scalar> (N = 2..64) of i8..i64, i4, f16, bf16, f32, e4m3, e5m2 (not i1, not
+//    odd integer widths); <N x i4> is "packed int4": element 2i sits in the low nibble of byte i,
+//    so <8 x i4> is exactly one 32-bit register,
 //  - opaque pointers in the global (1), LDS (3) or constant (4) address space
 //    (global / constant pointers are 64-bit, LDS pointers 32-bit byte offsets),
 //  - the buffer resource (a 128-bit descriptor: base, num_records, flags).

@@ -51,6 +51,8 @@ public:
       if (std::string e = type_error(res(i)); !e.empty())
         return "result " + std::to_string(i) + ": " + e;
     }
+    if (std::string e = check_restricted_types(); !e.empty())
+      return e;
     return check();
   }
 
@@ -90,6 +92,52 @@ private:
     if (auto e = same_operand_types(); !e.empty())
       return e;
     return result_is(opd(0));
+  }
+
+  // i1 is a boolean and packed int4 vectors are register / memory containers: both accept only
+  // a few ops (this keeps the two emitters' meanings identical without odd-width arithmetic).
+  std::string check_restricted_types() const {
+    const Opcode o = op_.opcode;
+    auto any_is = [&](auto pred) {
+      for (std::size_t i = 0; i < op_.operands.size(); ++i)
+        if (pred(opd(i)))
+          return true;
+      for (std::size_t i = 0; i < op_.results.size(); ++i)
+        if (pred(res(i)))
+          return true;
+      return false;
+    };
+    const bool packed_ok = o == Opcode::bitcast || o == Opcode::load || o == Opcode::store ||
+                           o == Opcode::buffer_load || o == Opcode::buffer_store ||
+                           o == Opcode::select || o == Opcode::wmma || o == Opcode::swmmac ||
+                           o == Opcode::for_ || o == Opcode::if_ || o == Opcode::yield;
+    if (!packed_ok && any_is([](Type t) { return t.is_vector() && t.is_int(4); }))
+      return "packed int4 vectors only take part in bitcast, load / store, buffer load / store, "
+             "select, for / if values and wmma / swmmac operands (bitcast to i32 lanes to "
+             "compute on them)";
+    const bool arith =
+        o == Opcode::add || o == Opcode::sub || o == Opcode::mul || o == Opcode::div_s ||
+        o == Opcode::div_u || o == Opcode::rem_s || o == Opcode::rem_u || o == Opcode::neg ||
+        o == Opcode::abs || o == Opcode::min || o == Opcode::max || o == Opcode::min_u ||
+        o == Opcode::max_u || o == Opcode::shl || o == Opcode::shr_u || o == Opcode::shr_s;
+    if (!op_.operands.empty() && opd(0).is_bool()) {
+      if (arith)
+        return "i1 is a boolean: it takes and, or, xor, not, select and cmp eq / ne, not " +
+               std::string(opcode_name(o));
+      if (o == Opcode::cmp && op_.attrs.pred != CmpPred::eq && op_.attrs.pred != CmpPred::ne)
+        return "i1 is a boolean: cmp on i1 takes eq or ne only";
+    }
+    if (o == Opcode::bitcast) {
+      auto odd = [](Type t) {
+        return t.is_int() && !t.is_vector() && t.elem_bits() != 8 && t.elem_bits() != 16 &&
+               t.elem_bits() != 32 && t.elem_bits() != 64;
+      };
+      if (odd(opd(0)) || odd(res()))
+        return "bitcast takes types of 8, 16, 32 or 64-bit elements (or packed int4 vectors), "
+               "got " +
+               ty(opd(0)) + " -> " + ty(res());
+    }
+    return "";
   }
 
   std::string check() const {
@@ -447,6 +495,9 @@ private:
       return "modifier clamp is only for integer (iu8 / iu4) atoms";
     if (m.neg_lo > 7 || m.neg_hi > 7)
       return "modifiers neg_lo / neg_hi are 3-bit masks";
+    if ((m.neg_lo & 3) != (m.neg_hi & 3))
+      return "modifiers neg_lo and neg_hi must agree in bits 0-1 (negating A or B negates whole "
+             "elements, both halves)";
     if (((m.neg_lo | m.neg_hi) & 3) && !(sup & atoms::kMmaNegAB))
       return "modifier neg_lo / neg_hi bits 0-1 (negate A / B) are only for f16 / bf16 atoms";
     if (((m.neg_lo | m.neg_hi) & 4) && !(sup & atoms::kMmaNegC))
