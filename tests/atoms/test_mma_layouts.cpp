@@ -47,21 +47,24 @@ void check_operand(const MmaInstrInfo& in, const char* operand, const TvMap& map
     REQUIRE(h == 1);
 }
 
+// The typed layout, brought to the run-time tree once (cheap to compile), evaluated at every
+// (lane, value): its linear index is lane + 32 * value since the thread mode (16, 2) comes first.
+void check_tv_layout(const tw::DynLayout& typed, const TvMap& map) {
+  REQUIRE(typed.size() == 32 * map.values_per_lane());
+  for (int l = 0; l < 32; ++l)
+    for (int v = 0; v < map.values_per_lane(); ++v)
+      REQUIRE(typed(int64_t(l + 32 * v)) == map.index(l, v));
+}
+
 template <class Atom>
 void check_typed_layouts() {
   const MmaInstrInfo& in = Atom::info;
   CAPTURE(std::string(in.mnemonic));
-  for (int l = 0; l < 32; ++l) {
-    for (int v = 0; v < in.a.values_per_lane(); ++v)
-      REQUIRE(Atom::a_layout(l, v) == in.a.index(l, v));
-    for (int v = 0; v < in.b.values_per_lane(); ++v)
-      REQUIRE(Atom::b_layout(l, v) == in.b.index(l, v));
-    for (int v = 0; v < in.cd.values_per_lane(); ++v)
-      REQUIRE(Atom::c_layout(l, v) == in.cd.index(l, v));
-  }
-  static_assert(decltype(size(Atom::a_layout))::value ==
-                32 * Atom::a_vgprs * 32 / elem_bits(Atom::a_type));
-  static_assert(decltype(size(Atom::c_layout))::value == Atom::M * Atom::N);
+  check_tv_layout(tw::to_dyn(Atom::a_layout), in.a);
+  check_tv_layout(tw::to_dyn(Atom::b_layout), in.b);
+  check_tv_layout(tw::to_dyn(Atom::c_layout), in.cd);
+  static_assert(tw::StaticLayout<typename Atom::ALayout> &&
+                tw::StaticLayout<typename Atom::CLayout>);
   REQUIRE(Atom::Operation::mnemonic == in.mnemonic);
 }
 
@@ -120,7 +123,9 @@ TEST_CASE("mma layouts: the typed atoms' tw layouts equal the table") {
   check_typed_layouts<swmmac_f32_16x16x32_fp8_bf8>();
   check_typed_layouts<swmmac_f32_16x16x32_bf8_fp8>();
   check_typed_layouts<swmmac_f32_16x16x32_bf8_bf8>();
-  // CuTe notation of two of them (RDNA4.md: 16-bit A interleaves k in pairs across half-waves).
+  // Direct evaluation of a typed layout at (lane, value) (RDNA4.md: lane 17, VGPR 1, high half
+  // of 16-bit A is row 1, k 7), and the CuTe notation of two of them.
+  CHECK(wmma_f32_16x16x16_f16::a_layout(17, 3) == 1 + 16 * 7);
   CHECK(tw::to_string(wmma_f32_16x16x16_f16::a_layout) == "((16,2),(2,2,2)):((1,64),(16,32,128))");
   CHECK(tw::to_string(wmma_f32_16x16x16_f16::c_layout) == "((16,2),8):((16,8),1)");
 }
