@@ -62,7 +62,8 @@ struct Layout {
 
 // The Layout made from a shape and a congruent stride.
 template <class S, class D>
-constexpr auto make_layout(const S& shape, const D& stride) {
+requires(!AnyLayout<S> && !AnyLayout<D>) constexpr auto make_layout(const S& shape,
+                                                                    const D& stride) {
   auto s = to_int_tuple(shape);
   auto d = to_int_tuple(stride);
   using ST = decltype(s);
@@ -95,7 +96,7 @@ constexpr auto dynamic_layout_like(const DynLayout& l) {
 
 // Column-major (first mode fastest) compact layout of a shape.
 template <class S>
-constexpr auto make_layout(const S& shape) {
+requires(!AnyLayout<S>) constexpr auto make_layout(const S& shape) {
   auto s = to_int_tuple(shape);
   using ST = decltype(s);
   if constexpr (StaticIntTuple<ST>) {
@@ -127,6 +128,24 @@ template <TypedLayout L>
 constexpr DynLayout to_dyn(const L& l) {
   DynLayout r;
   detail::push_tuples(r.t, l.shape_, l.stride_);
+  return r;
+}
+
+// (L0, L1, ...): the layout whose modes are the given layouts (CuTe's make_layout of layouts).
+template <TypedLayout... L>
+requires(sizeof...(L) >= 1) constexpr auto make_layout(const L&... modes) {
+  return Layout<hana::tuple<typename L::shape_type...>, hana::tuple<typename L::stride_type...>>{
+      hana::make_tuple(modes.shape_...), hana::make_tuple(modes.stride_...)};
+}
+template <class... L>
+requires(sizeof...(L) >= 2 && (std::same_as<L, DynLayout> && ...)) constexpr DynLayout
+    make_layout(const L&... modes) {
+  DynLayout r;
+  detail::open(r.t);
+  (detail::append(r.t, modes.t), ...);
+  detail::close(r.t);
+  if (r.t.overflow)
+    throw LayoutError(Status::too_large, ": make_layout");
   return r;
 }
 

@@ -68,7 +68,7 @@ inline std::string index_table(const IndexGrid& g) {
   os << '\n';
   std::string rule = std::string(4, ' ');
   for (int64_t n = 0; n < g.cols; ++n)
-    rule += "+" + std::string(size_t(w + 1), '-');
+    rule.append(1, '+').append(size_t(w + 1), '-');
   rule += "+\n";
   for (int64_t m = 0; m < g.rows; ++m) {
     os << rule;
@@ -98,8 +98,14 @@ inline std::string index_svg(const IndexGrid& g) {
      << "\" font-family=\"monospace\" font-size=\"12\">\n";
   os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   std::string title;
-  for (char c : g.title)
-    title += c == '<' ? std::string("&lt;") : c == '>' ? std::string("&gt;") : std::string(1, c);
+  for (char c : g.title) {
+    if (c == '<')
+      title.append("&lt;");
+    else if (c == '>')
+      title.append("&gt;");
+    else
+      title.push_back(c);
+  }
   os << "<text x=\"" << left << "\" y=\"20\" font-size=\"14\">" << title << "</text>\n";
   for (int64_t n = 0; n < g.cols; ++n)
     os << "<text x=\"" << left + cw * n + cw / 2 << "\" y=\"" << top - 8

@@ -87,3 +87,14 @@ TEST_CASE("dynamic errors print both operands") {
   DynLayout l = make_layout(shape);
   CHECK_THROWS_WITH_AS(l(1, 1, 1), doctest::Contains("(2,3):(1,2)"), LayoutError);
 }
+
+TEST_CASE("make_layout of layouts concatenates modes") {
+  constexpr auto lanes =
+      make_layout(make_shape(Int<16>{}, Int<2>{}), make_stride(Int<16>{}, Int<8>{}));
+  constexpr auto vgprs = make_layout(Int<8>{}, Int<1>{});
+  constexpr auto tv = make_layout(lanes, vgprs);
+  static_assert(rank(tv) == 2 && size(tv) == 256);
+  CHECK(to_string(tv) == "((16,2),8):((16,8),1)");
+  const DynLayout d = make_layout(to_dyn(lanes), to_dyn(vgprs));
+  CHECK(d == to_dyn(tv));
+}
