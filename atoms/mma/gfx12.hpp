@@ -190,6 +190,14 @@ struct MmaAtom : MmaTraits<Op> {
     return true;
   }
 
+  // Constexpr check: empty when this atom runs on `arch` with `mods`, else the rule.
+  static constexpr std::string_view error(std::string_view arch = "gfx1201",
+                                          const MmaModifiers& mods = {}) {
+    if (std::string_view e = mma_arch_error(arch); !e.empty())
+      return e;
+    return mma_modifier_error(info, mods);
+  }
+
   // Run-time checks (throw std::invalid_argument naming the atom and the rule).
   static void verify(const MmaModifiers& mods) { verify_mma_modifiers(info, mods); }
   static void verify(std::string_view arch, const MmaModifiers& mods = {}) {

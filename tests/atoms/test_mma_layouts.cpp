@@ -198,3 +198,13 @@ TEST_CASE("mma verify: shapes, arch and modifiers rejected with the rule") {
                                swmmac_i32_16x16x64_iu4>);
   static_assert(mma_arch_error("gfx1201").empty() && !mma_arch_error("gfx90a").empty());
 }
+
+TEST_CASE("mma verify: the constexpr error() of an atom") {
+  static_assert(wmma_i32_16x16x16_iu8::error().empty());
+  static_assert(wmma_i32_16x16x16_iu8::error("gfx1200", MmaModifiers{true, false, true}).empty());
+  static_assert(!wmma_i32_16x16x16_iu8::error("gfx942").empty());
+  static_assert(!swmmac_f32_16x16x32_fp8_fp8::error("gfx1201", MmaModifiers{.neg_lo = 4}).empty());
+  CHECK(wmma_f32_16x16x16_f16::error("gfx1201", MmaModifiers{.clamp = true}).find("clamp") == 0);
+  CHECK(wmma_f32_16x16x16_f16::error("gfx1151").find("must be gfx1200 or gfx1201") !=
+        std::string_view::npos);
+}

@@ -76,22 +76,28 @@ TEST_CASE("mma table matches clang-22 / LLVM 22 (builtins, intrinsics, signature
     const std::string sig(in.signature);
     const std::string ret = sig.substr(0, sig.find(" ("));
     const auto args = split_args(sig.substr(sig.find('(') + 1, sig.size() - sig.find('(') - 2));
-    src << "__attribute__((global)) void k" << k++ << "(" << c_type(ret) << "* out";
-    std::string call;
-    // The f16 / bf16-accumulate builtins have no argument for the intrinsic's trailing
-    // `i1 immarg` (op_sel, must be 0 on gfx12): clang supplies it.
-    const bool hidden_op_sel = tw::atoms::elem_bits(in.cd_type) == 16 && args.back() == "i1 immarg";
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (hidden_op_sel && i + 1 == args.size())
-        break;
-      if (args[i].find("immarg") != std::string::npos) {
-        call += std::string(call.empty() ? "" : ", ") + "false";
-      } else {
-        src << ", " << c_type(args[i]) << " a" << i;
-        call += std::string(call.empty() ? "" : ", ") + "a" + std::to_string(i);
+    // The integer forms once more with every immarg true: A and B signed, clamp on.
+    const bool integer = (in.modifiers & tw::atoms::kMmaSignedness) != 0;
+    for (const char* immarg :
+         integer ? std::vector<const char*>{"false", "true"} : std::vector<const char*>{"false"}) {
+      src << "__attribute__((global)) void k" << k++ << "(" << c_type(ret) << "* out";
+      std::string call;
+      // The f16 / bf16-accumulate builtins have no argument for the intrinsic's trailing
+      // `i1 immarg` (op_sel, must be 0 on gfx12): clang supplies it.
+      const bool hidden_op_sel =
+          tw::atoms::elem_bits(in.cd_type) == 16 && args.back() == "i1 immarg";
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (hidden_op_sel && i + 1 == args.size())
+          break;
+        if (args[i].find("immarg") != std::string::npos) {
+          call += std::string(call.empty() ? "" : ", ") + immarg;
+        } else {
+          src << ", " << c_type(args[i]) << " a" << i;
+          call += std::string(call.empty() ? "" : ", ") + "a" + std::to_string(i);
+        }
       }
+      src << ") { *out = " << in.builtin << "(" << call << "); }\n";
     }
-    src << ") { *out = " << in.builtin << "(" << call << "); }\n";
   }
   const auto dir =
       std::filesystem::temp_directory_path() / ("tw_mma_llvm_" + std::to_string(::getpid()));
@@ -118,5 +124,15 @@ TEST_CASE("mma table matches clang-22 / LLVM 22 (builtins, intrinsics, signature
     std::string mnemonic = "\t";
     mnemonic.append(in.mnemonic).append(" ");
     CHECK(asm_text.find(mnemonic) != std::string::npos);
+    if (in.modifiers & tw::atoms::kMmaSignedness) {
+      // LLVM encodes "A signed, B signed" as neg_lo:[1,1,0] (RDNA4.md) and clamp as clamp.
+      bool found = false;
+      for (size_t at = asm_text.find(mnemonic); at != std::string::npos;
+           at = asm_text.find(mnemonic, at + 1)) {
+        const std::string line = asm_text.substr(at, asm_text.find('\n', at) - at);
+        found = found || line.find("neg_lo:[1,1,0] clamp") != std::string::npos;
+      }
+      CHECK(found);
+    }
   }
 }
