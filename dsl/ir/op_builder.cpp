@@ -5,12 +5,29 @@
 namespace tw::ir {
 
 OpBuilder::OpBuilder(Kernel& k) : kernel_(&k) {
-  frames_.push_back({&k.body, nullptr, 0});
+  // Values already in the kernel (e.g. arguments added before the builder) stay usable.
+  visible_.assign(k.value_types.size(), 1);
+  frames_.push_back({&k.body, nullptr, 0, 0});
 }
 
 Value OpBuilder::new_value(Type t) {
   kernel_->value_types.push_back(t);
-  return Value{static_cast<std::uint32_t>(kernel_->value_types.size() - 1)};
+  visible_.push_back(1);
+  const auto id = static_cast<std::uint32_t>(kernel_->value_types.size() - 1);
+  scope_.push_back(id);
+  return Value{id};
+}
+
+void OpBuilder::open_region(Region* r, Op* owner, int idx) {
+  frames_.push_back({r, owner, idx, scope_.size()});
+}
+
+void OpBuilder::close_scope() {
+  const std::size_t mark = frames_.back().scope_mark;
+  while (scope_.size() > mark) {
+    visible_[scope_.back()] = 0;
+    scope_.pop_back();
+  }
 }
 
 Value OpBuilder::arg(std::string name, Type t) {
@@ -27,6 +44,13 @@ std::vector<Value> OpBuilder::append(Opcode opcode, std::vector<Value> operands,
   op.attrs = std::move(attrs);
   for (Type t : results)
     op.results.push_back(new_value(t));
+  for (std::size_t i = 0; i < op.operands.size(); ++i) {
+    const Value v = op.operands[i];
+    if (v.id < visible_.size() && !visible_[v.id])
+      throw VerifyError("ir.verify: op #" + std::to_string(op_count_) + " '" + op_label(op) +
+                        "': operand " + std::to_string(i) + " (%" + std::to_string(v.id) +
+                        ") is used outside the region that defines it");
+  }
   if (opcode == Opcode::for_)
     op.regions.resize(1);
   else if (opcode == Opcode::if_)
@@ -244,6 +268,7 @@ OpBuilder::ForScope OpBuilder::begin_for(Value lb, Value ub, Value step, std::ve
   Op& op = frames_.back().region->ops.back();
   ForScope scope;
   Region& body = op.regions[0];
+  open_region(&body, &op, 0);
   scope.iv = new_value(type_of(lb));
   body.args.push_back(scope.iv);
   for (Value init : inits) {
@@ -251,7 +276,6 @@ OpBuilder::ForScope OpBuilder::begin_for(Value lb, Value ub, Value step, std::ve
     body.args.push_back(c);
     scope.carried.push_back(c);
   }
-  frames_.push_back({&body, &op, 0});
   return scope;
 }
 
@@ -263,8 +287,15 @@ void OpBuilder::close_region(std::vector<Value> yields) {
   Op y;
   y.opcode = Opcode::yield;
   y.operands = std::move(yields);
+  for (std::size_t i = 0; i < y.operands.size(); ++i) {
+    const Value v = y.operands[i];
+    if (!v.valid() || v.id >= visible_.size() || !visible_[v.id])
+      throw VerifyError("ir.verify: op #" + std::to_string(op_count_) + " 'yield': operand " +
+                        std::to_string(i) + " is not a value visible in this region");
+  }
   f.region->ops.push_back(std::move(y));
   ++op_count_;
+  close_scope();
 }
 
 std::vector<Value> OpBuilder::end_for(std::vector<Value> next) {
@@ -289,9 +320,9 @@ std::vector<Value> OpBuilder::for_(Value lb, Value ub, Value step, std::vector<V
 void OpBuilder::begin_if(Value cond, std::vector<Type> result_types) {
   append(Opcode::if_, {cond}, {});
   Op& op = frames_.back().region->ops.back();
-  for (Type t : result_types)
-    op.results.push_back(new_value(t));
-  frames_.push_back({&op.regions[0], &op, 0});
+  // Results are created when the if closes (they are not visible inside its regions).
+  pending_if_results_.push_back(std::move(result_types));
+  open_region(&op.regions[0], &op, 0);
 }
 
 void OpBuilder::begin_else(std::vector<Value> then_results) {
@@ -303,6 +334,7 @@ void OpBuilder::begin_else(std::vector<Value> then_results) {
   Frame& f = frames_.back();
   f.region = &f.owner->regions[1];
   f.region_idx = 1;
+  f.scope_mark = scope_.size();
 }
 
 std::vector<Value> OpBuilder::end_if(std::vector<Value> results) {
@@ -314,12 +346,16 @@ std::vector<Value> OpBuilder::end_if(std::vector<Value> results) {
     Frame& f = frames_.back();
     f.region = &f.owner->regions[1];
     f.region_idx = 1;
+    f.scope_mark = scope_.size();
     close_region({});
   } else {
     close_region(std::move(results));
   }
   Op* op = frames_.back().owner;
   frames_.pop_back();
+  for (Type t : pending_if_results_.back())
+    op->results.push_back(new_value(t));
+  pending_if_results_.pop_back();
   if (std::string why = check_op(*kernel_, *op); !why.empty())
     throw VerifyError("ir.verify: op 'if': " + why);
   return op->results;

@@ -159,16 +159,22 @@ public:
 private:
   struct Frame {
     Region* region;
-    Op* owner;      // the open for_ / if_ (nullptr for the kernel body)
-    int region_idx; // which region of owner
+    Op* owner;              // the open for_ / if_ (nullptr for the kernel body)
+    int region_idx;         // which region of owner
+    std::size_t scope_mark; // scope_.size() when the region was opened
   };
-  Value new_value(Type t);
+  Value new_value(Type t); // a value visible in the current region
+  void open_region(Region* r, Op* owner, int idx);
+  void close_scope(); // values of the innermost region stop being visible
   Value single(Opcode op, std::vector<Value> operands, Type result, Attrs attrs = {});
   void close_region(std::vector<Value> yields);
 
   Kernel* kernel_;
   std::vector<Frame> frames_;
   std::uint32_t op_count_ = 0; // ops built so far (numbering of error messages)
+  std::vector<char> visible_;  // by value id: usable at the insertion point
+  std::vector<std::uint32_t> scope_;
+  std::vector<std::vector<Type>> pending_if_results_; // result types of the open ifs
 };
 
 } // namespace tw::ir
