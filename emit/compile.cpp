@@ -7,6 +7,7 @@
 #include <emit/memory_cache.hpp>
 #include <emit/toolchain.hpp>
 
+#include <dsl/ir/kernel.hpp>
 #include <dsl/ir/print.hpp>
 #include <dsl/ir/verify.hpp>
 
@@ -52,6 +53,26 @@ void check_options(const CompileOptions& options) {
                                 std::to_string(options.opt_level));
 }
 
+// The code object's explicit kernel arguments must sit where ir::kernarg_layout puts them
+// (the contract both backends share); names come from the IR (clang does not record them).
+void adopt_kernarg_layout(CodeObject& co, const ir::Kernel& kernel) {
+  const ir::KernargLayout layout = ir::kernarg_layout(kernel);
+  const std::string who = "the " + std::string(backend_name(co.backend)) +
+                          " backend's code object for '" + kernel.name + "'";
+  if (co.args.size() != layout.slots.size())
+    throw std::logic_error(who + " has " + std::to_string(co.args.size()) +
+                           " kernel arguments, the IR " + std::to_string(layout.slots.size()));
+  for (std::size_t i = 0; i < co.args.size(); ++i) {
+    const ir::KernargSlot& s = layout.slots[i];
+    if (co.args[i].offset != s.offset || co.args[i].size != s.size)
+      throw std::logic_error(who + " puts argument '" + s.name + "' at offset " +
+                             std::to_string(co.args[i].offset) + " size " +
+                             std::to_string(co.args[i].size) + ", ir::kernarg_layout at " +
+                             std::to_string(s.offset) + " size " + std::to_string(s.size));
+    co.args[i].name = s.name;
+  }
+}
+
 // The backend itself: every stage when keep_texts, else only what the code object needs.
 CompileArtifacts run_backend(const ir::Kernel& kernel, std::string ir_text, Backend backend,
                              Arch arch, int opt_level, bool keep_texts) {
@@ -75,6 +96,7 @@ CompileArtifacts run_backend(const ir::Kernel& kernel, std::string ir_text, Back
     elf = std::move(out.code_object);
   }
   a.code_object = describe_code_object(std::move(elf), backend, arch, kernel.name);
+  adopt_kernarg_layout(a.code_object, kernel);
   return a;
 }
 
@@ -122,10 +144,11 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
         if (auto bytes = disk->load(key.digest, &lookup)) {
           try {
             CodeObject co = describe_code_object(std::move(*bytes), backend, arch, kernel.name);
+            adopt_kernarg_layout(co, kernel);
             process_memory_cache().insert(key.digest, co);
             report(CacheOutcome::disk_hit);
             return co;
-          } catch (const std::runtime_error&) {
+          } catch (const std::exception&) {
             // Intact bytes that are not this kernel's code object: replace them.
             disk->discard(key.digest);
             lookup = DiskLookup::corrupt;

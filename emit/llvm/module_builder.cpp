@@ -30,10 +30,11 @@ namespace {
 using llvm::Intrinsic::ID;
 namespace Intr = llvm::Intrinsic;
 
-// Word 3 of a gfx12 buffer descriptor for raw (untyped) access: OOB_SELECT = 3 (an access is
-// out of range when its byte offset >= num_records: loads return 0, stores are dropped) and a
-// 32-bit format, the value CK Tile uses on gfx11 / gfx12.
-constexpr std::uint32_t kBufferRsrcWord3 = 0x31004000;
+// Word 3 of a gfx12 buffer descriptor for raw, bounds-checked access (the value the HIP
+// emitter uses, dsl/ir/README.md): format fields nonzero (raw loads ignore them), bit 24 set,
+// OOB_SELECT = 3 (an access is out of range when its byte offset >= num_records: loads
+// return 0, stores are dropped).
+constexpr std::uint32_t kBufferRsrcWord3 = 0x31027000;
 
 // Static LDS block alignment: enough for the 128-bit ds_load_b128 / ds_store_b128.
 constexpr unsigned kLdsAlign = 16;
@@ -338,8 +339,8 @@ private:
       return call(Intr::amdgcn_rcp, {opd(op, 0)->getType()}, {opd(op, 0)});
     case O::rsqrt:
       return call(Intr::amdgcn_rsq, {opd(op, 0)->getType()}, {opd(op, 0)});
-    case O::sqrt:
-      return call(Intr::amdgcn_sqrt, {opd(op, 0)->getType()}, {opd(op, 0)});
+    case O::sqrt: // correctly rounded (llvm.sqrt without afn), like __builtin_sqrtf
+      return call(Intr::sqrt, {opd(op, 0)->getType()}, {opd(op, 0)});
     case O::tanh:
       return tanh(opd(op, 0));
     case O::cmp:
@@ -612,15 +613,21 @@ private:
     return id;
   }
 
-  // tanh(x) = 1 - 2 / (exp2(2 x log2(e)) + 1), with the hardware exp2 and rcp; saturates to
-  // +-1 for large |x| because exp2 overflows to inf and rcp(inf) = 0.
+  // tanh as dsl/ir/README.md defines it (the HIP emitter's tw_tanh, operation for operation):
+  // below |x| = 2^-4 the odd polynomial x (1 + x^2 (c3 + x^2 c5)), else
+  // copysign((1 - e) * rcp(1 + e), x) with e = exp2(-2 log2(e) |x|) on the hardware exp2 / rcp.
   llvm::Value* tanh(llvm::Value* x) {
     llvm::Type* f = x->getType();
-    llvm::Value* two_log2e = llvm::ConstantFP::get(f, 2.0 * 1.4426950408889634);
-    llvm::Value* e = call(Intr::amdgcn_exp2, {f}, {b_.CreateFMul(x, two_log2e)});
-    llvm::Value* r = call(Intr::amdgcn_rcp, {f}, {b_.CreateFAdd(e, llvm::ConstantFP::get(f, 1.0))});
-    return b_.CreateFSub(llvm::ConstantFP::get(f, 1.0),
-                         b_.CreateFMul(llvm::ConstantFP::get(f, 2.0), r));
+    auto c = [&](float v) { return llvm::ConstantFP::get(f, static_cast<double>(v)); };
+    llvm::Value* a = call(Intr::fabs, {f}, {x});
+    llvm::Value* p = b_.CreateFMul(x, x);
+    llvm::Value* q = call(Intr::fma, {f}, {p, c(0x1.111112p-3f), c(-0x1.555556p-2f)});
+    llvm::Value* small = b_.CreateFMul(x, call(Intr::fma, {f}, {p, q, c(1.0f)}));
+    llvm::Value* e = call(Intr::amdgcn_exp2, {f}, {b_.CreateFMul(a, c(-0x1.715476p+1f))});
+    llvm::Value* r = call(Intr::amdgcn_rcp, {f}, {b_.CreateFAdd(c(1.0f), e)});
+    llvm::Value* large =
+        call(Intr::copysign, {f}, {b_.CreateFMul(b_.CreateFSub(c(1.0f), e), r), x});
+    return b_.CreateSelect(b_.CreateFCmpOLT(a, c(0x1p-4f)), small, large);
   }
 
   // --- conversions --------------------------------------------------------------------------
@@ -642,38 +649,64 @@ private:
     return out;
   }
 
+  // Scalar cvt, the same steps as the HIP emitter (dsl/ir/README.md): ints go to and from
+  // floats through f32; float -> float goes through f32 (exact for f16 / bf16 sources), then
+  // saturates if asked (NaN passes), then rounds to the target.
   llvm::Value* convert_scalar(const ir::Op& op, llvm::Value* x, llvm::Value* random_bits,
                               ir::Type from, ir::Type to) {
     const ir::Attrs& a = op.attrs;
     llvm::Type* f32 = b_.getFloatTy();
     llvm::Type* dst = type(to);
-    if (from.is_fp8()) {
+    if (from.is_int()) { // int -> f32 (RNE), then f16 / bf16 (RNE)
+      llvm::Value* f = a.is_unsigned ? b_.CreateUIToFP(x, f32) : b_.CreateSIToFP(x, f32);
+      return to.kind() == ir::TypeKind::f32 ? f : b_.CreateFPTrunc(f, dst);
+    }
+    if (to.is_int()) { // float -> int, toward zero
+      llvm::Value* f = from.kind() == ir::TypeKind::f32 ? x : b_.CreateFPExt(x, f32);
+      return a.is_unsigned ? b_.CreateFPToUI(f, dst) : b_.CreateFPToSI(f, dst);
+    }
+    if (from.is_fp8()) { // exact
       const ID id =
           from.kind() == ir::TypeKind::e4m3 ? Intr::amdgcn_cvt_f32_fp8 : Intr::amdgcn_cvt_f32_bf8;
       llvm::Value* f = call(id, {}, {b_.CreateZExt(x, i32()), b_.getInt32(0)});
-      return to.kind() == ir::TypeKind::f32 ? f : convert_scalar_from_f32(f, to, a);
+      return to.kind() == ir::TypeKind::f32 ? f : round_from_f32(f, to, a);
     }
-    if (to.is_fp8())
-      return to_fp8(x, random_bits, to, a);
-    if (from.is_int() && to.is_float())
-      return a.is_unsigned ? b_.CreateUIToFP(x, dst) : b_.CreateSIToFP(x, dst);
-    if (from.is_float() && to.is_int()) {
-      // Saturating: NaN -> 0, out-of-range -> the nearest representable integer.
-      return call(a.is_unsigned ? Intr::fptoui_sat : Intr::fptosi_sat, {dst, x->getType()}, {x});
-    }
-    if (from.is_float() && to.is_float()) {
-      if (from.elem_bits() < to.elem_bits())
-        return b_.CreateFPExt(x, dst);
-      llvm::Value* wide = from.kind() == ir::TypeKind::f32 ? x : b_.CreateFPExt(x, f32);
-      return convert_scalar_from_f32(wide, to, a);
-    }
-    fail("cannot convert " + ir::to_string(from) + " to " + ir::to_string(to));
-  }
-
-  // f32 -> f16 / bf16 (or f32) with the op's rounding.
-  llvm::Value* convert_scalar_from_f32(llvm::Value* f, ir::Type to, const ir::Attrs& a) {
+    if (!from.is_float() || !(to.is_float() || to.is_fp8()))
+      fail("cannot convert " + ir::to_string(from) + " to " + ir::to_string(to));
+    llvm::Value* f = from.kind() == ir::TypeKind::f32 ? x : b_.CreateFPExt(x, f32);
     if (to.kind() == ir::TypeKind::f32)
       return f;
+    if (a.saturate)
+      f = saturate(f, to);
+    if (to.is_fp8())
+      return to_fp8(f, random_bits, to, a);
+    return round_from_f32(f, to, a);
+  }
+
+  // Clamp to the target's largest finite magnitude; NaN passes through.
+  llvm::Value* saturate(llvm::Value* f, ir::Type to) {
+    double max = 57344.0; // e5m2
+    switch (to.kind()) {
+    case ir::TypeKind::f16:
+      max = 65504.0;
+      break;
+    case ir::TypeKind::bf16:
+      max = 0x1.fep+127;
+      break;
+    case ir::TypeKind::e4m3:
+      max = 448.0;
+      break;
+    default:
+      break;
+    }
+    llvm::Type* t = f->getType();
+    llvm::Value* clamped = call(Intr::maxnum, {t}, {f, llvm::ConstantFP::get(t, -max)});
+    clamped = call(Intr::minnum, {t}, {clamped, llvm::ConstantFP::get(t, max)});
+    return b_.CreateSelect(b_.CreateFCmpUNO(f, f), f, clamped);
+  }
+
+  // f32 -> f16 / bf16 with the op's rounding (rne or rtz).
+  llvm::Value* round_from_f32(llvm::Value* f, ir::Type to, const ir::Attrs& a) {
     if (a.rounding != ir::Rounding::rtz)
       return b_.CreateFPTrunc(f, type(to));
     if (to.kind() == ir::TypeKind::f16) {
@@ -683,21 +716,13 @@ private:
     }
     // bf16 toward zero: keep the high half of the f32 bits (a NaN stays a NaN: quiet it).
     llvm::Value* bits = b_.CreateBitCast(f, i32());
-    llvm::Value* is_nan = b_.CreateFCmpUNO(f, f);
     llvm::Value* hi = b_.CreateTrunc(b_.CreateLShr(bits, 16), b_.getInt16Ty());
-    hi = b_.CreateSelect(is_nan, b_.CreateOr(hi, b_.getInt16(0x40)), hi);
+    hi = b_.CreateSelect(b_.CreateFCmpUNO(f, f), b_.CreateOr(hi, b_.getInt16(0x40)), hi);
     return b_.CreateBitCast(hi, type(to));
   }
 
   llvm::Value* to_fp8(llvm::Value* x, llvm::Value* random_bits, ir::Type to, const ir::Attrs& a) {
     const bool e4m3 = to.kind() == ir::TypeKind::e4m3;
-    if (a.saturate) {
-      // Clamp to the largest finite value first (e4m3: 448, e5m2: 57344); NaN passes through.
-      const double max = e4m3 ? 448.0 : 57344.0;
-      llvm::Type* f = x->getType();
-      x = call(Intr::minnum, {f}, {x, llvm::ConstantFP::get(f, max)});
-      x = call(Intr::maxnum, {f}, {x, llvm::ConstantFP::get(f, -max)});
-    }
     llvm::Value* packed = nullptr;
     if (a.rounding == ir::Rounding::stochastic) {
       const ID id = e4m3 ? Intr::amdgcn_cvt_sr_fp8_f32 : Intr::amdgcn_cvt_sr_bf8_f32;
