@@ -10,7 +10,7 @@ using namespace tw::dsl;
 
 tw::ir::Kernel build_wmma_tile() {
   KernelBuilder kb("wmma_16x16x16_f16", {32, 1, 1});
-  auto [A, B, D] = kb.args(gtensor<f16>(row_major, "a"), gtensor<f16>(col_major, "b"),
+  auto [A, B, D] = kb.args(gtensor<f16>(row_major, "a", 16), gtensor<f16>(col_major, "b", 16),
                            gtensor<f32>(row_major, "d"));
   constexpr auto mma = make_tiled_mma(tw::atoms::wmma_f32_16x16x16_f16{}, wave_layout<1, 1>);
   const auto gA = local_tile<16, 16>(A.shape(16, 16), 0, 0);
@@ -23,5 +23,38 @@ tw::ir::Kernel build_wmma_tile() {
 }
 
 int main() {
-  return tw::examples::report(build_wmma_tile());
+  return tw::examples::guarded([] {
+    namespace ex = tw::examples;
+    const tw::ir::Kernel kernel = build_wmma_tile();
+    const auto code_objects = ex::compile_both(kernel, /*print_ir=*/true);
+    // f16 inputs (rounded on the host); the reference multiplies the same rounded values.
+    std::vector<std::uint16_t> a(256), b(256);
+    const auto ra = ex::random_values(256, 4), rb = ex::random_values(256, 5);
+    for (int i = 0; i < 256; ++i) {
+      a[i] = tw::num::f32_to_f16(ra[i]); // a[m * 16 + k]
+      b[i] = tw::num::f32_to_f16(rb[i]); // b[n * 16 + k] (column-major K x N)
+    }
+    int failures = 0;
+    for (const auto& co : code_objects) {
+      const auto da = ex::upload(a), db = ex::upload(b);
+      const auto dd = ex::upload(std::vector<float>(256, 0.0f));
+      tw::runtime::KernelArgs args;
+      args.ptr(da).ptr(db).ptr(dd);
+      ex::launch(co, {1}, {32}, args);
+      const auto d = ex::download<float>(dd, 256);
+      double err = 0;
+      for (int m = 0; m < 16; ++m)
+        for (int n = 0; n < 16; ++n) {
+          double ref = 0;
+          for (int k = 0; k < 16; ++k)
+            ref += double(tw::num::f16_to_f32(a[m * 16 + k])) * tw::num::f16_to_f32(b[n * 16 + k]);
+          err = std::max(err, std::abs(d[m * 16 + n] - ref));
+        }
+      failures +=
+          ex::check(std::string(tw::emit::backend_name(co.backend)) + " 16x16x16 WMMA", err, 1e-5);
+      for (auto p : {da, db, dd})
+        ex::device().free(p);
+    }
+    return failures == 0 ? 0 : 1;
+  });
 }

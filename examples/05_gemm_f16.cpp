@@ -59,5 +59,46 @@ tw::ir::Kernel build_gemm_f16() {
 }
 
 int main() {
-  return tw::examples::report(build_gemm_f16(), /*print_ir=*/false);
+  return tw::examples::guarded([] {
+    namespace ex = tw::examples;
+    const tw::ir::Kernel kernel = build_gemm_f16();
+    const auto code_objects = ex::compile_both(kernel, /*print_ir=*/false);
+    // Ragged in every direction: 2 x 2 workgroups, the last ones partly past M and N, and
+    // K = 72 = 2 full K tiles + 8 (the rest of the third tile reads zeros).
+    const std::int64_t M = 200, N = 136, K = 72;
+    std::vector<std::uint16_t> a(M * K), b(K * N);
+    const auto ra = ex::random_values(a.size(), 6), rb = ex::random_values(b.size(), 7);
+    for (std::size_t i = 0; i < a.size(); ++i)
+      a[i] = tw::num::f32_to_f16(ra[i]); // a[m * K + k]
+    for (std::size_t i = 0; i < b.size(); ++i)
+      b[i] = tw::num::f32_to_f16(rb[i]); // b[n * K + k]
+    std::vector<double> ref(M * N, 0.0);
+    for (std::int64_t m = 0; m < M; ++m)
+      for (std::int64_t n = 0; n < N; ++n)
+        for (std::int64_t k = 0; k < K; ++k)
+          ref[m * N + n] +=
+              double(tw::num::f16_to_f32(a[m * K + k])) * tw::num::f16_to_f32(b[n * K + k]);
+    const auto blocks = [](std::int64_t x, int t) {
+      return static_cast<std::uint32_t>((x + t - 1) / t);
+    };
+    int failures = 0;
+    for (const auto& co : code_objects) {
+      const auto da = ex::upload(a), db = ex::upload(b);
+      const auto dc = ex::upload(std::vector<float>(M * N, 0.0f));
+      tw::runtime::KernelArgs args;
+      args.ptr(da).ptr(db).ptr(dc).add<std::int64_t>(M).add<std::int64_t>(N).add<std::int64_t>(K);
+      ex::launch(co, {blocks(M, GemmConfig::bm), blocks(N, GemmConfig::bn)},
+                 {static_cast<std::uint32_t>(GemmConfig::mma.threads)}, args);
+      const auto c = ex::download<float>(dc, M * N);
+      double err = 0;
+      for (std::size_t i = 0; i < c.size(); ++i)
+        err = std::max(err, std::abs(c[i] - ref[i]));
+      // f32 accumulation of 72 products of magnitude < 1.
+      failures += ex::check(std::string(tw::emit::backend_name(co.backend)) + " GEMM 200x136x72",
+                            err, 1e-4);
+      for (auto p : {da, db, dc})
+        ex::device().free(p);
+    }
+    return failures == 0 ? 0 : 1;
+  });
 }
