@@ -43,7 +43,7 @@ ImmType imm_type(VT t) {
 }
 
 uint64_t sign_bit(VT t) {
-  return t == VT::f16 ? 0x8000ull : t == VT::f32 ? 0x80000000ull : 0x8000000000000000ull;
+  return is_16(t) ? 0x8000ull : is_64(t) ? 0x8000000000000000ull : 0x80000000ull;
 }
 
 bool is_denormal(VT t, uint64_t v) {
@@ -112,12 +112,12 @@ uint64_t read_source(const WaveState& w, const Operand& op, int lane, VT t, bool
     if (is_16(t))
       v = hi ? (v >> 16) & 0xffff : v & 0xffff;
   }
-  if (is_float(t)) {
-    if (op.abs)
-      v &= ~sign_bit(t);
-    if (op.neg)
-      v ^= sign_bit(t);
-  }
+  // neg / abs act on the sign bit; the assembler accepts them only where the operand is a
+  // float (also v_cndmask_b32 and v_mov's VOP3 forms, whose "b32" sources are f32 there).
+  if (op.abs)
+    v &= ~sign_bit(t);
+  if (op.neg)
+    v ^= sign_bit(t);
   return v;
 }
 
