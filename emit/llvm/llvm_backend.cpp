@@ -64,6 +64,7 @@ void check_opt_level(int opt_level) {
 // One TargetMachine per compile: they are cheap next to codegen and not shared across threads.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(Arch arch, int opt_level) {
   llvm::TargetOptions options;
+  options.MCOptions.AsmVerbose = true; // the "; NumVgprs:", "; ScratchSize:" comments clang prints
   std::unique_ptr<llvm::TargetMachine> tm(amdgpu_target().createTargetMachine(
       llvm::Triple(kTriple), arch_name(arch), "", options, llvm::Reloc::PIC_, std::nullopt,
       codegen_level(opt_level)));
