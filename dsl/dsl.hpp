@@ -18,5 +18,6 @@
 #include <dsl/tensor/global_tensor.hpp>
 #include <dsl/tensor/global_tile.hpp>
 #include <dsl/tensor/lds_tile.hpp>
+#include <dsl/tensor/partition.hpp>
 #include <dsl/types/elem.hpp>
 #include <dsl/types/ir_type.hpp>

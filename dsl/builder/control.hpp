@@ -43,8 +43,8 @@ std::vector<ir::Value> flatten_tuple(const std::tuple<H...>& t) {
   return out;
 }
 template <class... H>
-std::tuple<H...> rebuild_tuple(std::span<const ir::Value> vals) {
-  std::size_t pos = 0;
+std::tuple<H...> rebuild_tuple([[maybe_unused]] std::span<const ir::Value> vals) {
+  [[maybe_unused]] std::size_t pos = 0;
   return std::tuple<H...>{H::rebuild(vals, pos)...}; // braced: left-to-right order
 }
 template <class... H>

@@ -100,6 +100,15 @@ public:
     return -1;
   }
 
+  // The placed buffer called Name (offset, stage bytes, chunk_rows / num_chunks for a chunked
+  // buffer: the kernel loops over num_chunks chunks of chunk_rows rows).
+  template <FixedString Name>
+  static constexpr LdsBuffer buffer() {
+    constexpr int i = index_of<Name>();
+    static_assert(i >= 0, "Lds::buffer: the LDS plan has no buffer of this name");
+    return plan.buffers[i];
+  }
+
   // Stage `stage` (0 .. stages-1) of the buffer called Name: an LdsTile of its resident rows
   // (chunk_rows for a chunked buffer) and its element type.
   template <FixedString Name, class S = int>
