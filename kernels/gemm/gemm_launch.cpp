@@ -1,0 +1,45 @@
+// PLACEHOLDER launches: the GEMM kernel bodies are not written yet (issue 6). Each launch
+// throws so that no caller can mistake a validated call for a computed result.
+#include <kernels/gemm/gemm_launch.hpp>
+
+#include <stdexcept>
+
+namespace tw::kernels::gemm_launch {
+
+namespace {
+[[noreturn]] void not_implemented(const GemmProblem& p) {
+  throw std::logic_error("gemm kernel bodies not implemented yet: " + p.kernel +
+                         " (M=" + std::to_string(p.m) + ", N=" + std::to_string(p.n) + ", K=" +
+                         std::to_string(p.k) + ") passed validation but cannot be launched");
+}
+} // namespace
+
+void launch(runtime::Device&, const GemmArgs&, const GemmProblem& p) {
+  not_implemented(p);
+}
+void launch(runtime::Device&, const ScaledMmArgs&, const GemmProblem& p) {
+  not_implemented(p);
+}
+void launch(runtime::Device&, const ScaledMmFusedQuantArgs&, const GemmProblem& p) {
+  not_implemented(p);
+}
+void launch(runtime::Device&, const ScaledMmMultiArgs&, const std::vector<GemmProblem>& ps) {
+  not_implemented(ps.front());
+}
+void launch(runtime::Device&, const W8A16Args&, const GemmProblem& p) {
+  not_implemented(p);
+}
+void launch(runtime::Device&, const Int8LinearArgs&, const GemmProblem& p) {
+  not_implemented(p);
+}
+void launch(runtime::Device&, const Int8LinearFusedArgs&, const GemmProblem& p) {
+  not_implemented(p);
+}
+void launch(runtime::Device&, const Iu4GemmArgs&, const GemmProblem& p) {
+  not_implemented(p);
+}
+void launch(runtime::Device&, const Mxfp8GemmArgs&, const GemmProblem& p) {
+  not_implemented(p);
+}
+
+} // namespace tw::kernels::gemm_launch
