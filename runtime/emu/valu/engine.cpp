@@ -4,6 +4,7 @@
 #include <atoms/formats/f16.hpp>
 
 #include <bit>
+#include <cfenv>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -101,6 +102,29 @@ uint64_t finish_float(const WaveState& w, const DecodedInstr& in, VT t, uint64_t
   return v;
 }
 
+// MODE round field (0 nearest even, 1 +inf, 2 -inf, 3 toward zero) as the host rounding of
+// the lane functions' arithmetic for the instruction's duration (the host's rounding mode is
+// per thread, and workgroups run on separate threads).
+class HostRounding {
+public:
+  explicit HostRounding(unsigned mode_field) {
+    static constexpr int kHost[4] = {FE_TONEAREST, FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO};
+    if (mode_field != 0) {
+      saved_ = std::fegetround();
+      std::fesetround(kHost[mode_field & 3]);
+    }
+  }
+  ~HostRounding() {
+    if (saved_ >= 0)
+      std::fesetround(saved_);
+  }
+  HostRounding(const HostRounding&) = delete;
+  HostRounding& operator=(const HostRounding&) = delete;
+
+private:
+  int saved_ = -1;
+};
+
 } // namespace
 
 uint64_t read_source(const WaveState& w, const Operand& op, int lane, VT t, bool hi) {
@@ -191,6 +215,11 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
   const bool float_dst = is_float(spec.dst) && !spec.int_clamp;
   const uint32_t exec = w.exec();
 
+  // f32 results round per MODE[1:0], f16 / f64 per MODE[3:2]. (f16 results are rounded by
+  // tw::num, which is always nearest even: directed rounding of f16 is not modelled.)
+  const HostRounding rounding(spec.dst == VT::f32  ? w.round_f32()
+                              : is_float(spec.dst) ? w.round_f16_f64()
+                                                   : 0u);
   out.spec = &spec;
   out.in = &in;
   out.write_mask = 0;

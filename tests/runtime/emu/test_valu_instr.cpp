@@ -510,3 +510,32 @@ TEST_CASE("valu: errors name the instruction") {
     CHECK(std::string(e.what()).find("operand count") != std::string::npos);
   }
 }
+
+TEST_CASE("valu: MODE denormal flushing and round modes for f32") {
+  Wave t;
+  const float tiny = std::ldexp(1.0f, -130); // an f32 denormal
+  t.fill(1, [&](int) { return fb(tiny); });
+  t.fill(2, [](int) { return fb(1.0f); });
+  t.fill(3, [](int) { return fb(std::ldexp(3.0f, -25)); }); // 0.75 ulp of 1.0
+  t.run("v_mul_f32_e32 v4, v1, v2");
+  CHECK(t.vf(4, 0) == tiny); // MODE 0xf0: denormals kept
+  t.w.mode = 0xc0;           // f32 denorm field 0: flush inputs and outputs
+  t.run("v_mul_f32_e32 v5, v1, v2");
+  CHECK(t.v(5, 0) == 0u);
+  t.w.mode = 0xc0 | (1u << 4);               // keep input denormals, flush outputs
+  t.run("v_mul_f32_e32 v6, v1, 0x3f000000"); // tiny * 0.5 is a denormal output
+  CHECK(t.v(6, 0) == 0u);
+  // Round modes: 1 + 0.75 ulp.
+  const float up = std::nextafter(1.0f, 2.0f);
+  const std::array<std::pair<uint32_t, float>, 4> modes = {
+      {{0, up}, {1, up}, {2, 1.0f}, {3, 1.0f}}};
+  for (const auto& [round, want] : modes) {
+    t.w.mode = 0xf0 | round;
+    t.run("v_add_f32_e32 v7, v2, v3");
+    CAPTURE(round);
+    CHECK(t.vf(7, 0) == want);
+  }
+  t.w.mode = 0xf0 | 3u;
+  t.run("v_sub_f32_e32 v8, 0, v2"); // -1 - nothing: exact results are unaffected
+  CHECK(t.vf(8, 0) == -1.0f);
+}

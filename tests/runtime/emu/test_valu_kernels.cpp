@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace tw;
@@ -70,6 +71,61 @@ TEST_CASE("valu kernels: f32 arithmetic, division, sqrt, transcendentals, conver
       CHECK(r[8] == float(int(x)) + float(unsigned(y > 0 ? y : 0)));
       CHECK(r[9] == std::floor(x) * std::trunc(y) + std::ceil(x * 0.3f));
     }
+  }
+}
+
+TEST_CASE("valu kernels: f64 arithmetic, division and sqrt are correctly rounded") {
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<double> d(-1e3, 1e3);
+  std::vector<double> a(kThreads), b(kThreads);
+  for (int t = 0; t < kThreads; ++t)
+    a[t] = d(rng), b[t] = d(rng);
+  a[0] = 1.0, b[0] = 3.0;
+  a[1] = 1e-310, b[1] = 7.0;     // denormal (f64 denormals are kept)
+  a[2] = -1e-300, b[2] = -1e300; // quotient underflows
+  for (const test::KernelVariant& var : test::kernel_variants("valu_arith")) {
+    CAPTURE(var.label);
+    test::EmuRun run(var.path);
+    auto da = run.upload(a), db = run.upload(b);
+    auto dout = run.alloc<double>(kThreads * 8);
+    runtime::KernelArgs args;
+    args.ptr(da).ptr(db).ptr(dout);
+    run.launch("valu_f64", {2, 1, 1}, {64, 1, 1}, args);
+    const auto o = run.download<double>(dout, kThreads * 8);
+    for (int t = 0; t < kThreads; ++t) {
+      CAPTURE(t);
+      const double x = a[t], y = b[t];
+      const double* r = &o[size_t(t) * 8];
+      CHECK(r[0] == x + y);
+      CHECK(r[1] == x * y);
+      CHECK(r[2] == std::fma(x, y, -x));
+      CHECK(r[3] == x / y);
+      CHECK(r[4] == std::sqrt(std::fabs(x)));
+      CHECK(r[5] == std::fmin(x, y) + std::floor(y));
+      CHECK(r[6] == double(int(x)) + double(unsigned(y > 0 ? y : 0)) + double(float(y)));
+      CHECK(r[7] == std::ldexp(x, t - 64) - std::trunc(x));
+    }
+  }
+}
+
+TEST_CASE("valu kernels: an instruction the emulator does not implement fails the launch, named") {
+  for (const test::KernelVariant& var : test::kernel_variants("valu_unimplemented")) {
+    CAPTURE(var.label);
+    test::EmuRun run(var.path);
+    auto din = run.upload(std::vector<double>(32, 1.0));
+    auto dout = run.alloc<double>(32);
+    runtime::KernelArgs args;
+    args.ptr(din).ptr(dout);
+    std::string msg;
+    try {
+      run.launch("valu_unimplemented", {1, 1, 1}, {32, 1, 1}, args);
+    } catch (const std::exception& e) {
+      msg = e.what();
+    }
+    CHECK(msg.find("unimplemented instruction") != std::string::npos);
+    CHECK(msg.find("v_trig_preop_f64") != std::string::npos);
+    CHECK(msg.find("pc 0x") != std::string::npos);
+    CHECK(msg.find("valu_unimplemented") != std::string::npos);
   }
 }
 

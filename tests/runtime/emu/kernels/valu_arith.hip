@@ -83,6 +83,20 @@ extern "C" __global__ void valu_int(const int* a, const int* b, int* out, const 
   lo[5] = L < M ? L : M;
 }
 
+extern "C" __global__ void valu_f64(const double* a, const double* b, double* out) {
+  const unsigned t = tid_x() + 64 * bid_x();
+  const double x = a[t], y = b[t];
+  double* o = out + t * 8;
+  o[0] = x + y;
+  o[1] = x * y;
+  o[2] = __builtin_fma(x, y, -x);
+  o[3] = x / y;
+  o[4] = __builtin_sqrt(__builtin_fabs(x));
+  o[5] = __builtin_fmin(x, y) + __builtin_floor(y);
+  o[6] = (double)(int)x + (double)(unsigned)(y > 0 ? y : 0) + (double)(float)y;
+  o[7] = __builtin_ldexp(x, (int)t - 64) - __builtin_trunc(x);
+}
+
 // Divergence: lane-dependent branches and loop trip counts.
 extern "C" __global__ void valu_divergence(const int* a, int* out) {
   const unsigned t = tid_x() + 64 * bid_x();
