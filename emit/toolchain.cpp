@@ -63,15 +63,11 @@ void run_or_throw(const std::string& what, const std::string& program,
 std::vector<std::string> hip_flags(Arch arch, int opt_level) {
   if (opt_level < 0 || opt_level > 3)
     throw std::invalid_argument("opt_level must be 0..3, got " + std::to_string(opt_level));
-  return {"-x",
-          "hip",
-          "--offload-arch=" + std::string(arch_name(arch)),
-          "--offload-device-only",
-          "--no-gpu-bundle-output",
-          "-nogpuinc",
-          "-nogpulib",
-          "-O" + std::to_string(opt_level),
-          "-Wno-unused-command-line-argument"};
+  return {"-x", "hip", "--offload-arch=" + std::string(arch_name(arch)), "--offload-device-only",
+          "--no-gpu-bundle-output", "-nogpuinc", "-nogpulib", "-O" + std::to_string(opt_level),
+          // The compilation-unit id is a hash of the (temporary) source path by default:
+          // without this the same source would give different code objects each time.
+          "-fuse-cuid=none", "-Wno-unused-command-line-argument"};
 }
 
 } // namespace

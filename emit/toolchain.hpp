@@ -29,8 +29,9 @@ struct HipCompileOutputs {
 
 // HIP source -> loadable code object with
 //   clang++-22 -x hip --offload-arch=<arch> --offload-device-only --no-gpu-bundle-output
-//              -nogpuinc -nogpulib -O<opt_level> -c
-// run in a fresh temporary directory. Throws std::runtime_error carrying clang's stderr.
+//              -nogpuinc -nogpulib -O<opt_level> -fuse-cuid=none -c
+// run in a fresh temporary directory (the same source always gives the same bytes). Throws
+// std::runtime_error carrying clang's stderr.
 HipCompileOutputs compile_hip_source(std::string_view source, Arch arch, int opt_level,
                                      bool want_llvm_ir = false, bool want_assembly = false);
 

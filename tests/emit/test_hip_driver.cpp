@@ -87,6 +87,12 @@ TEST_CASE("hip driver: vector add compiles to a gfx12 code object for both arche
   }
 }
 
+TEST_CASE("hip driver: the same source gives the same code object bytes every time") {
+  const auto a = compile_hip_source(hip(kVectorAdd), Arch::gfx1201, 3).code_object;
+  const auto b = compile_hip_source(hip(kVectorAdd), Arch::gfx1201, 3).code_object;
+  CHECK(a == b); // each compile runs in a different temporary directory
+}
+
 TEST_CASE("hip driver: the resource report sees static LDS and scratch") {
   const auto lds =
       read_code_object_metadata(compile_hip_source(hip(kLdsReverse), Arch::gfx1201, 3).code_object);
