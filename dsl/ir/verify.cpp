@@ -455,7 +455,8 @@ private:
       return conv + ": stochastic rounding is only for e4m3 / e5m2 results";
     if (from.is_fp8() && to.kind() != TypeKind::f32)
       return conv + ": fp8 values convert to f32 only";
-    if (a.saturate && !(to.is_float() && from.is_float()))
+    if (a.saturate &&
+        !(from.is_float() && (to.kind() == TypeKind::f16 || to.kind() == TypeKind::bf16)))
       return conv + ": saturate applies to float -> f16 / bf16 / fp8 conversions only";
     if (to.is_int() && a.rounding != Rounding::rtz)
       return conv + ": float -> int conversions round toward zero: use rounding rtz (got " + rnd +
