@@ -48,8 +48,8 @@ public:
   virtual KernelHandle get_kernel(ModuleHandle module, std::string_view name) = 0;
   // grid = workgroups per dimension (as hipModuleLaunchKernel), block = work-items per
   // workgroup; kernargs are the explicit argument bytes (see KernelArgs).
-  virtual void launch(KernelHandle kernel, Dim3 grid, Dim3 block,
-                      std::span<const uint8_t> kernargs, uint32_t dynamic_lds = 0) = 0;
+  virtual void launch(KernelHandle kernel, Dim3 grid, Dim3 block, std::span<const uint8_t> kernargs,
+                      uint32_t dynamic_lds = 0) = 0;
   virtual void synchronize() = 0;
 };
 

@@ -33,7 +33,8 @@ void EmuDevice::free(DevicePtr ptr) {
 void EmuDevice::copy_to_device(DevicePtr dst, const void* src, size_t bytes) {
   if (bytes && !memory_.find(dst, bytes))
     throw DeviceError(fmt::format("Device::copy_to_device: [0x{:x}, +{}) is not inside one "
-                                  "allocation ({})", dst, bytes, memory_.describe_near(dst)));
+                                  "allocation ({})",
+                                  dst, bytes, memory_.describe_near(dst)));
   if (bytes)
     std::memcpy(reinterpret_cast<void*>(dst), src, bytes);
 }
@@ -41,7 +42,8 @@ void EmuDevice::copy_to_device(DevicePtr dst, const void* src, size_t bytes) {
 void EmuDevice::copy_to_host(void* dst, DevicePtr src, size_t bytes) {
   if (bytes && !memory_.find(src, bytes))
     throw DeviceError(fmt::format("Device::copy_to_host: [0x{:x}, +{}) is not inside one "
-                                  "allocation ({})", src, bytes, memory_.describe_near(src)));
+                                  "allocation ({})",
+                                  src, bytes, memory_.describe_near(src)));
   if (bytes)
     std::memcpy(dst, reinterpret_cast<const void*>(src), bytes);
 }

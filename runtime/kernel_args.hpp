@@ -13,8 +13,7 @@ namespace tw::runtime {
 class KernelArgs {
 public:
   template <class T>
-    requires std::is_trivially_copyable_v<T>
-  KernelArgs& add(const T& v, size_t align = alignof(T)) {
+  requires std::is_trivially_copyable_v<T> KernelArgs& add(const T& v, size_t align = alignof(T)) {
     const size_t off = (bytes_.size() + align - 1) / align * align;
     bytes_.resize(off + sizeof(T), 0);
     std::memcpy(bytes_.data() + off, &v, sizeof(T));

@@ -56,11 +56,11 @@ void decode_descriptor(KernelInfo& k) {
   k.wave32 = p & (1u << 10);
   k.uses_dynamic_stack = p & (1u << 11);
   if (!k.wave32)
-    throw EmuError(fmt::format("code object: kernel '{}' is wave64; the emulator runs wave32 only",
-                               k.name));
+    throw EmuError(
+        fmt::format("code object: kernel '{}' is wave64; the emulator runs wave32 only", k.name));
   if (bits(d.kernarg_preload, 0, 7) != 0)
-    throw EmuError(fmt::format("code object: kernel '{}' uses kernarg preloading (not on gfx12)",
-                               k.name));
+    throw EmuError(
+        fmt::format("code object: kernel '{}' uses kernarg preloading (not on gfx12)", k.name));
 }
 
 std::string str_of(llvm::msgpack::DocNode n) {
@@ -68,9 +68,12 @@ std::string str_of(llvm::msgpack::DocNode n) {
 }
 uint32_t u32_of(llvm::msgpack::DocNode n) {
   switch (n.getKind()) {
-  case llvm::msgpack::Type::UInt: return static_cast<uint32_t>(n.getUInt());
-  case llvm::msgpack::Type::Int: return static_cast<uint32_t>(n.getInt());
-  default: return 0;
+  case llvm::msgpack::Type::UInt:
+    return static_cast<uint32_t>(n.getUInt());
+  case llvm::msgpack::Type::Int:
+    return static_cast<uint32_t>(n.getInt());
+  default:
+    return 0;
   }
 }
 
@@ -131,10 +134,15 @@ Metadata parse_metadata(llvm::StringRef blob) {
 
 } // namespace
 
-CodeObject::~CodeObject() { std::free(image_); }
+CodeObject::~CodeObject() {
+  std::free(image_);
+}
 
 std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
-  if (bytes.size() < 64 || std::memcmp(bytes.data(), "\x7f" "ELF", 4) != 0)
+  if (bytes.size() < 64 || std::memcmp(bytes.data(),
+                                       "\x7f"
+                                       "ELF",
+                                       4) != 0)
     throw EmuError("code object: not an ELF file (an offload bundle? compile with "
                    "--no-gpu-bundle-output)");
   llvm::StringRef data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -146,8 +154,8 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
   const int abi = hdr.e_ident[llvm::ELF::EI_ABIVERSION];
   co->version_ = abi + 2; // ELFABIVERSION_AMDGPU_HSA_V5 = 3, V6 = 4
   if (co->version_ < 5 || co->version_ > 6)
-    throw EmuError(fmt::format("code object: version {} is not supported (need v5 or v6)",
-                               co->version_));
+    throw EmuError(
+        fmt::format("code object: version {} is not supported (need v5 or v6)", co->version_));
 
   // Segments -> image.
   auto phdrs = unwrap(elf.program_headers(), "program headers");
@@ -156,7 +164,8 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
     if (ph.p_type == llvm::ELF::PT_LOAD)
       end = std::max<uint64_t>(end, ph.p_vaddr + ph.p_memsz);
   co->image_size_ = (end + 4095) & ~uint64_t(4095);
-  co->image_ = static_cast<uint8_t*>(std::aligned_alloc(4096, std::max<size_t>(co->image_size_, 4096)));
+  co->image_ =
+      static_cast<uint8_t*>(std::aligned_alloc(4096, std::max<size_t>(co->image_size_, 4096)));
   std::memset(co->image_, 0, co->image_size_);
   for (const auto& ph : phdrs) {
     if (ph.p_type != llvm::ELF::PT_LOAD)
@@ -187,7 +196,8 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
       for (const auto& note : elf.notes(sec, err)) {
         if (note.getName() == "AMDGPU" && note.getType() == llvm::ELF::NT_AMDGPU_METADATA) {
           auto desc = note.getDesc(sec.sh_addralign);
-          md = parse_metadata(llvm::StringRef(reinterpret_cast<const char*>(desc.data()), desc.size()));
+          md = parse_metadata(
+              llvm::StringRef(reinterpret_cast<const char*>(desc.data()), desc.size()));
         }
       }
       if (err)
@@ -249,7 +259,8 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
     co->target_ = "gfx1201";
   if (co->target_.rfind("gfx12", 0) != 0)
     throw EmuError(fmt::format("code object: target '{}' is not gfx12 (the emulator runs "
-                               "gfx1200 / gfx1201 code)", co->target_));
+                               "gfx1200 / gfx1201 code)",
+                               co->target_));
 
   // Kernels: metadata + descriptor symbol "<name>.kd".
   for (size_t i = 0; i < md.kernels.size(); ++i) {
@@ -260,12 +271,13 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
       if (s.name == kd_name)
         kd = &s;
     if (!kd)
-      throw EmuError(fmt::format("code object: kernel '{}' has no descriptor symbol '{}'",
-                                 k.name, kd_name));
+      throw EmuError(
+          fmt::format("code object: kernel '{}' has no descriptor symbol '{}'", k.name, kd_name));
     if (kd->value + sizeof(k.kd) > co->image_size_)
       throw EmuError(fmt::format("code object: descriptor of '{}' lies outside the image", k.name));
     std::memcpy(&k.kd, co->image_ + kd->value, sizeof(k.kd));
     k.descriptor_address = base + kd->value;
+    k.image_base = base;
     k.entry = k.descriptor_address + static_cast<uint64_t>(k.kd.kernel_code_entry_byte_offset);
     if (k.kernarg_size == 0)
       k.kernarg_size = k.kd.kernarg_size;
@@ -273,8 +285,8 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
     co->kernels_.push_back(std::move(k));
   }
 
-  co->program_ = decode_text(co->image_ + (co->text_begin_ - base), co->text_size_,
-                             co->text_begin_, co->target_);
+  co->program_ = decode_text(co->image_ + (co->text_begin_ - base), co->text_size_, co->text_begin_,
+                             co->target_);
   co->index_.assign((co->text_size_ + 3) / 4, -1);
   for (size_t i = 0; i < co->program_.size(); ++i)
     co->index_[(co->program_[i].pc - co->text_begin_) >> 2] = static_cast<int32_t>(i);

@@ -25,6 +25,8 @@ struct KernelInfo {
   std::string name;
   uint64_t descriptor_address = 0; // in the loaded image
   uint64_t entry = 0;              // address of the first instruction
+  uint64_t image_base = 0;         // load address of the code object (pc - image_base =
+                                   // the address llvm-objdump prints)
   llvm::amdhsa::kernel_descriptor_t kd{};
   // Decoded descriptor fields.
   uint32_t group_segment_size = 0;   // static LDS bytes
@@ -36,12 +38,12 @@ struct KernelInfo {
        sgpr_private_segment_size = false;
   bool sgpr_workgroup_id[3] = {false, false, false};
   bool sgpr_workgroup_info = false;
-  bool private_segment = false;  // ENABLE_PRIVATE_SEGMENT
-  int workitem_id_dims = 1;      // ENABLE_VGPR_WORKITEM_ID + 1
+  bool private_segment = false; // ENABLE_PRIVATE_SEGMENT
+  int workitem_id_dims = 1;     // ENABLE_VGPR_WORKITEM_ID + 1
   bool wave32 = true;
   bool uses_dynamic_stack = false;
-  uint32_t vgpr_granules = 0;    // GRANULATED_WORKITEM_VGPR_COUNT
-  uint32_t initial_mode = 0;     // MODE register value from the FLOAT_* fields
+  uint32_t vgpr_granules = 0; // GRANULATED_WORKITEM_VGPR_COUNT
+  uint32_t initial_mode = 0;  // MODE register value from the FLOAT_* fields
   // Metadata (0 when absent).
   uint32_t metadata_vgpr_count = 0, metadata_sgpr_count = 0, max_flat_workgroup_size = 0;
   uint32_t wavefront_size = 32;

@@ -33,14 +33,14 @@ inline constexpr unsigned kFileSize = 128;
 } // namespace sreg
 
 enum class OperandKind : uint8_t {
-  Sgpr,      // scalar register(s): `reg` in the numbering above, `count` dwords
-  Vgpr,      // vector register(s) v[reg .. reg+count-1]
-  Scc,       // scc as an explicit operand
-  Imm,       // integer: inline constant (decimal syntax) or literal (hex syntax)
-  FloatImm,  // inline float constant (0.5, -4.0, 1/(2*pi)...): value in `fvalue`
-  Special,   // src_shared_base, src_private_base, src_execz... : name in `text`
-  Off,       // "off": absent address/saddr operand of VMEM instructions
-  Text,      // anything else the printer writes (hwreg(...), swizzle(...), labels...)
+  Sgpr,     // scalar register(s): `reg` in the numbering above, `count` dwords
+  Vgpr,     // vector register(s) v[reg .. reg+count-1]
+  Scc,      // scc as an explicit operand
+  Imm,      // integer: inline constant (decimal syntax) or literal (hex syntax)
+  FloatImm, // inline float constant (0.5, -4.0, 1/(2*pi)...): value in `fvalue`
+  Special,  // src_shared_base, src_private_base, src_execz... : name in `text`
+  Off,      // "off": absent address/saddr operand of VMEM instructions
+  Text,     // anything else the printer writes (hwreg(...), swizzle(...), labels...)
 };
 
 struct Operand {
@@ -70,35 +70,35 @@ enum class InstrClass : uint8_t { Salu, Smem, Valu, Vmem, Lds, Wmma, Branch, Wai
 // raw "name:value" pairs are kept in `other` for anything not listed here.
 struct Modifiers {
   bool clamp = false;
-  std::array<uint8_t, 4> op_sel{};    // op_sel:[a,b,c(,d)]
+  std::array<uint8_t, 4> op_sel{};              // op_sel:[a,b,c(,d)]
   std::array<uint8_t, 4> op_sel_hi{1, 1, 1, 1}; // VOP3P default: high halves from high
   bool has_op_sel_hi = false;
   std::array<uint8_t, 3> neg_lo{};
   std::array<uint8_t, 3> neg_hi{};
   int index_key = 0;
-  int omod_mul = 1, omod_div = 1;     // mul:2 / mul:4 / div:2
+  int omod_mul = 1, omod_div = 1; // mul:2 / mul:4 / div:2
   // DPP (16-lane rows)
   std::optional<std::array<uint8_t, 4>> quad_perm;
   std::optional<std::array<uint8_t, 8>> dpp8;
-  std::string dpp_ctrl;               // "row_shl", "row_shr", "row_ror", "row_mirror",
-  int dpp_ctrl_value = 0;             // "row_half_mirror", "row_share", "row_xmask", ...
+  std::string dpp_ctrl;   // "row_shl", "row_shr", "row_ror", "row_mirror",
+  int dpp_ctrl_value = 0; // "row_half_mirror", "row_share", "row_xmask", ...
   int row_mask = 0xf, bank_mask = 0xf;
   bool bound_ctrl = false, fi = false;
   // memory
-  int64_t offset = 0;                 // offset:N (signed)
-  int offset0 = 0, offset1 = 0;       // ds_*_2addr
+  int64_t offset = 0;           // offset:N (signed)
+  int offset0 = 0, offset1 = 0; // ds_*_2addr
   bool offen = false, idxen = false, lds = false, tfe = false;
-  std::string th, scope;              // th:TH_..., scope:SCOPE_...
+  std::string th, scope; // th:TH_..., scope:SCOPE_...
   std::vector<std::pair<std::string, std::string>> other;
 };
 
 struct DecodedInstr {
-  uint64_t pc = 0;          // virtual address of the instruction in the code object
-  uint32_t size = 0;        // in bytes (4, 8 or 12 on gfx12, +4 with a literal)
-  llvm::MCInst mc;          // as decoded
-  std::string opcode_name;  // MCInstrInfo::getName, e.g. GLOBAL_LOAD_DWORDX4_SADDR_gfx12
-  std::string asm_text;     // the printed instruction, e.g. "v_add_f32_e32 v1, v2, v3"
-  std::string mnemonic;     // without encoding suffix, e.g. "v_add_f32"; VOPD: "v_dual"
+  uint64_t pc = 0;         // virtual address of the instruction in the code object
+  uint32_t size = 0;       // in bytes (4, 8 or 12 on gfx12, +4 with a literal)
+  llvm::MCInst mc;         // as decoded
+  std::string opcode_name; // MCInstrInfo::getName, e.g. GLOBAL_LOAD_DWORDX4_SADDR_gfx12
+  std::string asm_text;    // the printed instruction, e.g. "v_add_f32_e32 v1, v2, v3"
+  std::string mnemonic;    // without encoding suffix, e.g. "v_add_f32"; VOPD: "v_dual"
   Encoding encoding = Encoding::Default;
   InstrClass cls = InstrClass::Other;
   std::vector<Operand> ops; // in printed order (destinations first)

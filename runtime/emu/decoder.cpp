@@ -34,7 +34,9 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool starts_with(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
 
 std::optional<int64_t> parse_int(std::string_view s) {
   bool neg = false;
@@ -111,14 +113,22 @@ Operand parse_operand(std::string_view text) {
     return set_sreg(sreg::kTtmp0 + first, count);
   if (parse_reg_range(s, "s", first, count))
     return set_sreg(first, count);
-  if (s == "vcc_lo") return set_sreg(sreg::kVccLo, 1);
-  if (s == "vcc_hi") return set_sreg(sreg::kVccHi, 1);
-  if (s == "vcc") return set_sreg(sreg::kVccLo, 2);
-  if (s == "exec_lo") return set_sreg(sreg::kExecLo, 1);
-  if (s == "exec_hi") return set_sreg(sreg::kExecHi, 1);
-  if (s == "exec") return set_sreg(sreg::kExecLo, 2);
-  if (s == "m0") return set_sreg(sreg::kM0, 1);
-  if (s == "null") return set_sreg(sreg::kNull, 1);
+  if (s == "vcc_lo")
+    return set_sreg(sreg::kVccLo, 1);
+  if (s == "vcc_hi")
+    return set_sreg(sreg::kVccHi, 1);
+  if (s == "vcc")
+    return set_sreg(sreg::kVccLo, 2);
+  if (s == "exec_lo")
+    return set_sreg(sreg::kExecLo, 1);
+  if (s == "exec_hi")
+    return set_sreg(sreg::kExecHi, 1);
+  if (s == "exec")
+    return set_sreg(sreg::kExecLo, 2);
+  if (s == "m0")
+    return set_sreg(sreg::kM0, 1);
+  if (s == "null")
+    return set_sreg(sreg::kNull, 1);
   if (s == "scc" || s == "src_scc") {
     op.kind = OperandKind::Scc;
     return op;
@@ -268,8 +278,8 @@ InstrClass classify(std::string_view m) {
   if (starts_with(m, "s_wait") || m == "s_nop" || m == "s_delay_alu" || m == "s_clause" ||
       starts_with(m, "s_barrier") || m == "s_sleep" || m == "s_waitcnt")
     return InstrClass::Wait;
-  if (m == "s_branch" || starts_with(m, "s_cbranch") || m == "s_setpc_b64" ||
-      m == "s_swappc_b64" || m == "s_call_b64")
+  if (m == "s_branch" || starts_with(m, "s_cbranch") || m == "s_setpc_b64" || m == "s_swappc_b64" ||
+      m == "s_call_b64")
     return InstrClass::Branch;
   if (starts_with(m, "s_load") || starts_with(m, "s_buffer_load") || starts_with(m, "s_prefetch") ||
       starts_with(m, "s_dcache"))
@@ -284,8 +294,10 @@ void split_mnemonic(std::string_view printed, DecodedInstr& out) {
     std::string_view text;
     Encoding enc;
   };
-  static constexpr Suffix suffixes[] = {{"_e64_dpp", Encoding::E64Dpp}, {"_e32", Encoding::E32},
-                                        {"_e64", Encoding::E64},        {"_dpp", Encoding::Dpp},
+  static constexpr Suffix suffixes[] = {{"_e64_dpp", Encoding::E64Dpp},
+                                        {"_e32", Encoding::E32},
+                                        {"_e64", Encoding::E64},
+                                        {"_dpp", Encoding::Dpp},
                                         {"_sdwa", Encoding::Sdwa}};
   out.encoding = Encoding::Default;
   for (const auto& s : suffixes) {
@@ -317,13 +329,20 @@ void parse_one(std::string_view text, DecodedInstr& out) {
     if (named)
       apply_modifier(out.mods, tok.substr(0, colon), tok.substr(colon + 1));
     else if (is_modifier_flag(tok)) {
-      if (tok == "clamp") out.mods.clamp = true;
-      else if (tok == "offen") out.mods.offen = true;
-      else if (tok == "idxen") out.mods.idxen = true;
-      else if (tok == "lds") out.mods.lds = true;
-      else if (tok == "tfe") out.mods.tfe = true;
-      else if (tok == "row_mirror" || tok == "row_half_mirror") out.mods.dpp_ctrl = std::string(tok);
-      else out.mods.other.emplace_back(tok, "");
+      if (tok == "clamp")
+        out.mods.clamp = true;
+      else if (tok == "offen")
+        out.mods.offen = true;
+      else if (tok == "idxen")
+        out.mods.idxen = true;
+      else if (tok == "lds")
+        out.mods.lds = true;
+      else if (tok == "tfe")
+        out.mods.tfe = true;
+      else if (tok == "row_mirror" || tok == "row_half_mirror")
+        out.mods.dpp_ctrl = std::string(tok);
+      else
+        out.mods.other.emplace_back(tok, "");
     } else
       out.ops.push_back(parse_operand(tok));
   }
@@ -360,7 +379,8 @@ struct LlvmMc {
       throw EmuError("emulator: cannot create the AMDGPU MC objects for " + std::string(cpu));
     ctx = std::make_unique<llvm::MCContext>(triple, mai.get(), mri.get(), sti.get());
     disasm.reset(target->createMCDisassembler(*sti, *ctx));
-    printer.reset(target->createMCInstPrinter(triple, mai->getAssemblerDialect(), *mai, *mii, *mri));
+    printer.reset(
+        target->createMCInstPrinter(triple, mai->getAssemblerDialect(), *mai, *mii, *mri));
     if (!disasm || !printer)
       throw EmuError("emulator: cannot create the AMDGPU disassembler / printer");
   }
@@ -418,8 +438,8 @@ std::vector<DecodedInstr> decode_text(const uint8_t* bytes, size_t size, uint64_
     DecodedInstr d;
     d.pc = text_address + off;
     uint64_t len = 0;
-    auto status = mc.disasm->getInstruction(d.mc, len, llvm::ArrayRef<uint8_t>(bytes + off, size - off),
-                                            d.pc, llvm::nulls());
+    auto status = mc.disasm->getInstruction(
+        d.mc, len, llvm::ArrayRef<uint8_t>(bytes + off, size - off), d.pc, llvm::nulls());
     if (status != llvm::MCDisassembler::Success || len == 0) {
       d.size = 4;
       d.asm_text = "<undecodable>";

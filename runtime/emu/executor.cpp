@@ -18,8 +18,8 @@ namespace tw::emu {
 
 void WaveContext::fail(const DecodedInstr& in, std::string_view what) const {
   throw EmuError(fmt::format("{} at pc 0x{:x} in kernel {} (workgroup ({},{},{}), wave {}): {}",
-                             what, in.pc, kernel.name, group.id[0], group.id[1], group.id[2],
-                             wave.wave_id, in.asm_text));
+                             what, in.pc - kernel.image_base, kernel.name, group.id[0], group.id[1],
+                             group.id[2], wave.wave_id, in.asm_text));
 }
 
 bool memcheck_default() {
@@ -100,11 +100,29 @@ struct TraceState {
   std::vector<std::array<uint32_t, kWaveSize>> vgpr;
 };
 
-void trace_after(TraceState& t, const WaveState& w, const DecodedInstr& in) {
-  std::string line = fmt::format("0x{:x}: {}", in.pc, in.asm_text);
+std::string sreg_name(unsigned r) {
+  if (r < sreg::kNumSgprs)
+    return fmt::format("s{}", r);
+  if (r == sreg::kVccLo)
+    return "vcc_lo";
+  if (r == sreg::kVccHi)
+    return "vcc_hi";
+  if (r >= sreg::kTtmp0 && r < sreg::kTtmp0 + 16)
+    return fmt::format("ttmp{}", r - sreg::kTtmp0);
+  if (r == sreg::kM0)
+    return "m0";
+  if (r == sreg::kExecLo)
+    return "exec_lo";
+  if (r == sreg::kExecHi)
+    return "exec_hi";
+  return fmt::format("sreg{}", r);
+}
+
+void trace_after(TraceState& t, const WaveState& w, const DecodedInstr& in, uint64_t base) {
+  std::string line = fmt::format("0x{:x}: {}", in.pc - base, in.asm_text);
   for (unsigned r = 0; r < sreg::kFileSize; ++r)
     if (w.sgpr[r] != t.sgpr[r])
-      line += fmt::format("\n    sgpr[{}] = 0x{:08x}", r, w.sgpr[r]);
+      line += fmt::format("\n    {} = 0x{:08x}", sreg_name(r), w.sgpr[r]);
   if (w.scc != t.scc)
     line += fmt::format("\n    scc = {}", int(w.scc));
   for (int r = 0; r < kMaxVgprs; ++r) {
@@ -130,13 +148,13 @@ WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed, Tra
     if (!in)
       throw EmuError(fmt::format("pc 0x{:x} is not an instruction of the code object in kernel {} "
                                  "(workgroup ({},{},{}), wave {})",
-                                 w.pc, L.k.name, c.group.id[0], c.group.id[1], c.group.id[2],
-                                 w.wave_id));
+                                 w.pc - L.k.image_base, L.k.name, c.group.id[0], c.group.id[1],
+                                 c.group.id[2], w.wave_id));
     w.pc = in->pc + in->size;
     ++c.stats.instructions[static_cast<size_t>(in->cls)];
     in->handler(c, *in);
     if (trace)
-      trace_after(*trace, w, *in);
+      trace_after(*trace, w, *in, L.k.image_base);
     if (++executed > limit)
       c.fail(*in, fmt::format("wave executed more than {} instructions (endless loop?)", limit));
     if (w.ended)
@@ -206,7 +224,8 @@ void fill_hidden_args(const KernelInfo& k, const LaunchConfig& cfg, std::vector<
         put(a, 0);
     }
     if (kind == "hidden_grid_dims")
-      put(a, cfg.grid[2] > 1 || cfg.block[2] > 1 ? 3 : (cfg.grid[1] > 1 || cfg.block[1] > 1 ? 2 : 1));
+      put(a,
+          cfg.grid[2] > 1 || cfg.block[2] > 1 ? 3 : (cfg.grid[1] > 1 || cfg.block[1] > 1 ? 2 : 1));
     else if (kind == "hidden_dynamic_lds_size")
       put(a, cfg.dynamic_lds);
   }
@@ -238,8 +257,8 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
                                b[0], b[1], b[2]));
   if (k.max_flat_workgroup_size && threads > k.max_flat_workgroup_size)
     throw EmuError(fmt::format("launch of {}: block of {} work-items exceeds the kernel's "
-                               ".max_flat_workgroup_size {}", k.name, threads,
-                               k.max_flat_workgroup_size));
+                               ".max_flat_workgroup_size {}",
+                               k.name, threads, k.max_flat_workgroup_size));
   if (b[0] > 1023 || b[1] > 1023 || b[2] > 1023)
     throw EmuError(fmt::format("launch of {}: each block dimension must be < 1024", k.name));
   if (cfg.grid[0] == 0 || cfg.grid[1] == 0 || cfg.grid[2] == 0 || cfg.grid[1] > 65535 ||
@@ -310,9 +329,10 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
         const uint64_t i = next.fetch_add(1);
         if (i >= total)
           break;
-        std::array<uint32_t, 3> id{static_cast<uint32_t>(i % cfg.grid[0]),
-                                   static_cast<uint32_t>((i / cfg.grid[0]) % cfg.grid[1]),
-                                   static_cast<uint32_t>(i / (uint64_t(cfg.grid[0]) * cfg.grid[1]))};
+        std::array<uint32_t, 3> id{
+            static_cast<uint32_t>(i % cfg.grid[0]),
+            static_cast<uint32_t>((i / cfg.grid[0]) % cfg.grid[1]),
+            static_cast<uint32_t>(i / (uint64_t(cfg.grid[0]) * cfg.grid[1]))};
         run_workgroup(L, id, g, waves, stats);
       }
     } catch (...) {

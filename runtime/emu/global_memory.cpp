@@ -64,8 +64,8 @@ std::string GlobalMemory::describe_near(uint64_t addr) const {
   if (it != regions_.begin()) {
     auto prev = std::prev(it);
     const Region& r = prev->second;
-    s += fmt::format("'{}' [0x{:x}, 0x{:x}) ends {} bytes before", r.label, r.base,
-                     r.base + r.size, addr >= r.base + r.size ? addr - (r.base + r.size) : 0);
+    s += fmt::format("'{}' [0x{:x}, 0x{:x}) ends {} bytes before", r.label, r.base, r.base + r.size,
+                     addr >= r.base + r.size ? addr - (r.base + r.size) : 0);
   }
   if (it != regions_.end()) {
     const Region& r = it->second;

@@ -24,7 +24,7 @@ struct LaunchConfig {
   std::vector<uint8_t> kernargs;          // explicit arguments (hidden ones are filled in)
   uint32_t dynamic_lds = 0;               // bytes of LDS beyond the static group segment
   bool memcheck = true;
-  unsigned threads = 0;                   // 0: one per hardware thread
+  unsigned threads = 0;                             // 0: one per hardware thread
   uint64_t max_instructions_per_wave = 200'000'000; // watchdog against endless loops
   TraceConfig trace;
 };

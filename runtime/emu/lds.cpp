@@ -8,35 +8,69 @@
 namespace tw::emu {
 namespace {
 
-enum class DsLoad { B32, B64, B96, B128, U8, I8, U16, I16, U8D16, I8D16, U16D16, U8D16Hi, I8D16Hi, U16D16Hi };
+enum class DsLoad {
+  B32,
+  B64,
+  B96,
+  B128,
+  U8,
+  I8,
+  U16,
+  I16,
+  U8D16,
+  I8D16,
+  U16D16,
+  U8D16Hi,
+  I8D16Hi,
+  U16D16Hi
+};
 enum class DsStore { B8, B16, B32, B64, B96, B128, B8D16Hi, B16D16Hi };
 
 constexpr uint32_t load_bytes(DsLoad k) {
   switch (k) {
-  case DsLoad::B32: return 4;
-  case DsLoad::B64: return 8;
-  case DsLoad::B96: return 12;
-  case DsLoad::B128: return 16;
-  case DsLoad::U8: case DsLoad::I8: case DsLoad::U8D16: case DsLoad::I8D16: case DsLoad::U8D16Hi:
-  case DsLoad::I8D16Hi: return 1;
-  default: return 2;
+  case DsLoad::B32:
+    return 4;
+  case DsLoad::B64:
+    return 8;
+  case DsLoad::B96:
+    return 12;
+  case DsLoad::B128:
+    return 16;
+  case DsLoad::U8:
+  case DsLoad::I8:
+  case DsLoad::U8D16:
+  case DsLoad::I8D16:
+  case DsLoad::U8D16Hi:
+  case DsLoad::I8D16Hi:
+    return 1;
+  default:
+    return 2;
   }
 }
 constexpr uint32_t store_bytes(DsStore k) {
   switch (k) {
-  case DsStore::B8: case DsStore::B8D16Hi: return 1;
-  case DsStore::B16: case DsStore::B16D16Hi: return 2;
-  case DsStore::B32: return 4;
-  case DsStore::B64: return 8;
-  case DsStore::B96: return 12;
-  case DsStore::B128: return 16;
+  case DsStore::B8:
+  case DsStore::B8D16Hi:
+    return 1;
+  case DsStore::B16:
+  case DsStore::B16D16Hi:
+    return 2;
+  case DsStore::B32:
+    return 4;
+  case DsStore::B64:
+    return 8;
+  case DsStore::B96:
+    return 12;
+  case DsStore::B128:
+    return 16;
   }
   return 4;
 }
 
 uint64_t ds_addr(const WaveState& w, const DecodedInstr& in, int addr_op, int lane) {
   // LDS addresses are 32-bit: a negative base plus a positive offset wraps.
-  return static_cast<uint32_t>(w.read32(in.op(addr_op), lane) + static_cast<uint32_t>(in.mods.offset));
+  return static_cast<uint32_t>(w.read32(in.op(addr_op), lane) +
+                               static_cast<uint32_t>(in.mods.offset));
 }
 
 template <DsLoad K>
@@ -57,13 +91,28 @@ void ds_load(WaveContext& c, const DecodedInstr& in) {
       const uint32_t old = w.read32(in.op(0), lane);
       uint32_t v = raw;
       switch (K) {
-      case DsLoad::I8: v = uint32_t(int32_t(int8_t(raw))); break;
-      case DsLoad::I16: v = uint32_t(int32_t(int16_t(raw))); break;
-      case DsLoad::U8D16: case DsLoad::U16D16: v = (old & 0xffff0000u) | raw; break;
-      case DsLoad::I8D16: v = (old & 0xffff0000u) | (uint32_t(int32_t(int8_t(raw))) & 0xffff); break;
-      case DsLoad::U8D16Hi: case DsLoad::U16D16Hi: v = (old & 0xffffu) | (raw << 16); break;
-      case DsLoad::I8D16Hi: v = (old & 0xffffu) | (uint32_t(int32_t(int8_t(raw))) << 16); break;
-      default: break;
+      case DsLoad::I8:
+        v = uint32_t(int32_t(int8_t(raw)));
+        break;
+      case DsLoad::I16:
+        v = uint32_t(int32_t(int16_t(raw)));
+        break;
+      case DsLoad::U8D16:
+      case DsLoad::U16D16:
+        v = (old & 0xffff0000u) | raw;
+        break;
+      case DsLoad::I8D16:
+        v = (old & 0xffff0000u) | (uint32_t(int32_t(int8_t(raw))) & 0xffff);
+        break;
+      case DsLoad::U8D16Hi:
+      case DsLoad::U16D16Hi:
+        v = (old & 0xffffu) | (raw << 16);
+        break;
+      case DsLoad::I8D16Hi:
+        v = (old & 0xffffu) | (uint32_t(int32_t(int8_t(raw))) << 16);
+        break;
+      default:
+        break;
       }
       w.write32(in.op(0), lane, v);
     }
@@ -113,10 +162,14 @@ void ds_store_2addr(WaveContext& c, const DecodedInstr& in) {
   WaveState& w = c.wave;
   w.for_each_active([&](int lane) {
     const uint64_t base = w.read32(in.op(0), lane);
-    uint32_t d0[2] = {w.read_dword(in.op(1), lane, 0), Elem == 8 ? w.read_dword(in.op(1), lane, 1) : 0};
-    uint32_t d1[2] = {w.read_dword(in.op(2), lane, 0), Elem == 8 ? w.read_dword(in.op(2), lane, 1) : 0};
-    lds_write(c, in, lane, static_cast<uint32_t>(base + uint64_t(in.mods.offset0) * Elem * Scale), d0, Elem);
-    lds_write(c, in, lane, static_cast<uint32_t>(base + uint64_t(in.mods.offset1) * Elem * Scale), d1, Elem);
+    uint32_t d0[2] = {w.read_dword(in.op(1), lane, 0),
+                      Elem == 8 ? w.read_dword(in.op(1), lane, 1) : 0};
+    uint32_t d1[2] = {w.read_dword(in.op(2), lane, 0),
+                      Elem == 8 ? w.read_dword(in.op(2), lane, 1) : 0};
+    lds_write(c, in, lane, static_cast<uint32_t>(base + uint64_t(in.mods.offset0) * Elem * Scale),
+              d0, Elem);
+    lds_write(c, in, lane, static_cast<uint32_t>(base + uint64_t(in.mods.offset1) * Elem * Scale),
+              d1, Elem);
   });
 }
 
@@ -194,7 +247,8 @@ void ds_swizzle_b32(WaveContext& c, const DecodedInstr& in) {
   auto source_lane = [&](int l) -> int {
     if (pat & 0x8000) {
       if ((pat & 0xe000) != 0x8000)
-        c.fail(in, fmt::format("ds_swizzle pattern 0x{:x} (rotate / FFT mode) is not supported", pat));
+        c.fail(in,
+               fmt::format("ds_swizzle pattern 0x{:x} (rotate / FFT mode) is not supported", pat));
       return (l & ~3) | static_cast<int>((pat >> (2 * (l & 3))) & 3);
     }
     const int and_mask = pat & 31, or_mask = (pat >> 5) & 31, xor_mask = (pat >> 10) & 31;
@@ -238,12 +292,12 @@ void register_lds_handlers(HandlerTable& t) {
   t.add("ds_store_2addr_b64", ds_store_2addr<8, 1>);
   t.add("ds_store_2addr_stride64_b32", ds_store_2addr<4, 64>);
   t.add("ds_store_2addr_stride64_b64", ds_store_2addr<8, 64>);
-  for (const char* op : {"add_u32", "sub_u32", "rsub_u32", "inc_u32", "dec_u32", "min_i32",
-                         "max_i32", "min_u32", "max_u32", "and_b32", "or_b32", "xor_b32",
-                         "add_f32", "min_num_f32", "max_num_f32", "add_u64", "sub_u64",
-                         "rsub_u64", "inc_u64", "dec_u64", "min_i64", "max_i64", "min_u64",
-                         "max_u64", "and_b64", "or_b64", "xor_b64", "cmpstore_b32",
-                         "cmpstore_b64"}) {
+  for (const char* op :
+       {"add_u32", "sub_u32",     "rsub_u32",    "inc_u32",      "dec_u32",     "min_i32",
+        "max_i32", "min_u32",     "max_u32",     "and_b32",      "or_b32",      "xor_b32",
+        "add_f32", "min_num_f32", "max_num_f32", "add_u64",      "sub_u64",     "rsub_u64",
+        "inc_u64", "dec_u64",     "min_i64",     "max_i64",      "min_u64",     "max_u64",
+        "and_b64", "or_b64",      "xor_b64",     "cmpstore_b32", "cmpstore_b64"}) {
     std::string name(op);
     const auto us = name.rfind('_');
     t.add("ds_" + name, ds_atomic);

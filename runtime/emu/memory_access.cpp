@@ -27,8 +27,8 @@ void global_read(WaveContext& c, const DecodedInstr& in, int lane, uint64_t addr
   c.stats.global_bytes_read += n;
 }
 
-void global_write(WaveContext& c, const DecodedInstr& in, int lane, uint64_t addr,
-                  const void* src, uint32_t n) {
+void global_write(WaveContext& c, const DecodedInstr& in, int lane, uint64_t addr, const void* src,
+                  uint32_t n) {
   if (uint8_t* p = global_ptr(c, in, lane, addr, n, true))
     std::memcpy(p, src, n);
   c.stats.global_bytes_written += n;
@@ -39,11 +39,11 @@ uint8_t* lds_ptr(WaveContext& c, const DecodedInstr& in, int lane, uint64_t addr
   Workgroup& g = c.group;
   if (addr + n > g.lds_size) {
     if (c.memcheck)
-      c.fail(in, fmt::format("memcheck: LDS {} of {} bytes at 0x{:x} (lane {}) is outside the "
-                             "group segment of {} bytes (static {} + dynamic {})",
-                             write ? "write" : "read", n, addr, lane, g.lds_size,
-                             c.kernel.group_segment_size,
-                             g.lds_size - c.kernel.group_segment_size));
+      c.fail(in,
+             fmt::format("memcheck: LDS {} of {} bytes at 0x{:x} (lane {}) is outside the "
+                         "group segment of {} bytes (static {} + dynamic {})",
+                         write ? "write" : "read", n, addr, lane, g.lds_size,
+                         c.kernel.group_segment_size, g.lds_size - c.kernel.group_segment_size));
     return nullptr;
   }
   if (write) {
@@ -122,21 +122,36 @@ T apply_op(WaveContext& c, const DecodedInstr& in, std::string_view op, T old, T
       return out;
     }
   };
-  if (op == "add") return old + data;
-  if (op == "sub") return old - data;
-  if (op == "rsub") return data - old;
-  if (op == "min_i32" || op == "min_i64") return static_cast<T>(std::min<S>(S(old), S(data)));
-  if (op == "max_i32" || op == "max_i64") return static_cast<T>(std::max<S>(S(old), S(data)));
-  if (op == "min_u32" || op == "min_u64") return std::min(old, data);
-  if (op == "max_u32" || op == "max_u64") return std::max(old, data);
-  if (op == "and") return old & data;
-  if (op == "or") return old | data;
-  if (op == "xor") return old ^ data;
-  if (op == "swap" || op == "storexchg") return data;
-  if (op == "cmpswap" || op == "cmpstore") return old == cmp ? data : old;
-  if (op == "inc") return old >= data ? 0 : old + 1;
-  if (op == "dec") return (old == 0 || old > data) ? data : old - 1;
-  if (op == "add_f32" || op == "add_f64") return f_op([](auto a, auto b) { return a + b; });
+  if (op == "add")
+    return old + data;
+  if (op == "sub")
+    return old - data;
+  if (op == "rsub")
+    return data - old;
+  if (op == "min_i32" || op == "min_i64")
+    return static_cast<T>(std::min<S>(S(old), S(data)));
+  if (op == "max_i32" || op == "max_i64")
+    return static_cast<T>(std::max<S>(S(old), S(data)));
+  if (op == "min_u32" || op == "min_u64")
+    return std::min(old, data);
+  if (op == "max_u32" || op == "max_u64")
+    return std::max(old, data);
+  if (op == "and")
+    return old & data;
+  if (op == "or")
+    return old | data;
+  if (op == "xor")
+    return old ^ data;
+  if (op == "swap" || op == "storexchg")
+    return data;
+  if (op == "cmpswap" || op == "cmpstore")
+    return old == cmp ? data : old;
+  if (op == "inc")
+    return old >= data ? 0 : old + 1;
+  if (op == "dec")
+    return (old == 0 || old > data) ? data : old - 1;
+  if (op == "add_f32" || op == "add_f64")
+    return f_op([](auto a, auto b) { return a + b; });
   if (op == "min_num_f32" || op == "min_num_f64")
     return f_op([](auto a, auto b) { return std::fmin(a, b); });
   if (op == "max_num_f32" || op == "max_num_f64")

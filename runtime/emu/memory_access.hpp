@@ -18,8 +18,8 @@ uint8_t* global_ptr(WaveContext& c, const DecodedInstr& in, int lane, uint64_t a
                     bool write);
 void global_read(WaveContext& c, const DecodedInstr& in, int lane, uint64_t addr, void* dst,
                  uint32_t n);
-void global_write(WaveContext& c, const DecodedInstr& in, int lane, uint64_t addr,
-                  const void* src, uint32_t n);
+void global_write(WaveContext& c, const DecodedInstr& in, int lane, uint64_t addr, const void* src,
+                  uint32_t n);
 
 // LDS (byte address within the workgroup's allocation). Reads of bytes never written in
 // this workgroup are memcheck errors.

@@ -18,8 +18,12 @@ struct R64 {
   int scc = -1;
 };
 
-int nz(uint64_t v) { return v != 0; }
-uint32_t sext16(int64_t v) { return static_cast<uint32_t>(static_cast<int32_t>(static_cast<int16_t>(v & 0xffff))); }
+int nz(uint64_t v) {
+  return v != 0;
+}
+uint32_t sext16(int64_t v) {
+  return static_cast<uint32_t>(static_cast<int32_t>(static_cast<int16_t>(v & 0xffff)));
+}
 
 template <auto F>
 void sop2_32(WaveContext& c, const DecodedInstr& in) {
@@ -101,13 +105,18 @@ void wrexec(WaveContext& c, const DecodedInstr& in) {
 }
 
 // ---- float (gfx12 SALU float) -----------------------------------------------------
-float f(uint32_t b) { return std::bit_cast<float>(b); }
-uint32_t b(float x) { return std::bit_cast<uint32_t>(x); }
+float f(uint32_t b) {
+  return std::bit_cast<float>(b);
+}
+uint32_t b(float x) {
+  return std::bit_cast<uint32_t>(x);
+}
 
 template <auto F>
 void sop2_f32(WaveContext& c, const DecodedInstr& in) {
   auto& w = c.wave;
-  w.swrite32(in.op(0), b(F(f(w.sread32(in.op(1), ImmType::F32)), f(w.sread32(in.op(2), ImmType::F32)))));
+  w.swrite32(in.op(0),
+             b(F(f(w.sread32(in.op(1), ImmType::F32)), f(w.sread32(in.op(2), ImmType::F32)))));
 }
 template <auto F>
 void sop1_f32(WaveContext& c, const DecodedInstr& in) {
@@ -126,25 +135,30 @@ void s_fmac_f32(WaveContext& c, const DecodedInstr& in) {
 }
 void s_fmaak_f32(WaveContext& c, const DecodedInstr& in) { // D = S0 * S1 + K
   auto& w = c.wave;
-  w.swrite32(in.op(0), b(std::fma(f(w.sread32(in.op(1), ImmType::F32)),
-                                  f(w.sread32(in.op(2), ImmType::F32)),
-                                  f(w.sread32(in.op(3), ImmType::F32)))));
+  w.swrite32(in.op(0),
+             b(std::fma(f(w.sread32(in.op(1), ImmType::F32)), f(w.sread32(in.op(2), ImmType::F32)),
+                        f(w.sread32(in.op(3), ImmType::F32)))));
 }
 void s_fmamk_f32(WaveContext& c, const DecodedInstr& in) { // D = S0 * K + S1
   auto& w = c.wave;
-  w.swrite32(in.op(0), b(std::fma(f(w.sread32(in.op(1), ImmType::F32)),
-                                  f(w.sread32(in.op(2), ImmType::F32)),
-                                  f(w.sread32(in.op(3), ImmType::F32)))));
+  w.swrite32(in.op(0),
+             b(std::fma(f(w.sread32(in.op(1), ImmType::F32)), f(w.sread32(in.op(2), ImmType::F32)),
+                        f(w.sread32(in.op(3), ImmType::F32)))));
 }
 int32_t cvt_i32(float x) {
-  if (std::isnan(x)) return 0;
-  if (x >= 2147483647.0f) return INT32_MAX;
-  if (x <= -2147483648.0f) return INT32_MIN;
+  if (std::isnan(x))
+    return 0;
+  if (x >= 2147483647.0f)
+    return INT32_MAX;
+  if (x <= -2147483648.0f)
+    return INT32_MIN;
   return static_cast<int32_t>(x);
 }
 uint32_t cvt_u32(float x) {
-  if (std::isnan(x) || x <= 0) return 0;
-  if (x >= 4294967295.0f) return UINT32_MAX;
+  if (std::isnan(x) || x <= 0)
+    return 0;
+  if (x >= 4294967295.0f)
+    return UINT32_MAX;
   return static_cast<uint32_t>(x);
 }
 
@@ -178,7 +192,8 @@ HwReg parse_hwreg(WaveContext& c, const DecodedInstr& in, const Operand& op) {
   HwReg h;
   std::string_view t = op.text;
   auto open = t.find('('), close = t.rfind(')');
-  if (t.substr(0, 5) != "hwreg" || open == std::string_view::npos || close == std::string_view::npos)
+  if (t.substr(0, 5) != "hwreg" || open == std::string_view::npos ||
+      close == std::string_view::npos)
     c.fail(in, "cannot parse the hwreg operand");
   std::string inside(t.substr(open + 1, close - open - 1));
   std::vector<std::string> parts;
@@ -207,8 +222,10 @@ HwReg parse_hwreg(WaveContext& c, const DecodedInstr& in, const Operand& op) {
   return h;
 }
 uint32_t* hwreg_storage(WaveState& w, int id) {
-  if (id == 1) return &w.mode;
-  if (id == 3) return &w.trapsts;
+  if (id == 1)
+    return &w.mode;
+  if (id == 3)
+    return &w.trapsts;
   return nullptr;
 }
 uint32_t field_mask(const HwReg& h) {
@@ -239,8 +256,12 @@ void s_setreg_imm32_b32(WaveContext& c, const DecodedInstr& in) {
 }
 
 // ---- misc ------------------------------------------------------------------------------
-void s_getpc_b64(WaveContext& c, const DecodedInstr& in) { c.wave.swrite64(in.op(0), in.pc + in.size); }
-void s_setpc_b64(WaveContext& c, const DecodedInstr& in) { c.jump(c.wave.sread64(in.op(0))); }
+void s_getpc_b64(WaveContext& c, const DecodedInstr& in) {
+  c.wave.swrite64(in.op(0), in.pc + in.size);
+}
+void s_setpc_b64(WaveContext& c, const DecodedInstr& in) {
+  c.jump(c.wave.sread64(in.op(0)));
+}
 void s_swappc_b64(WaveContext& c, const DecodedInstr& in) {
   const uint64_t target = c.wave.sread64(in.op(1));
   c.wave.swrite64(in.op(0), in.pc + in.size);
@@ -298,19 +319,34 @@ void register_salu_handlers(HandlerTable& t) {
   using i32 = int32_t;
   using i64 = int64_t;
   // SOP2 32-bit
-  t.add("s_add_co_u32", sop2_32<([](u32 a, u32 b, bool) { return R32{a + b, (u64(a) + b) >> 32 != 0}; })>);
+  t.add("s_add_co_u32", sop2_32<([](u32 a, u32 b, bool) {
+          return R32{a + b, (u64(a) + b) >> 32 != 0};
+        })>);
   t.add("s_sub_co_u32", sop2_32<([](u32 a, u32 b, bool) { return R32{a - b, b > a}; })>);
   t.add("s_add_co_i32", sop2_32<([](u32 a, u32 b, bool) {
-    i32 r; bool o = __builtin_add_overflow(i32(a), i32(b), &r); return R32{u32(r), o}; })>);
+          i32 r;
+          bool o = __builtin_add_overflow(i32(a), i32(b), &r);
+          return R32{u32(r), o};
+        })>);
   t.add("s_sub_co_i32", sop2_32<([](u32 a, u32 b, bool) {
-    i32 r; bool o = __builtin_sub_overflow(i32(a), i32(b), &r); return R32{u32(r), o}; })>);
+          i32 r;
+          bool o = __builtin_sub_overflow(i32(a), i32(b), &r);
+          return R32{u32(r), o};
+        })>);
   t.add("s_add_co_ci_u32", sop2_32<([](u32 a, u32 b, bool s) {
-    u64 r = u64(a) + b + s; return R32{u32(r), (r >> 32) != 0}; })>);
+          u64 r = u64(a) + b + s;
+          return R32{u32(r), (r >> 32) != 0};
+        })>);
   t.add("s_sub_co_ci_u32", sop2_32<([](u32 a, u32 b, bool s) {
-    return R32{a - b - s, u64(b) + s > a}; })>);
-  t.add("s_min_i32", sop2_32<([](u32 a, u32 b, bool) { return R32{i32(a) < i32(b) ? a : b, i32(a) < i32(b)}; })>);
+          return R32{a - b - s, u64(b) + s > a};
+        })>);
+  t.add("s_min_i32", sop2_32<([](u32 a, u32 b, bool) {
+          return R32{i32(a) < i32(b) ? a : b, i32(a) < i32(b)};
+        })>);
   t.add("s_min_u32", sop2_32<([](u32 a, u32 b, bool) { return R32{a < b ? a : b, a < b}; })>);
-  t.add("s_max_i32", sop2_32<([](u32 a, u32 b, bool) { return R32{i32(a) > i32(b) ? a : b, i32(a) > i32(b)}; })>);
+  t.add("s_max_i32", sop2_32<([](u32 a, u32 b, bool) {
+          return R32{i32(a) > i32(b) ? a : b, i32(a) > i32(b)};
+        })>);
   t.add("s_max_u32", sop2_32<([](u32 a, u32 b, bool) { return R32{a > b ? a : b, a > b}; })>);
   t.add("s_cselect_b32", sop2_32<([](u32 a, u32 b, bool s) { return R32{s ? a : b}; })>);
   t.add("s_and_b32", sop2_32<([](u32 a, u32 b, bool) { return R32{a & b, nz(a & b)}; })>);
@@ -321,24 +357,63 @@ void register_salu_handlers(HandlerTable& t) {
   t.add("s_xnor_b32", sop2_32<([](u32 a, u32 b, bool) { return R32{~(a ^ b), nz(~(a ^ b))}; })>);
   t.add("s_and_not1_b32", sop2_32<([](u32 a, u32 b, bool) { return R32{a & ~b, nz(a & ~b)}; })>);
   t.add("s_or_not1_b32", sop2_32<([](u32 a, u32 b, bool) { return R32{a | ~b, nz(a | ~b)}; })>);
-  t.add("s_lshl_b32", sop2_32<([](u32 a, u32 b, bool) { u32 r = a << (b & 31); return R32{r, nz(r)}; })>);
-  t.add("s_lshr_b32", sop2_32<([](u32 a, u32 b, bool) { u32 r = a >> (b & 31); return R32{r, nz(r)}; })>);
-  t.add("s_ashr_i32", sop2_32<([](u32 a, u32 b, bool) { u32 r = u32(i32(a) >> (b & 31)); return R32{r, nz(r)}; })>);
-  t.add("s_lshl1_add_u32", sop2_32<([](u32 a, u32 b, bool) { u64 r = (u64(a) << 1) + b; return R32{u32(r), (r >> 32) != 0}; })>);
-  t.add("s_lshl2_add_u32", sop2_32<([](u32 a, u32 b, bool) { u64 r = (u64(a) << 2) + b; return R32{u32(r), (r >> 32) != 0}; })>);
-  t.add("s_lshl3_add_u32", sop2_32<([](u32 a, u32 b, bool) { u64 r = (u64(a) << 3) + b; return R32{u32(r), (r >> 32) != 0}; })>);
-  t.add("s_lshl4_add_u32", sop2_32<([](u32 a, u32 b, bool) { u64 r = (u64(a) << 4) + b; return R32{u32(r), (r >> 32) != 0}; })>);
-  t.add("s_bfm_b32", sop2_32<([](u32 a, u32 b, bool) { return R32{(((a & 31) == 0 ? 0u : (1u << (a & 31)) - 1u) | ((a & 32) ? ~0u : 0u)) << (b & 31)}; })>);
+  t.add("s_lshl_b32", sop2_32<([](u32 a, u32 b, bool) {
+          u32 r = a << (b & 31);
+          return R32{r, nz(r)};
+        })>);
+  t.add("s_lshr_b32", sop2_32<([](u32 a, u32 b, bool) {
+          u32 r = a >> (b & 31);
+          return R32{r, nz(r)};
+        })>);
+  t.add("s_ashr_i32", sop2_32<([](u32 a, u32 b, bool) {
+          u32 r = u32(i32(a) >> (b & 31));
+          return R32{r, nz(r)};
+        })>);
+  t.add("s_lshl1_add_u32", sop2_32<([](u32 a, u32 b, bool) {
+          u64 r = (u64(a) << 1) + b;
+          return R32{u32(r), (r >> 32) != 0};
+        })>);
+  t.add("s_lshl2_add_u32", sop2_32<([](u32 a, u32 b, bool) {
+          u64 r = (u64(a) << 2) + b;
+          return R32{u32(r), (r >> 32) != 0};
+        })>);
+  t.add("s_lshl3_add_u32", sop2_32<([](u32 a, u32 b, bool) {
+          u64 r = (u64(a) << 3) + b;
+          return R32{u32(r), (r >> 32) != 0};
+        })>);
+  t.add("s_lshl4_add_u32", sop2_32<([](u32 a, u32 b, bool) {
+          u64 r = (u64(a) << 4) + b;
+          return R32{u32(r), (r >> 32) != 0};
+        })>);
+  t.add("s_bfm_b32", sop2_32<([](u32 a, u32 b, bool) {
+          return R32{(((a & 31) == 0 ? 0u : (1u << (a & 31)) - 1u) | ((a & 32) ? ~0u : 0u))
+                     << (b & 31)};
+        })>);
   t.add("s_mul_i32", sop2_32<([](u32 a, u32 b, bool) { return R32{a * b}; })>);
   t.add("s_mul_hi_u32", sop2_32<([](u32 a, u32 b, bool) { return R32{u32((u64(a) * b) >> 32)}; })>);
-  t.add("s_mul_hi_i32", sop2_32<([](u32 a, u32 b, bool) { return R32{u32(u64(i64(i32(a)) * i32(b)) >> 32)}; })>);
-  t.add("s_bfe_u32", sop2_32<([](u32 a, u32 b, bool) { u32 r = bfe32(a, b, false); return R32{r, nz(r)}; })>);
-  t.add("s_bfe_i32", sop2_32<([](u32 a, u32 b, bool) { u32 r = bfe32(a, b, true); return R32{r, nz(r)}; })>);
-  t.add("s_absdiff_i32", sop2_32<([](u32 a, u32 b, bool) { i64 d = i64(i32(a)) - i32(b); u32 r = u32(d < 0 ? -d : d); return R32{r, nz(r)}; })>);
-  t.add("s_pack_ll_b32_b16", sop2_32<([](u32 a, u32 b, bool) { return R32{(a & 0xffff) | (b << 16)}; })>);
-  t.add("s_pack_lh_b32_b16", sop2_32<([](u32 a, u32 b, bool) { return R32{(a & 0xffff) | (b & 0xffff0000u)}; })>);
-  t.add("s_pack_hh_b32_b16", sop2_32<([](u32 a, u32 b, bool) { return R32{(a >> 16) | (b & 0xffff0000u)}; })>);
-  t.add("s_pack_hl_b32_b16", sop2_32<([](u32 a, u32 b, bool) { return R32{(a >> 16) | (b << 16)}; })>);
+  t.add("s_mul_hi_i32",
+        sop2_32<([](u32 a, u32 b, bool) { return R32{u32(u64(i64(i32(a)) * i32(b)) >> 32)}; })>);
+  t.add("s_bfe_u32", sop2_32<([](u32 a, u32 b, bool) {
+          u32 r = bfe32(a, b, false);
+          return R32{r, nz(r)};
+        })>);
+  t.add("s_bfe_i32", sop2_32<([](u32 a, u32 b, bool) {
+          u32 r = bfe32(a, b, true);
+          return R32{r, nz(r)};
+        })>);
+  t.add("s_absdiff_i32", sop2_32<([](u32 a, u32 b, bool) {
+          i64 d = i64(i32(a)) - i32(b);
+          u32 r = u32(d < 0 ? -d : d);
+          return R32{r, nz(r)};
+        })>);
+  t.add("s_pack_ll_b32_b16",
+        sop2_32<([](u32 a, u32 b, bool) { return R32{(a & 0xffff) | (b << 16)}; })>);
+  t.add("s_pack_lh_b32_b16",
+        sop2_32<([](u32 a, u32 b, bool) { return R32{(a & 0xffff) | (b & 0xffff0000u)}; })>);
+  t.add("s_pack_hh_b32_b16",
+        sop2_32<([](u32 a, u32 b, bool) { return R32{(a >> 16) | (b & 0xffff0000u)}; })>);
+  t.add("s_pack_hl_b32_b16",
+        sop2_32<([](u32 a, u32 b, bool) { return R32{(a >> 16) | (b << 16)}; })>);
   // SOP2 64-bit
   t.add("s_cselect_b64", sop2_64<([](u64 a, u64 b, bool s) { return R64{s ? a : b}; })>);
   t.add("s_and_b64", sop2_64<([](u64 a, u64 b, bool) { return R64{a & b, nz(a & b)}; })>);
@@ -349,42 +424,120 @@ void register_salu_handlers(HandlerTable& t) {
   t.add("s_xnor_b64", sop2_64<([](u64 a, u64 b, bool) { return R64{~(a ^ b), nz(~(a ^ b))}; })>);
   t.add("s_and_not1_b64", sop2_64<([](u64 a, u64 b, bool) { return R64{a & ~b, nz(a & ~b)}; })>);
   t.add("s_or_not1_b64", sop2_64<([](u64 a, u64 b, bool) { return R64{a | ~b, nz(a | ~b)}; })>);
-  t.add("s_lshl_b64", sop2_64_32<([](u64 a, u64 b, bool) { u64 r = a << (b & 63); return R64{r, nz(r)}; })>);
-  t.add("s_lshr_b64", sop2_64_32<([](u64 a, u64 b, bool) { u64 r = a >> (b & 63); return R64{r, nz(r)}; })>);
-  t.add("s_ashr_i64", sop2_64_32<([](u64 a, u64 b, bool) { u64 r = u64(i64(a) >> (b & 63)); return R64{r, nz(r)}; })>);
-  t.add("s_bfe_u64", sop2_64_32<([](u64 a, u64 b, bool) { u64 r = bfe64(a, b, false); return R64{r, nz(r)}; })>);
-  t.add("s_bfe_i64", sop2_64_32<([](u64 a, u64 b, bool) { u64 r = bfe64(a, b, true); return R64{r, nz(r)}; })>);
-  t.add("s_bfm_b64", sop2_64<([](u64 a, u64 b, bool) { return R64{((a & 63) == 0 ? 0ull : (1ull << (a & 63)) - 1ull) << (b & 63)}; })>);
+  t.add("s_lshl_b64", sop2_64_32<([](u64 a, u64 b, bool) {
+          u64 r = a << (b & 63);
+          return R64{r, nz(r)};
+        })>);
+  t.add("s_lshr_b64", sop2_64_32<([](u64 a, u64 b, bool) {
+          u64 r = a >> (b & 63);
+          return R64{r, nz(r)};
+        })>);
+  t.add("s_ashr_i64", sop2_64_32<([](u64 a, u64 b, bool) {
+          u64 r = u64(i64(a) >> (b & 63));
+          return R64{r, nz(r)};
+        })>);
+  t.add("s_bfe_u64", sop2_64_32<([](u64 a, u64 b, bool) {
+          u64 r = bfe64(a, b, false);
+          return R64{r, nz(r)};
+        })>);
+  t.add("s_bfe_i64", sop2_64_32<([](u64 a, u64 b, bool) {
+          u64 r = bfe64(a, b, true);
+          return R64{r, nz(r)};
+        })>);
+  t.add("s_bfm_b64", sop2_64<([](u64 a, u64 b, bool) {
+          return R64{((a & 63) == 0 ? 0ull : (1ull << (a & 63)) - 1ull) << (b & 63)};
+        })>);
   t.add("s_add_nc_u64", sop2_64<([](u64 a, u64 b, bool) { return R64{a + b}; })>);
   t.add("s_sub_nc_u64", sop2_64<([](u64 a, u64 b, bool) { return R64{a - b}; })>);
   t.add("s_mul_u64", sop2_64<([](u64 a, u64 b, bool) { return R64{a * b}; })>);
   // SOP1
   t.add("s_mov_b32", sop1_32<([](u32 a, bool) { return R32{a}; })>);
   t.add("s_mov_b64", sop1_64<([](u64 a, bool) { return R64{a}; })>);
-  t.add("s_cmov_b32", [](WaveContext& c, const DecodedInstr& in) { if (c.wave.scc) c.wave.swrite32(in.op(0), c.wave.sread32(in.op(1))); });
-  t.add("s_cmov_b64", [](WaveContext& c, const DecodedInstr& in) { if (c.wave.scc) c.wave.swrite64(in.op(0), c.wave.sread64(in.op(1))); });
+  t.add("s_cmov_b32", [](WaveContext& c, const DecodedInstr& in) {
+    if (c.wave.scc)
+      c.wave.swrite32(in.op(0), c.wave.sread32(in.op(1)));
+  });
+  t.add("s_cmov_b64", [](WaveContext& c, const DecodedInstr& in) {
+    if (c.wave.scc)
+      c.wave.swrite64(in.op(0), c.wave.sread64(in.op(1)));
+  });
   t.add("s_not_b32", sop1_32<([](u32 a, bool) { return R32{~a, nz(~a)}; })>);
   t.add("s_not_b64", sop1_64<([](u64 a, bool) { return R64{~a, nz(~a)}; })>);
-  t.add("s_brev_b32", sop1_32<([](u32 a, bool) { u32 r = 0; for (int i = 0; i < 32; ++i) r |= ((a >> i) & 1u) << (31 - i); return R32{r}; })>);
-  t.add("s_brev_b64", sop1_64<([](u64 a, bool) { u64 r = 0; for (int i = 0; i < 64; ++i) r |= ((a >> i) & 1ull) << (63 - i); return R64{r}; })>);
-  t.add("s_bcnt0_i32_b32", sop1_32<([](u32 a, bool) { u32 r = u32(std::popcount(~a)); return R32{r, nz(r)}; })>);
-  t.add("s_bcnt1_i32_b32", sop1_32<([](u32 a, bool) { u32 r = u32(std::popcount(a)); return R32{r, nz(r)}; })>);
-  t.add("s_bcnt0_i32_b64", sop1_32_64<([](u64 a, bool) { u32 r = u32(std::popcount(~a)); return R32{r, nz(r)}; })>);
-  t.add("s_bcnt1_i32_b64", sop1_32_64<([](u64 a, bool) { u32 r = u32(std::popcount(a)); return R32{r, nz(r)}; })>);
-  t.add("s_ctz_i32_b32", sop1_32<([](u32 a, bool) { return R32{a ? u32(std::countr_zero(a)) : ~0u}; })>);
-  t.add("s_ctz_i32_b64", sop1_32_64<([](u64 a, bool) { return R32{a ? u32(std::countr_zero(a)) : ~0u}; })>);
-  t.add("s_clz_i32_u32", sop1_32<([](u32 a, bool) { return R32{a ? u32(std::countl_zero(a)) : ~0u}; })>);
-  t.add("s_clz_i32_u64", sop1_32_64<([](u64 a, bool) { return R32{a ? u32(std::countl_zero(a)) : ~0u}; })>);
-  t.add("s_cls_i32", sop1_32<([](u32 a, bool) { return R32{(a == 0 || a == ~0u) ? ~0u : u32(std::countl_zero(i32(a) < 0 ? ~a : a))}; })>);
+  t.add("s_brev_b32", sop1_32<([](u32 a, bool) {
+          u32 r = 0;
+          for (int i = 0; i < 32; ++i)
+            r |= ((a >> i) & 1u) << (31 - i);
+          return R32{r};
+        })>);
+  t.add("s_brev_b64", sop1_64<([](u64 a, bool) {
+          u64 r = 0;
+          for (int i = 0; i < 64; ++i)
+            r |= ((a >> i) & 1ull) << (63 - i);
+          return R64{r};
+        })>);
+  t.add("s_bcnt0_i32_b32", sop1_32<([](u32 a, bool) {
+          u32 r = u32(std::popcount(~a));
+          return R32{r, nz(r)};
+        })>);
+  t.add("s_bcnt1_i32_b32", sop1_32<([](u32 a, bool) {
+          u32 r = u32(std::popcount(a));
+          return R32{r, nz(r)};
+        })>);
+  t.add("s_bcnt0_i32_b64", sop1_32_64<([](u64 a, bool) {
+          u32 r = u32(std::popcount(~a));
+          return R32{r, nz(r)};
+        })>);
+  t.add("s_bcnt1_i32_b64", sop1_32_64<([](u64 a, bool) {
+          u32 r = u32(std::popcount(a));
+          return R32{r, nz(r)};
+        })>);
+  t.add("s_ctz_i32_b32",
+        sop1_32<([](u32 a, bool) { return R32{a ? u32(std::countr_zero(a)) : ~0u}; })>);
+  t.add("s_ctz_i32_b64",
+        sop1_32_64<([](u64 a, bool) { return R32{a ? u32(std::countr_zero(a)) : ~0u}; })>);
+  t.add("s_clz_i32_u32",
+        sop1_32<([](u32 a, bool) { return R32{a ? u32(std::countl_zero(a)) : ~0u}; })>);
+  t.add("s_clz_i32_u64",
+        sop1_32_64<([](u64 a, bool) { return R32{a ? u32(std::countl_zero(a)) : ~0u}; })>);
+  t.add("s_cls_i32", sop1_32<([](u32 a, bool) {
+          return R32{(a == 0 || a == ~0u) ? ~0u : u32(std::countl_zero(i32(a) < 0 ? ~a : a))};
+        })>);
   t.add("s_sext_i32_i8", sop1_32<([](u32 a, bool) { return R32{u32(i32(int8_t(a & 0xff)))}; })>);
-  t.add("s_sext_i32_i16", sop1_32<([](u32 a, bool) { return R32{u32(i32(int16_t(a & 0xffff)))}; })>);
-  t.add("s_abs_i32", sop1_32<([](u32 a, bool) { u32 r = i32(a) < 0 ? 0u - a : a; return R32{r, nz(r)}; })>);
-  t.add("s_bitset0_b32", [](WaveContext& c, const DecodedInstr& in) { auto& w = c.wave; w.swrite32(in.op(0), w.sread32(in.op(0)) & ~(1u << (w.sread32(in.op(1)) & 31))); });
-  t.add("s_bitset1_b32", [](WaveContext& c, const DecodedInstr& in) { auto& w = c.wave; w.swrite32(in.op(0), w.sread32(in.op(0)) | (1u << (w.sread32(in.op(1)) & 31))); });
-  t.add("s_bitset0_b64", [](WaveContext& c, const DecodedInstr& in) { auto& w = c.wave; w.swrite64(in.op(0), w.sread64(in.op(0)) & ~(1ull << (w.sread32(in.op(1)) & 63))); });
-  t.add("s_bitset1_b64", [](WaveContext& c, const DecodedInstr& in) { auto& w = c.wave; w.swrite64(in.op(0), w.sread64(in.op(0)) | (1ull << (w.sread32(in.op(1)) & 63))); });
-  t.add("s_quadmask_b32", sop1_32<([](u32 a, bool) { u32 r = 0; for (int q = 0; q < 8; ++q) r |= ((a >> (4 * q)) & 0xf ? 1u : 0u) << q; return R32{r, nz(r)}; })>);
-  t.add("s_wqm_b32", sop1_32<([](u32 a, bool) { u32 r = 0; for (int q = 0; q < 8; ++q) if ((a >> (4 * q)) & 0xf) r |= 0xfu << (4 * q); return R32{r, nz(r)}; })>);
+  t.add("s_sext_i32_i16",
+        sop1_32<([](u32 a, bool) { return R32{u32(i32(int16_t(a & 0xffff)))}; })>);
+  t.add("s_abs_i32", sop1_32<([](u32 a, bool) {
+          u32 r = i32(a) < 0 ? 0u - a : a;
+          return R32{r, nz(r)};
+        })>);
+  t.add("s_bitset0_b32", [](WaveContext& c, const DecodedInstr& in) {
+    auto& w = c.wave;
+    w.swrite32(in.op(0), w.sread32(in.op(0)) & ~(1u << (w.sread32(in.op(1)) & 31)));
+  });
+  t.add("s_bitset1_b32", [](WaveContext& c, const DecodedInstr& in) {
+    auto& w = c.wave;
+    w.swrite32(in.op(0), w.sread32(in.op(0)) | (1u << (w.sread32(in.op(1)) & 31)));
+  });
+  t.add("s_bitset0_b64", [](WaveContext& c, const DecodedInstr& in) {
+    auto& w = c.wave;
+    w.swrite64(in.op(0), w.sread64(in.op(0)) & ~(1ull << (w.sread32(in.op(1)) & 63)));
+  });
+  t.add("s_bitset1_b64", [](WaveContext& c, const DecodedInstr& in) {
+    auto& w = c.wave;
+    w.swrite64(in.op(0), w.sread64(in.op(0)) | (1ull << (w.sread32(in.op(1)) & 63)));
+  });
+  t.add("s_quadmask_b32", sop1_32<([](u32 a, bool) {
+          u32 r = 0;
+          for (int q = 0; q < 8; ++q)
+            r |= ((a >> (4 * q)) & 0xf ? 1u : 0u) << q;
+          return R32{r, nz(r)};
+        })>);
+  t.add("s_wqm_b32", sop1_32<([](u32 a, bool) {
+          u32 r = 0;
+          for (int q = 0; q < 8; ++q)
+            if ((a >> (4 * q)) & 0xf)
+              r |= 0xfu << (4 * q);
+          return R32{r, nz(r)};
+        })>);
   t.add("s_getpc_b64", s_getpc_b64);
   t.add("s_setpc_b64", s_setpc_b64);
   t.add("s_swappc_b64", s_swappc_b64);
@@ -455,7 +608,8 @@ void register_salu_handlers(HandlerTable& t) {
   t.add("s_cmp_gt_f32", sopc_f32<([](float a, float b) { return a > b; })>);
   t.add("s_cmp_lg_f32", sopc_f32<([](float a, float b) { return a < b || a > b; })>);
   t.add("s_cmp_ge_f32", sopc_f32<([](float a, float b) { return a >= b; })>);
-  t.add("s_cmp_o_f32", sopc_f32<([](float a, float b) { return !std::isnan(a) && !std::isnan(b); })>);
+  t.add("s_cmp_o_f32",
+        sopc_f32<([](float a, float b) { return !std::isnan(a) && !std::isnan(b); })>);
   t.add("s_cmp_u_f32", sopc_f32<([](float a, float b) { return std::isnan(a) || std::isnan(b); })>);
   t.add("s_cmp_nge_f32", sopc_f32<([](float a, float b) { return !(a >= b); })>);
   t.add("s_cmp_nlg_f32", sopc_f32<([](float a, float b) { return !(a < b || a > b); })>);

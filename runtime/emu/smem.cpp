@@ -16,10 +16,14 @@ struct SmemWidth {
 SmemWidth smem_width(std::string_view m) {
   auto pos = m.rfind('_');
   std::string_view w = m.substr(pos + 1);
-  if (w == "u8") return {1, false};
-  if (w == "i8") return {1, true};
-  if (w == "u16") return {2, false};
-  if (w == "i16") return {2, true};
+  if (w == "u8")
+    return {1, false};
+  if (w == "i8")
+    return {1, true};
+  if (w == "u16")
+    return {2, false};
+  if (w == "i16")
+    return {2, true};
   return {static_cast<uint32_t>(std::stoul(std::string(w.substr(1)))) / 8, false};
 }
 
@@ -85,12 +89,12 @@ void s_buffer_load(WaveContext& c, const DecodedInstr& in) {
 } // namespace
 
 void register_smem_handlers(HandlerTable& t) {
-  t.add_all({"s_load_b32", "s_load_b64", "s_load_b96", "s_load_b128", "s_load_b256",
-             "s_load_b512", "s_load_u8", "s_load_i8", "s_load_u16", "s_load_i16"},
+  t.add_all({"s_load_b32", "s_load_b64", "s_load_b96", "s_load_b128", "s_load_b256", "s_load_b512",
+             "s_load_u8", "s_load_i8", "s_load_u16", "s_load_i16"},
             s_load);
-  t.add_all({"s_buffer_load_b32", "s_buffer_load_b64", "s_buffer_load_b96",
-             "s_buffer_load_b128", "s_buffer_load_b256", "s_buffer_load_b512",
-             "s_buffer_load_u8", "s_buffer_load_i8", "s_buffer_load_u16", "s_buffer_load_i16"},
+  t.add_all({"s_buffer_load_b32", "s_buffer_load_b64", "s_buffer_load_b96", "s_buffer_load_b128",
+             "s_buffer_load_b256", "s_buffer_load_b512", "s_buffer_load_u8", "s_buffer_load_i8",
+             "s_buffer_load_u16", "s_buffer_load_i16"},
             s_buffer_load);
 }
 

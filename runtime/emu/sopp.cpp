@@ -37,31 +37,54 @@ void register_sopp_handlers(HandlerTable& t) {
     c.jump(in.pc + 4 + static_cast<int64_t>(simm) * 4);
   });
   // Barrier: signal with the workgroup barrier (-1); wait blocks until all live waves signaled.
-  t.add("s_barrier_signal", [](WaveContext& c, const DecodedInstr&) {
-    c.group.barrier_signal(c.wave.wave_id);
-  });
+  t.add("s_barrier_signal",
+        [](WaveContext& c, const DecodedInstr&) { c.group.barrier_signal(c.wave.wave_id); });
   t.add("s_barrier_signal_isfirst", [](WaveContext& c, const DecodedInstr&) {
     c.group.barrier_signal(c.wave.wave_id);
     c.wave.scc = false;
   });
-  t.add("s_barrier_wait", [](WaveContext& c, const DecodedInstr&) {
-    c.group.barrier_wait(c.wave.wave_id);
-  });
+  t.add("s_barrier_wait",
+        [](WaveContext& c, const DecodedInstr&) { c.group.barrier_wait(c.wave.wave_id); });
   // Memory counters: the emulator completes every access before the next instruction,
   // so waiting is always already satisfied.
-  t.add_all({"s_wait_loadcnt", "s_wait_storecnt", "s_wait_dscnt", "s_wait_kmcnt",
-             "s_wait_expcnt", "s_wait_samplecnt", "s_wait_bvhcnt", "s_wait_loadcnt_dscnt",
-             "s_wait_storecnt_dscnt", "s_wait_alu", "s_wait_idle", "s_wait_event",
-             "s_waitcnt", "s_nop", "s_delay_alu", "s_clause", "s_sleep", "s_setprio",
-             "s_icache_inv", "s_sendmsg", "s_sendmsghalt", "s_ttracedata", "s_version",
-             "s_prefetch_data", "s_prefetch_inst", "s_prefetch_data_pc_rel",
-             "s_prefetch_inst_pc_rel", "s_dcache_inv",},
-            nop);
+  t.add_all(
+      {
+          "s_wait_loadcnt",
+          "s_wait_storecnt",
+          "s_wait_dscnt",
+          "s_wait_kmcnt",
+          "s_wait_expcnt",
+          "s_wait_samplecnt",
+          "s_wait_bvhcnt",
+          "s_wait_loadcnt_dscnt",
+          "s_wait_storecnt_dscnt",
+          "s_wait_alu",
+          "s_wait_idle",
+          "s_wait_event",
+          "s_waitcnt",
+          "s_nop",
+          "s_delay_alu",
+          "s_clause",
+          "s_sleep",
+          "s_setprio",
+          "s_icache_inv",
+          "s_sendmsg",
+          "s_sendmsghalt",
+          "s_ttracedata",
+          "s_version",
+          "s_prefetch_data",
+          "s_prefetch_inst",
+          "s_prefetch_data_pc_rel",
+          "s_prefetch_inst_pc_rel",
+          "s_dcache_inv",
+      },
+      nop);
   t.add("s_code_end", [](WaveContext& c, const DecodedInstr& in) {
     c.fail(in, "executed s_code_end padding (control ran past the end of the kernel)");
   });
   t.add("s_trap", [](WaveContext& c, const DecodedInstr& in) { c.fail(in, "s_trap executed"); });
-  t.add("s_sethalt", [](WaveContext& c, const DecodedInstr& in) { c.fail(in, "s_sethalt executed"); });
+  t.add("s_sethalt",
+        [](WaveContext& c, const DecodedInstr& in) { c.fail(in, "s_sethalt executed"); });
 }
 
 } // namespace tw::emu

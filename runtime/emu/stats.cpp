@@ -7,16 +7,26 @@ namespace tw::emu {
 
 const char* class_name(InstrClass c) {
   switch (c) {
-  case InstrClass::Salu: return "SALU";
-  case InstrClass::Smem: return "SMEM";
-  case InstrClass::Valu: return "VALU";
-  case InstrClass::Vmem: return "VMEM";
-  case InstrClass::Lds: return "LDS";
-  case InstrClass::Wmma: return "WMMA";
-  case InstrClass::Branch: return "branch";
-  case InstrClass::Wait: return "wait";
-  case InstrClass::Other: return "other";
-  case InstrClass::Count: break;
+  case InstrClass::Salu:
+    return "SALU";
+  case InstrClass::Smem:
+    return "SMEM";
+  case InstrClass::Valu:
+    return "VALU";
+  case InstrClass::Vmem:
+    return "VMEM";
+  case InstrClass::Lds:
+    return "LDS";
+  case InstrClass::Wmma:
+    return "WMMA";
+  case InstrClass::Branch:
+    return "branch";
+  case InstrClass::Wait:
+    return "wait";
+  case InstrClass::Other:
+    return "other";
+  case InstrClass::Count:
+    break;
   }
   return "?";
 }

@@ -10,19 +10,53 @@ namespace tw::emu {
 namespace {
 
 enum class Space { Global, Flat, Scratch, Buffer };
-enum class Width { B8, B16, B32, B64, B96, B128, U8, I8, U16, I16, D16U8, D16I8, D16B16,
-                   D16HiU8, D16HiI8, D16HiB16, D16HiStore8, D16HiStore16 };
+enum class Width {
+  B8,
+  B16,
+  B32,
+  B64,
+  B96,
+  B128,
+  U8,
+  I8,
+  U16,
+  I16,
+  D16U8,
+  D16I8,
+  D16B16,
+  D16HiU8,
+  D16HiI8,
+  D16HiB16,
+  D16HiStore8,
+  D16HiStore16
+};
 
 constexpr uint32_t width_bytes(Width w) {
   switch (w) {
-  case Width::B8: case Width::U8: case Width::I8: case Width::D16U8: case Width::D16I8:
-  case Width::D16HiU8: case Width::D16HiI8: case Width::D16HiStore8: return 1;
-  case Width::B16: case Width::U16: case Width::I16: case Width::D16B16: case Width::D16HiB16:
-  case Width::D16HiStore16: return 2;
-  case Width::B32: return 4;
-  case Width::B64: return 8;
-  case Width::B96: return 12;
-  case Width::B128: return 16;
+  case Width::B8:
+  case Width::U8:
+  case Width::I8:
+  case Width::D16U8:
+  case Width::D16I8:
+  case Width::D16HiU8:
+  case Width::D16HiI8:
+  case Width::D16HiStore8:
+    return 1;
+  case Width::B16:
+  case Width::U16:
+  case Width::I16:
+  case Width::D16B16:
+  case Width::D16HiB16:
+  case Width::D16HiStore16:
+    return 2;
+  case Width::B32:
+    return 4;
+  case Width::B64:
+    return 8;
+  case Width::B96:
+    return 12;
+  case Width::B128:
+    return 16;
   }
   return 4;
 }
@@ -187,13 +221,28 @@ void vmem_load(WaveContext& c, const DecodedInstr& in) {
       const uint32_t old = w.read32(dst, lane);
       uint32_t v = raw;
       switch (W) {
-      case Width::I8: v = uint32_t(int32_t(int8_t(raw))); break;
-      case Width::I16: v = uint32_t(int32_t(int16_t(raw))); break;
-      case Width::D16U8: case Width::D16B16: v = (old & 0xffff0000u) | raw; break;
-      case Width::D16I8: v = (old & 0xffff0000u) | (uint32_t(int32_t(int8_t(raw))) & 0xffff); break;
-      case Width::D16HiU8: case Width::D16HiB16: v = (old & 0xffffu) | (raw << 16); break;
-      case Width::D16HiI8: v = (old & 0xffffu) | (uint32_t(int32_t(int8_t(raw))) << 16); break;
-      default: break;
+      case Width::I8:
+        v = uint32_t(int32_t(int8_t(raw)));
+        break;
+      case Width::I16:
+        v = uint32_t(int32_t(int16_t(raw)));
+        break;
+      case Width::D16U8:
+      case Width::D16B16:
+        v = (old & 0xffff0000u) | raw;
+        break;
+      case Width::D16I8:
+        v = (old & 0xffff0000u) | (uint32_t(int32_t(int8_t(raw))) & 0xffff);
+        break;
+      case Width::D16HiU8:
+      case Width::D16HiB16:
+        v = (old & 0xffffu) | (raw << 16);
+        break;
+      case Width::D16HiI8:
+        v = (old & 0xffffu) | (uint32_t(int32_t(int8_t(raw))) << 16);
+        break;
+      default:
+        break;
       }
       w.write32(dst, lane, v);
     }
@@ -236,13 +285,15 @@ void vmem_atomic(WaveContext& c, const DecodedInstr& in) {
   WaveState& w = c.wave;
   std::string_view m = in.mnemonic;
   m.remove_prefix(m.find("_atomic_") + 8);
-  const bool is64 = m.size() > 3 && m.substr(m.size() - 3) == "x2" ? true
-                    : (m.size() > 3 && (m.substr(m.size() - 3) == "u64" || m.substr(m.size() - 3) == "i64" ||
-                                        m.substr(m.size() - 3) == "b64" || m.substr(m.size() - 3) == "f64"));
+  const bool is64 =
+      m.size() > 3 && m.substr(m.size() - 3) == "x2"
+          ? true
+          : (m.size() > 3 && (m.substr(m.size() - 3) == "u64" || m.substr(m.size() - 3) == "i64" ||
+                              m.substr(m.size() - 3) == "b64" || m.substr(m.size() - 3) == "f64"));
   std::string op(m);
   // Keep the signedness suffix for min/max (and the type for float ops); drop it otherwise.
-  if (op.rfind("min_", 0) != 0 && op.rfind("max_", 0) != 0 && op.find("_f32") == std::string::npos &&
-      op.find("_f64") == std::string::npos)
+  if (op.rfind("min_", 0) != 0 && op.rfind("max_", 0) != 0 &&
+      op.find("_f32") == std::string::npos && op.find("_f64") == std::string::npos)
     op = op.substr(0, op.rfind('_'));
   if (op == "cond_sub" || op == "sub_clamp" || op == "csub" || op.find("pk_") == 0)
     c.fail(in, "unimplemented atomic operation");
@@ -260,13 +311,14 @@ void vmem_atomic(WaveContext& c, const DecodedInstr& in) {
     const uint64_t v = is64 ? w.read64(data, lane) : w.read32(data, lane);
     uint64_t cmp = 0;
     if (cmpswap)
-      cmp = is64 ? (uint64_t(w.read_dword(data, lane, 2)) | (uint64_t(w.read_dword(data, lane, 3)) << 32))
+      cmp = is64 ? (uint64_t(w.read_dword(data, lane, 2)) |
+                    (uint64_t(w.read_dword(data, lane, 3)) << 32))
                  : w.read_dword(data, lane, 1);
     uint8_t* p = resolve(c, in, a, lane, 0, static_cast<uint32_t>(bytes), true);
     uint64_t old = 0;
     if (p) {
-      const bool shared = S != Space::Scratch &&
-                          !(S == Space::Flat && (a.addr >> 32) << 32 == kSharedApertureBase);
+      const bool shared =
+          S != Space::Scratch && !(S == Space::Flat && (a.addr >> 32) << 32 == kSharedApertureBase);
       old = atomic_rmw(c, in, op, p, bytes, v, cmp, shared);
     }
     if (ret) {
@@ -305,11 +357,12 @@ void register_space(HandlerTable& t, const std::string& p) {
   t.add(p + "store_d16_hi_b16", vmem_store<S, Width::D16HiStore16>);
   if (S == Space::Scratch)
     return;
-  for (const char* op : {"add_u32", "sub_u32", "min_i32", "max_i32", "min_u32", "max_u32",
-                         "and_b32", "or_b32", "xor_b32", "swap_b32", "cmpswap_b32", "inc_u32",
-                         "dec_u32", "add_f32", "min_num_f32", "max_num_f32", "add_u64",
-                         "sub_u64", "min_i64", "max_i64", "min_u64", "max_u64", "and_b64",
-                         "or_b64", "xor_b64", "swap_b64", "cmpswap_b64", "inc_u64", "dec_u64"})
+  for (const char* op :
+       {"add_u32", "sub_u32",  "min_i32",     "max_i32",     "min_u32",     "max_u32",
+        "and_b32", "or_b32",   "xor_b32",     "swap_b32",    "cmpswap_b32", "inc_u32",
+        "dec_u32", "add_f32",  "min_num_f32", "max_num_f32", "add_u64",     "sub_u64",
+        "min_i64", "max_i64",  "min_u64",     "max_u64",     "and_b64",     "or_b64",
+        "xor_b64", "swap_b64", "cmpswap_b64", "inc_u64",     "dec_u64"})
     t.add(p + "atomic_" + op, vmem_atomic<S>);
 }
 

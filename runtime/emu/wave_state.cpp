@@ -41,13 +41,20 @@ uint64_t float_const_bits(const Operand& op, ImmType t) {
 
 static uint64_t special_value(const WaveState& w, const Operand& op) {
   const std::string& n = op.text;
-  if (n == "src_shared_base") return kSharedApertureBase;
-  if (n == "src_shared_limit") return kSharedApertureBase + 0xffffffffull;
-  if (n == "src_private_base") return kPrivateApertureBase;
-  if (n == "src_private_limit") return kPrivateApertureBase + 0xffffffffull;
-  if (n == "src_execz") return w.exec() == 0;
-  if (n == "src_vccz") return w.vcc() == 0;
-  if (n == "src_scc") return w.scc;
+  if (n == "src_shared_base")
+    return kSharedApertureBase;
+  if (n == "src_shared_limit")
+    return kSharedApertureBase + 0xffffffffull;
+  if (n == "src_private_base")
+    return kPrivateApertureBase;
+  if (n == "src_private_limit")
+    return kPrivateApertureBase + 0xffffffffull;
+  if (n == "src_execz")
+    return w.exec() == 0;
+  if (n == "src_vccz")
+    return w.vcc() == 0;
+  if (n == "src_scc")
+    return w.scc;
   throw EmuError("emulator: unsupported special source operand '" + n + "'");
 }
 

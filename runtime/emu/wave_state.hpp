@@ -27,16 +27,19 @@ enum class ImmType : uint8_t { B32, F32, F16, BF16, B16, B64, F64 };
 struct WaveState {
   std::array<uint32_t, sreg::kFileSize> sgpr{}; // see sreg:: for the numbering
   bool scc = false;
-  uint64_t pc = 0;      // virtual address of the next instruction to execute
-  uint32_t mode = 0;    // MODE register: [3:0] round, [7:4] denorm (from the descriptor)
+  uint64_t pc = 0;   // virtual address of the next instruction to execute
+  uint32_t mode = 0; // MODE register: [3:0] round, [7:4] denorm (from the descriptor)
   uint32_t trapsts = 0;
-  bool ended = false;   // executed s_endpgm
-  int wave_id = 0;      // index of the wave in its workgroup
+  bool ended = false; // executed s_endpgm
+  int wave_id = 0;    // index of the wave in its workgroup
   std::vector<std::array<uint32_t, kWaveSize>> vgpr =
       std::vector<std::array<uint32_t, kWaveSize>>(kMaxVgprs);
 
   uint32_t exec() const { return sgpr[sreg::kExecLo]; }
-  void set_exec(uint32_t m) { sgpr[sreg::kExecLo] = m; sgpr[sreg::kExecHi] = 0; }
+  void set_exec(uint32_t m) {
+    sgpr[sreg::kExecLo] = m;
+    sgpr[sreg::kExecHi] = 0;
+  }
   uint32_t vcc() const { return sgpr[sreg::kVccLo]; }
   void set_vcc(uint32_t m) { sgpr[sreg::kVccLo] = m; }
   uint32_t m0() const { return sgpr[sreg::kM0]; }
@@ -86,9 +89,17 @@ struct WaveState {
 // f16 -> 0x3800, f64 -> 0x3fe0000000000000); 1/(2*pi) uses the ISA's exact values.
 uint64_t float_const_bits(const Operand& op, ImmType t);
 
-inline float as_f32(uint32_t b) { return std::bit_cast<float>(b); }
-inline uint32_t f32_bits(float f) { return std::bit_cast<uint32_t>(f); }
-inline double as_f64(uint64_t b) { return std::bit_cast<double>(b); }
-inline uint64_t f64_bits(double d) { return std::bit_cast<uint64_t>(d); }
+inline float as_f32(uint32_t b) {
+  return std::bit_cast<float>(b);
+}
+inline uint32_t f32_bits(float f) {
+  return std::bit_cast<uint32_t>(f);
+}
+inline double as_f64(uint64_t b) {
+  return std::bit_cast<double>(b);
+}
+inline uint64_t f64_bits(double d) {
+  return std::bit_cast<uint64_t>(d);
+}
 
 } // namespace tw::emu

@@ -105,8 +105,8 @@ HipDevice::HipDevice() : api_(std::make_unique<Api>()) {
       }
     }
   }
-  throw DeviceError(fmt::format("HipDevice: none of the {} GPU(s) is gfx12 (gfx1200 / gfx1201)",
-                                count));
+  throw DeviceError(
+      fmt::format("HipDevice: none of the {} GPU(s) is gfx12 (gfx1200 / gfx1201)", count));
 }
 
 HipDevice::~HipDevice() {
@@ -127,7 +127,8 @@ bool HipDevice::available() {
 DevicePtr HipDevice::allocate(size_t bytes) {
   void* p = nullptr;
   if (int e = api_->hipMalloc(&p, bytes))
-    throw DeviceError(fmt::format("Device::allocate: hipMalloc({}) failed: {}", bytes, api_->error(e)));
+    throw DeviceError(
+        fmt::format("Device::allocate: hipMalloc({}) failed: {}", bytes, api_->error(e)));
   if (int e = api_->hipMemset(p, 0, bytes))
     throw DeviceError("Device::allocate: hipMemset failed: " + api_->error(e));
   return reinterpret_cast<DevicePtr>(p);
@@ -163,8 +164,8 @@ KernelHandle HipDevice::get_kernel(ModuleHandle module, std::string_view name) {
     throw DeviceError("Device::get_kernel: unknown module handle");
   void* f = nullptr;
   if (int e = api_->hipModuleGetFunction(&f, it->second, std::string(name).c_str()))
-    throw DeviceError(fmt::format("Device::get_kernel: hipModuleGetFunction('{}') failed: {}",
-                                  name, api_->error(e)));
+    throw DeviceError(fmt::format("Device::get_kernel: hipModuleGetFunction('{}') failed: {}", name,
+                                  api_->error(e)));
   const uint64_t id = next_id_++;
   functions_[id] = f;
   return {id};

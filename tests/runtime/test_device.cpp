@@ -96,15 +96,19 @@ TEST_CASE("EmuDevice: errors name the call") {
   CHECK(error_of([&] { d.copy_to_host(buf, p + 8, 16); }).rfind("Device::copy_to_host:", 0) == 0);
   CHECK(error_of([&] { d.free(p + 4); }).rfind("Device::free:", 0) == 0);
   const uint8_t junk[80] = {1, 2, 3};
-  CHECK(error_of([&] { d.load_code_object(junk); }).rfind("Device::load_code_object: code object: not an ELF", 0) == 0);
+  CHECK(error_of([&] {
+          d.load_code_object(junk);
+        }).rfind("Device::load_code_object: code object: not an ELF", 0) == 0);
   const auto v = tw::test::kernel_variants("core_control")[3];
   auto m = d.load_code_object(tw::test::read_file_bytes(v.path));
   CHECK(error_of([&] { d.get_kernel(m, "nope"); }) ==
         "Device::get_kernel: code object has no kernel 'nope' (kernels: collatz, ids3d)");
   auto k = d.get_kernel(m, "collatz");
-  CHECK(error_of([&] { d.launch(k, {1, 1, 1}, {2048, 1, 1}, {}); }).find("1..1024 work-items") !=
-        std::string::npos);
-  CHECK(error_of([&] { d.launch(k, {1, 1, 1}, {64, 1, 1}, {}, 70000); }).find("exceeds 64 KiB") !=
-        std::string::npos);
+  CHECK(error_of([&] {
+          d.launch(k, {1, 1, 1}, {2048, 1, 1}, {});
+        }).find("1..1024 work-items") != std::string::npos);
+  CHECK(error_of([&] {
+          d.launch(k, {1, 1, 1}, {64, 1, 1}, {}, 70000);
+        }).find("exceeds 64 KiB") != std::string::npos);
   d.free(p);
 }

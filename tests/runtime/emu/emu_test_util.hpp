@@ -27,7 +27,8 @@ inline std::vector<KernelVariant> kernel_variants(const std::string& name) {
       const std::string label = std::string(arch) + "." + opt;
       v.push_back({label, std::string(TW_TEST_KERNEL_DIR) + "/" + name + "." + label + ".hsaco"});
     }
-  v.push_back({"gfx1201.O3.v5", std::string(TW_TEST_KERNEL_DIR) + "/" + name + ".gfx1201.O3.v5.hsaco"});
+  v.push_back(
+      {"gfx1201.O3.v5", std::string(TW_TEST_KERNEL_DIR) + "/" + name + ".gfx1201.O3.v5.hsaco"});
   return v;
 }
 

@@ -286,7 +286,8 @@ TEST_CASE("emu core: global loads and stores of every width") {
     auto dout16 = run.alloc<short>(n), dout2 = run.alloc<int>(out2.size());
     auto dout3 = run.alloc<int>(out3.size()), dout4 = run.alloc<int>(out4.size());
     KernelArgs args;
-    for (auto p : {d8, du8, d16, du16, d32, dv2, dv3, dv4, dout, dout8, dout16, dout2, dout3, dout4})
+    for (auto p :
+         {d8, du8, d16, du16, d32, dv2, dv3, dv4, dout, dout8, dout16, dout2, dout3, dout4})
       args.ptr(p);
     run.launch("global_widths", {2, 1, 1}, {64, 1, 1}, args);
     CHECK(run.download<int>(dout, out.size()) == out);
@@ -360,6 +361,7 @@ TEST_CASE("emu core: global atomics from parallel workgroups") {
     auto old = run.download<int>(dold, n);
     std::sort(old.begin(), old.end());
     CHECK(old.front() == 0);
-    CHECK(std::adjacent_find(old.begin(), old.end(), [](int a, int b) { return a > b; }) == old.end());
+    CHECK(std::adjacent_find(old.begin(), old.end(), [](int a, int b) { return a > b; }) ==
+          old.end());
   }
 }

@@ -24,25 +24,30 @@ TEST_CASE("asm parser: mnemonic, suffix, registers, constants, modifiers") {
   REQUIRE(a.ops.size() == 3);
   CHECK((a.ops[0].kind == OperandKind::Vgpr && a.ops[0].reg == 1 && a.ops[0].count == 1));
   CHECK((a.ops[1].neg && !a.ops[1].abs && a.ops[1].reg == 2));
-  CHECK((a.ops[2].kind == OperandKind::Sgpr && a.ops[2].abs && a.ops[2].reg == 4 && a.ops[2].count == 2));
+  CHECK((a.ops[2].kind == OperandKind::Sgpr && a.ops[2].abs && a.ops[2].reg == 4 &&
+         a.ops[2].count == 2));
   CHECK(a.mods.clamp);
 
-  auto b = parsed("v_pk_fma_f16 v1, v2, 0.5, 0x1234 op_sel:[1,0,0] op_sel_hi:[0,1,1] neg_lo:[1,0,1]");
+  auto b =
+      parsed("v_pk_fma_f16 v1, v2, 0.5, 0x1234 op_sel:[1,0,0] op_sel_hi:[0,1,1] neg_lo:[1,0,1]");
   CHECK(b.mods.op_sel[0] == 1);
   CHECK((b.mods.op_sel_hi[0] == 0 && b.mods.op_sel_hi[1] == 1 && b.mods.has_op_sel_hi));
   CHECK((b.mods.neg_lo[0] == 1 && b.mods.neg_lo[1] == 0 && b.mods.neg_lo[2] == 1));
   CHECK((b.ops[2].kind == OperandKind::FloatImm && b.ops[2].fvalue == 0.5));
   CHECK((b.ops[3].kind == OperandKind::Imm && b.ops[3].literal && b.ops[3].value == 0x1234));
 
-  auto c = parsed("v_mov_b32_dpp v1, v2 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0x3 bound_ctrl:1 fi:1");
+  auto c = parsed(
+      "v_mov_b32_dpp v1, v2 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0x3 bound_ctrl:1 fi:1");
   CHECK(c.encoding == Encoding::Dpp);
   CHECK((c.mods.quad_perm && (*c.mods.quad_perm)[0] == 1 && (*c.mods.quad_perm)[3] == 2));
   CHECK((c.mods.bank_mask == 3 && c.mods.bound_ctrl && c.mods.fi));
-  CHECK(parsed("v_add_f32_dpp v1, v2, v3 row_shl:1 row_mask:0xf bank_mask:0xf").mods.dpp_ctrl == "row_shl");
+  CHECK(parsed("v_add_f32_dpp v1, v2, v3 row_shl:1 row_mask:0xf bank_mask:0xf").mods.dpp_ctrl ==
+        "row_shl");
 
   auto d = parsed("global_load_b128 v[0:3], v1, s[2:3] offset:-16 th:TH_LOAD_NT scope:SCOPE_SE");
   CHECK(d.cls == InstrClass::Vmem);
-  CHECK((d.ops[0].count == 4 && d.mods.offset == -16 && d.mods.th == "TH_LOAD_NT" && d.mods.scope == "SCOPE_SE"));
+  CHECK((d.ops[0].count == 4 && d.mods.offset == -16 && d.mods.th == "TH_LOAD_NT" &&
+         d.mods.scope == "SCOPE_SE"));
   auto e = parsed("buffer_load_b32 v1, v[2:3], s[4:7], s8 idxen offen offset:16");
   CHECK((e.mods.idxen && e.mods.offen && e.mods.offset == 16 && e.ops[2].count == 4));
   auto f = parsed("ds_load_2addr_b32 v[0:1], v2 offset0:1 offset1:2");
@@ -52,11 +57,13 @@ TEST_CASE("asm parser: mnemonic, suffix, registers, constants, modifiers") {
   auto h = parsed("s_and_saveexec_b32 s0, exec_lo");
   CHECK((h.cls == InstrClass::Salu && h.ops[1].reg == sreg::kExecLo));
   auto i = parsed("v_lshl_add_u32 v5, ttmp9, 6, v0");
-  CHECK((i.ops[1].reg == sreg::kTtmp0 + 9 && i.ops[2].kind == OperandKind::Imm && !i.ops[2].literal));
+  CHECK(
+      (i.ops[1].reg == sreg::kTtmp0 + 9 && i.ops[2].kind == OperandKind::Imm && !i.ops[2].literal));
   auto j = parsed("v_dual_mul_f32 v0, v1, v2 :: v_dual_add_f32 v3, v4, v5");
   CHECK(j.mnemonic == "v_dual");
   REQUIRE(j.vopd.size() == 2);
-  CHECK((j.vopd[0].mnemonic == "v_mul_f32" && j.vopd[1].mnemonic == "v_add_f32" && j.vopd[1].ops[0].reg == 3));
+  CHECK((j.vopd[0].mnemonic == "v_mul_f32" && j.vopd[1].mnemonic == "v_add_f32" &&
+         j.vopd[1].ops[0].reg == 3));
   auto k = parsed("v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], v[0:7] neg_lo:[1,0,0]");
   CHECK(k.cls == InstrClass::Wmma);
   CHECK(parsed("s_wait_loadcnt 0x0").cls == InstrClass::Wait);
@@ -65,7 +72,8 @@ TEST_CASE("asm parser: mnemonic, suffix, registers, constants, modifiers") {
   auto m = parsed("v_mov_b32_e32 v1, 0.15915494");
   CHECK((m.ops[1].inv_2pi && float_const_bits(m.ops[1], ImmType::F32) == 0x3e22f983u));
   CHECK(float_const_bits(parsed("v_mov_b32 v0, -4.0").ops[1], ImmType::F16) == 0xc400u);
-  CHECK(float_const_bits(parsed("v_mov_b32 v0, 2.0").ops[1], ImmType::F64) == 0x4000000000000000ull);
+  CHECK(float_const_bits(parsed("v_mov_b32 v0, 2.0").ops[1], ImmType::F64) ==
+        0x4000000000000000ull);
 }
 
 TEST_CASE("decoder: a clang-22 code object decodes completely and names its kernels") {
@@ -75,7 +83,8 @@ TEST_CASE("decoder: a clang-22 code object decodes completely and names its kern
     CHECK(co->code_object_version() == (v.label.find("v5") != std::string::npos ? 5 : 6));
     CHECK(co->target() == v.label.substr(0, 7));
     const auto names = co->kernel_names();
-    CHECK(names == std::vector<std::string>{"lds_exchange", "lds_dynamic", "lds_widths", "lds_atomics"});
+    CHECK(names ==
+          std::vector<std::string>{"lds_exchange", "lds_dynamic", "lds_widths", "lds_atomics"});
     const KernelInfo& k = co->kernel("lds_exchange");
     CHECK(k.group_segment_size == 2048);
     CHECK(k.sgpr_kernarg_ptr);
@@ -95,8 +104,9 @@ TEST_CASE("decoder: a clang-22 code object decodes completely and names its kern
 
 TEST_CASE("handler table: core and valu registrations coexist, lookups by mnemonic") {
   const HandlerTable& t = HandlerTable::instance();
-  for (const char* m : {"s_add_co_u32", "s_cbranch_execz", "s_load_b512", "global_load_b128",
-                        "buffer_store_b32", "ds_bpermute_b32", "scratch_load_b32", "flat_store_b64"})
+  for (const char* m :
+       {"s_add_co_u32", "s_cbranch_execz", "s_load_b512", "global_load_b128", "buffer_store_b32",
+        "ds_bpermute_b32", "scratch_load_b32", "flat_store_b64"})
     CHECK_MESSAGE(bool(t.find(m)), m);
   HandlerTable local;
   local.add("x", [](WaveContext&, const DecodedInstr&) {});

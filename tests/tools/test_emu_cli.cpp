@@ -1,0 +1,124 @@
+// Black-box tests of `tilewave emu` on a code object compiled here by clang-22 from HIP
+// source (a "foreign" code object: nothing of tilewave built it).
+#include "tools/run_tool.hpp"
+
+#include <tools/npy/npy.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace fs = std::filesystem;
+using tw::test::run_tool;
+
+namespace {
+
+const char* kSource = R"(
+#define __global__ __attribute__((global))
+extern "C" __global__ void saxpy(const float* x, float* y, float a, int n) {
+  const int i = int(__builtin_amdgcn_workgroup_id_x() * 32 + __builtin_amdgcn_workitem_id_x());
+  if (i < n)
+    y[i] = a * x[i] + 1.0f;
+}
+)";
+
+// Builds the code object once per test process.
+const fs::path& workdir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("tilewave_emu_cli_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    std::ofstream(d / "k.hip") << kSource;
+    const std::string cmd = "clang++-22 -x hip --offload-arch=gfx1201 --offload-device-only "
+                            "--no-gpu-bundle-output -nogpuinc -nogpulib -O3 -c " +
+                            (d / "k.hip").string() + " -o " + (d / "k.hsaco").string();
+    REQUIRE_MESSAGE(std::system(cmd.c_str()) == 0, "clang++-22 failed: " << cmd);
+    tw::npy::Array x;
+    x.dtype = "<f4";
+    x.shape = {64};
+    x.data.resize(64 * 4);
+    for (int i = 0; i < 64; ++i) {
+      const float v = float(i) - 10.0f;
+      std::memcpy(x.data.data() + 4 * i, &v, 4);
+    }
+    tw::npy::write((d / "x.npy").string(), x);
+    return d;
+  }();
+  return dir;
+}
+
+std::string base_args(int grid = 2) {
+  const fs::path& d = workdir();
+  return "emu " + (d / "k.hsaco").string() + " --kernel saxpy --grid " + std::to_string(grid) +
+         " --block 32 --arg buf:in=" + (d / "x.npy").string() +
+         " --arg buf:out=" + (d / "y.npy").string() + ":64:f32";
+}
+
+} // namespace
+
+TEST_CASE("tilewave emu: runs a foreign code object, writes .npy outputs, prints statistics") {
+  fs::remove(workdir() / "y.npy");
+  const auto r = run_tool(base_args() + " --arg f32=0.5 --arg i32=60");
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find("workgroups 2  waves 2") != std::string::npos);
+  CHECK(r.output.find("VMEM") != std::string::npos);
+  const tw::npy::Array y = tw::npy::read((workdir() / "y.npy").string());
+  CHECK(y.dtype == "<f4");
+  CHECK(y.shape == std::vector<size_t>{64});
+  for (int i = 0; i < 64; ++i) {
+    float v;
+    std::memcpy(&v, y.data.data() + 4 * i, 4);
+    CHECK(v == (i < 60 ? 0.5f * (float(i) - 10.0f) + 1.0f : 0.0f));
+  }
+  const auto j = run_tool(base_args() + " --arg f32=2 --arg i32=1 --json");
+  CHECK(j.status == 0);
+  CHECK(j.output.find("\"total_instructions\":") != std::string::npos);
+}
+
+TEST_CASE("tilewave emu --trace prints each instruction of the chosen wave") {
+  const auto r = run_tool(base_args() + " --arg f32=1 --arg i32=64 --trace-wave 1,0,0:0");
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find(": s_load_b") != std::string::npos);
+  CHECK(r.output.find("global_store_b32") != std::string::npos);
+  CHECK(r.output.find("s_endpgm") != std::string::npos);
+  CHECK(r.output.find("    v") != std::string::npos);   // a VGPR write with lane values
+  CHECK(r.output.find("ttmp9 =") == std::string::npos); // ids are inputs, never written
+}
+
+TEST_CASE("tilewave emu: errors name the argument and the rule") {
+  const fs::path& d = workdir();
+  auto r = run_tool("emu " + (d / "k.hsaco").string() + " --kernel nope");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("no kernel 'nope' (kernels: saxpy)") != std::string::npos);
+  r = run_tool(base_args() + " --arg f32=1");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("kernel saxpy takes 4 explicit arguments, 3 --arg given") !=
+        std::string::npos);
+  r = run_tool(base_args() + " --arg f64=1 --arg i32=3");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("is 8 bytes but argument 2 of saxpy") != std::string::npos);
+  r = run_tool(base_args() + " --arg f32=1 --arg q=3");
+  CHECK(r.output.find("kind 'q' is not one of") != std::string::npos);
+  r = run_tool(base_args(0) + " --arg f32=1 --arg i32=3");
+  CHECK(r.output.find("--grid '0' must be X[,Y[,Z]] of positive integers") != std::string::npos);
+  r = run_tool("emu " + (d / "x.npy").string() + " --kernel saxpy");
+  CHECK(r.output.find("code object: not an ELF file") != std::string::npos);
+}
+
+TEST_CASE("tilewave emu: memcheck stops a launch that reads past a buffer") {
+  const auto ok = run_tool(base_args(3) + " --arg f32=1 --arg i32=64");
+  CHECK(ok.status == 0); // the third workgroup's lanes are all past n: no access
+  const auto bad = run_tool(base_args(3) + " --arg f32=1 --arg i32=96");
+  CAPTURE(bad.output);
+  CHECK(bad.status == 1);
+  CHECK(bad.output.find("memcheck: global read of 4 bytes") != std::string::npos);
+  CHECK(bad.output.find("(lane 0) is outside every allocation") != std::string::npos);
+  CHECK(bad.output.find("kernel saxpy (workgroup (2,0,0), wave 0)") != std::string::npos);
+  const auto off = run_tool(base_args(3) + " --arg f32=1 --arg i32=96 --no-memcheck");
+  CHECK(off.status == 0);
+}

@@ -1,0 +1,89 @@
+// tools/npy/npy.hpp: the NumPy .npy reader / writer.
+#include <tools/npy/npy.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+using tw::npy::Array;
+
+namespace {
+// The bytes NumPy 1.x writes for np.save(f, np.arange(6, dtype='<i2').reshape(2, 3)).
+std::vector<uint8_t> numpy_written_2x3_i16() {
+  std::string header = "{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3), }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::vector<uint8_t> b = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, uint8_t(header.size()), 0};
+  b.insert(b.end(), header.begin(), header.end());
+  for (int i = 0; i < 6; ++i) {
+    b.push_back(uint8_t(i));
+    b.push_back(0);
+  }
+  return b;
+}
+} // namespace
+
+TEST_CASE("npy: parses the layout NumPy writes") {
+  const Array a = tw::npy::parse(numpy_written_2x3_i16());
+  CHECK(a.dtype == "<i2");
+  CHECK(a.shape == std::vector<size_t>{2, 3});
+  CHECK(a.count() == 6);
+  CHECK(a.element_size() == 2);
+  REQUIRE(a.data.size() == 12);
+  CHECK(a.data[10] == 5);
+}
+
+TEST_CASE("npy: write then read round-trips, header padded to 64 bytes") {
+  for (const char* dt : {"f32", "f16", "bf16", "i8", "u8", "i64", "f64"}) {
+    Array a;
+    a.dtype = tw::npy::dtype_from_name(dt);
+    a.shape = {3, 1, 4};
+    a.data.resize(a.count() * a.element_size());
+    for (size_t i = 0; i < a.data.size(); ++i)
+      a.data[i] = uint8_t(i * 13 + 1);
+    const auto bytes = tw::npy::serialize(a);
+    const size_t header_len = bytes[8] | (size_t(bytes[9]) << 8);
+    CHECK((10 + header_len) % 64 == 0);
+    CHECK(bytes[10 + header_len - 1] == '\n');
+    const Array b = tw::npy::parse(bytes);
+    CHECK(b.dtype == a.dtype);
+    CHECK(b.shape == a.shape);
+    CHECK(b.data == a.data);
+  }
+  Array v;
+  v.dtype = "<f4";
+  v.shape = {5};
+  v.data.resize(20);
+  const auto bytes = tw::npy::serialize(v);
+  const std::string text(bytes.begin() + 10, bytes.end());
+  CHECK(text.find("'shape': (5,)") != std::string::npos); // 1-D tuples keep the comma
+  const std::string path = "npy_roundtrip_test.npy";
+  tw::npy::write(path, v);
+  CHECK(tw::npy::read(path).shape == v.shape);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("npy: errors name the file and the rule") {
+  std::vector<uint8_t> bad(20, 0);
+  CHECK_THROWS_WITH(tw::npy::parse(bad, "x.npy"),
+                    "x.npy: not a .npy file (missing the \\x93NUMPY magic)");
+  auto fortran = numpy_written_2x3_i16();
+  const std::string f = "False, 'shape'";
+  auto it = std::search(fortran.begin(), fortran.end(), f.begin(), f.end());
+  std::copy_n("True , ", 7, it);
+  CHECK_THROWS_WITH(tw::npy::parse(fortran, "f.npy"),
+                    "f.npy: Fortran-order arrays are not supported (use C order)");
+  auto big = numpy_written_2x3_i16();
+  big[21] = '>'; // "'<i2'" -> "'>i2'"
+  CHECK_THROWS_WITH(tw::npy::parse(big, "b.npy"), "b.npy: dtype >i2 is not little-endian");
+  auto cut = numpy_written_2x3_i16();
+  cut.resize(cut.size() - 3);
+  CHECK_THROWS_WITH(tw::npy::parse(cut, "c.npy"), "c.npy: holds 9 data bytes, the header says 12");
+  CHECK_THROWS_WITH(
+      tw::npy::dtype_from_name("f128"),
+      "dtype 'f128' is not one of f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64");
+  CHECK_THROWS_WITH(tw::npy::read("/nonexistent/dir/a.npy"),
+                    "/nonexistent/dir/a.npy: cannot open for reading");
+}

@@ -1,0 +1,262 @@
+// `tilewave emu CODE_OBJECT --kernel NAME --grid X,Y,Z --block X,Y,Z [--lds BYTES]
+//  --arg buf:in=FILE.npy --arg buf:out=FILE.npy:SHAPE:DTYPE --arg i32=5 --arg f32=0.5 ...`
+// runs any gfx12 code object on the emulator, writes the output buffers as .npy and prints
+// the launch statistics. --trace prints every instruction of one wave with what it wrote.
+#include "tilewave/command.hpp"
+
+#include <runtime/emu_device.hpp>
+#include <tools/npy/npy.hpp>
+
+#include <charconv>
+#include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tw::tool {
+namespace {
+
+std::array<uint32_t, 3> parse_dim3(const std::string& text, const char* option,
+                                   bool allow_zero = false) {
+  const uint32_t missing = allow_zero ? 0 : 1; // ids default to 0, sizes to 1
+  std::array<uint32_t, 3> d{missing, missing, missing};
+  size_t i = 0, k = 0;
+  while (k < 3 && i <= text.size()) {
+    size_t j = text.find(',', i);
+    std::string part = text.substr(i, j == std::string::npos ? std::string::npos : j - i);
+    uint32_t v = 0;
+    auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (ec != std::errc() || p != part.data() + part.size() || (v == 0 && !allow_zero))
+      throw std::invalid_argument(fmt::format("emu: {} '{}' must be X[,Y[,Z]] of {} integers",
+                                              option, text,
+                                              allow_zero ? "non-negative" : "positive"));
+    d[k++] = v;
+    if (j == std::string::npos)
+      return d;
+    i = j + 1;
+  }
+  throw std::invalid_argument(fmt::format("emu: {} '{}' has more than 3 dimensions", option, text));
+}
+
+// One --arg: a scalar (bytes to place) or a buffer (file in, file out, or both).
+struct ArgSpec {
+  std::string text;
+  std::vector<uint8_t> scalar; // scalar bytes
+  bool is_buffer = false;
+  std::string in_file, out_file;
+  npy::Array array; // buffer contents (input) or shape/dtype (output)
+  runtime::DevicePtr ptr = 0;
+};
+
+template <class T>
+std::vector<uint8_t> bytes_of(T v) {
+  std::vector<uint8_t> b(sizeof(T));
+  std::memcpy(b.data(), &v, sizeof(T));
+  return b;
+}
+
+template <class T>
+T parse_number(const std::string& s, const std::string& arg) {
+  T v{};
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  std::from_chars_result r;
+  if constexpr (std::is_floating_point_v<T>)
+    r = std::from_chars(first, last, v);
+  else if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+    r = std::from_chars(first + 2, last, v, 16);
+  else
+    r = std::from_chars(first, last, v);
+  if (r.ec != std::errc() || r.ptr != last)
+    throw std::invalid_argument(fmt::format("emu: --arg {}: '{}' is not a valid value", arg, s));
+  return v;
+}
+
+std::vector<size_t> parse_shape(const std::string& s, const std::string& arg) {
+  std::vector<size_t> shape;
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t j = s.find_first_of("x,", i);
+    shape.push_back(
+        parse_number<size_t>(s.substr(i, j == std::string::npos ? std::string::npos : j - i), arg));
+    if (j == std::string::npos)
+      break;
+    i = j + 1;
+  }
+  return shape;
+}
+
+ArgSpec parse_arg(const std::string& text) {
+  ArgSpec a;
+  a.text = text;
+  const auto eq = text.find('=');
+  if (eq == std::string::npos)
+    throw std::invalid_argument(
+        fmt::format("emu: --arg '{}' must be KIND=VALUE (buf:in=F.npy, buf:out=F.npy:SHAPE:DTYPE, "
+                    "buf:inout=F.npy, i32=, u32=, i64=, u64=, f32=, f64=)",
+                    text));
+  const std::string kind = text.substr(0, eq), value = text.substr(eq + 1);
+  if (kind == "i32")
+    a.scalar = bytes_of(parse_number<int32_t>(value, text));
+  else if (kind == "u32")
+    a.scalar = bytes_of(parse_number<uint32_t>(value, text));
+  else if (kind == "i64")
+    a.scalar = bytes_of(parse_number<int64_t>(value, text));
+  else if (kind == "u64")
+    a.scalar = bytes_of(parse_number<uint64_t>(value, text));
+  else if (kind == "f32")
+    a.scalar = bytes_of(parse_number<float>(value, text));
+  else if (kind == "f64")
+    a.scalar = bytes_of(parse_number<double>(value, text));
+  else if (kind == "buf:in" || kind == "buf:inout") {
+    a.is_buffer = true;
+    a.in_file = value;
+    a.array = npy::read(value);
+    if (kind == "buf:inout")
+      a.out_file = value;
+  } else if (kind == "buf:out") {
+    a.is_buffer = true;
+    const auto c1 = value.find(':');
+    const auto c2 = c1 == std::string::npos ? std::string::npos : value.find(':', c1 + 1);
+    if (c2 == std::string::npos)
+      throw std::invalid_argument(fmt::format(
+          "emu: --arg '{}': an output buffer is buf:out=FILE.npy:SHAPE:DTYPE (e.g. o.npy:64x4:f32)",
+          text));
+    a.out_file = value.substr(0, c1);
+    a.array.shape = parse_shape(value.substr(c1 + 1, c2 - c1 - 1), text);
+    a.array.dtype = npy::dtype_from_name(value.substr(c2 + 1));
+    a.array.data.assign(a.array.count() * a.array.element_size(), 0);
+  } else {
+    throw std::invalid_argument(fmt::format(
+        "emu: --arg '{}': kind '{}' is not one of buf:in, buf:out, buf:inout, i32, u32, i64, "
+        "u64, f32, f64",
+        text, kind));
+  }
+  return a;
+}
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f)
+    throw std::runtime_error("emu: cannot open code object '" + path + "'");
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// Places the arguments at the offsets the kernel's metadata gives (explicit arguments in
+// order); checks count and sizes.
+std::vector<uint8_t> pack_args(const emu::KernelInfo& k, const std::vector<ArgSpec>& args) {
+  std::vector<const emu::KernelArgMeta*> expl;
+  for (const auto& m : k.args)
+    if (m.value_kind.rfind("hidden_", 0) != 0)
+      expl.push_back(&m);
+  if (!k.args.empty() && expl.size() != args.size())
+    throw std::invalid_argument(fmt::format("emu: kernel {} takes {} explicit arguments, {} --arg "
+                                            "given",
+                                            k.name, expl.size(), args.size()));
+  std::vector<uint8_t> bytes;
+  size_t natural = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::vector<uint8_t> b = args[i].is_buffer ? bytes_of<uint64_t>(args[i].ptr) : args[i].scalar;
+    size_t off;
+    if (i < expl.size()) {
+      const emu::KernelArgMeta& m = *expl[i];
+      if (m.size != b.size())
+        throw std::invalid_argument(
+            fmt::format("emu: --arg {} is {} bytes but argument {} of {} ('{}', {}) is {} bytes",
+                        args[i].text, b.size(), i, k.name, m.name, m.value_kind, m.size));
+      if (args[i].is_buffer != (m.value_kind == "global_buffer"))
+        throw std::invalid_argument(fmt::format(
+            "emu: --arg {}: argument {} of {} ('{}') is {}", args[i].text, i, k.name, m.name,
+            m.value_kind == "global_buffer" ? "a buffer (use buf:...)" : "a value (use i32=...)"));
+      off = m.offset;
+    } else {
+      off = (natural + b.size() - 1) / b.size() * b.size();
+    }
+    natural = off + b.size();
+    if (bytes.size() < natural)
+      bytes.resize(natural, 0);
+    std::memcpy(bytes.data() + off, b.data(), b.size());
+  }
+  return bytes;
+}
+
+Command emu_command{
+    "emu", "run a gfx12 code object on the emulator (.npy buffers in and out, statistics)",
+    [](CLI::App& sub) -> Command::Action {
+      struct Options {
+        std::string code_object, kernel, grid = "1", block = "32", trace_wave;
+        uint32_t lds = 0;
+        unsigned threads = 0;
+        std::vector<std::string> args;
+        bool trace = false, no_memcheck = false, json = false;
+      };
+      auto o = std::make_shared<Options>();
+      sub.add_option("code_object", o->code_object, "gfx12 HSA code object (.hsaco / .co ELF)")
+          ->required();
+      sub.add_option("--kernel", o->kernel, "kernel name (its symbol)")->required();
+      sub.add_option("--grid", o->grid, "workgroups X[,Y[,Z]]");
+      sub.add_option("--block", o->block, "work-items per workgroup X[,Y[,Z]]");
+      sub.add_option("--lds", o->lds, "dynamic LDS bytes (beyond the kernel's static LDS)");
+      sub.add_option("--arg", o->args,
+                     "kernel arguments in order: buf:in=F.npy, buf:out=F.npy:SHAPE:DTYPE, "
+                     "buf:inout=F.npy, i32=N, u32=N, i64=N, u64=N, f32=X, f64=X");
+      sub.add_flag("--trace", o->trace, "print each instruction of one wave and what it wrote");
+      sub.add_option("--trace-wave", o->trace_wave,
+                     "which wave to trace: WGX,WGY,WGZ:WAVE (default 0,0,0:0)");
+      sub.add_flag("--no-memcheck", o->no_memcheck, "disable memcheck (also TILEWAVE_EMU_CHECK=0)");
+      sub.add_option("--threads", o->threads, "host threads for workgroups (default: all cores)");
+      sub.add_flag("--json", o->json, "print the statistics as JSON");
+      return [o]() {
+        runtime::EmuDevice dev;
+        if (o->no_memcheck)
+          dev.set_memcheck(false);
+        dev.set_threads(o->threads);
+        const auto grid = parse_dim3(o->grid, "--grid");
+        const auto block = parse_dim3(o->block, "--block");
+        std::vector<ArgSpec> args;
+        for (const auto& a : o->args)
+          args.push_back(parse_arg(a));
+        auto module = dev.load_code_object(read_file(o->code_object));
+        auto kernel = dev.get_kernel(module, o->kernel);
+        const emu::KernelInfo& info = dev.code_object(module).kernel(o->kernel);
+        for (auto& a : args) {
+          if (!a.is_buffer)
+            continue;
+          a.ptr = dev.allocate(a.array.data.size());
+          dev.copy_to_device(a.ptr, a.array.data.data(), a.array.data.size());
+        }
+        const std::vector<uint8_t> kernargs = pack_args(info, args);
+        if (o->trace || !o->trace_wave.empty()) {
+          emu::TraceConfig t;
+          t.enabled = true;
+          t.out = &std::cout;
+          if (!o->trace_wave.empty()) {
+            const auto colon = o->trace_wave.find(':');
+            if (colon == std::string::npos)
+              throw std::invalid_argument("emu: --trace-wave must be WGX,WGY,WGZ:WAVE");
+            t.workgroup = parse_dim3(o->trace_wave.substr(0, colon), "--trace-wave", true);
+            t.wave = parse_number<int>(o->trace_wave.substr(colon + 1), "--trace-wave");
+          }
+          dev.set_trace(t);
+        }
+        dev.launch(kernel, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, kernargs,
+                   o->lds);
+        for (auto& a : args) {
+          if (a.out_file.empty())
+            continue;
+          dev.copy_to_host(a.array.data.data(), a.ptr, a.array.data.size());
+          npy::write(a.out_file, a.array);
+        }
+        const emu::LaunchStats& s = dev.last_stats();
+        std::cout << (o->json ? s.to_json() + "\n" : s.to_string());
+        return 0;
+      };
+    }};
+
+} // namespace
+} // namespace tw::tool
