@@ -34,6 +34,14 @@ public:
                   "write an integer, or convert with cast<...>() explicitly");
   }
 
+  // Handles never convert between element types implicitly (this overload exists to say so).
+  template <ElemType U>
+  requires(!std::same_as<U, T>) Scalar(const Scalar<U>&) {
+    static_assert(std::same_as<U, T>,
+                  "tw::dsl: a handle of one element type was used where another is expected "
+                  "(e.g. Int32 for Int64); convert it with cast<T>(x)");
+  }
+
   static Scalar constant(host_type v) {
     Scalar s;
     s.constant_ = true;

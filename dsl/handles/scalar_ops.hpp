@@ -30,6 +30,18 @@ struct common_scalar<L, Scalar<T>> {
   using type = Scalar<T>;
 };
 
+// Two handles of different element types: an error the operators report with a sentence;
+// the first type is used so that no second, less readable error follows.
+template <ElemType T, ElemType U>
+struct common_scalar<Scalar<T>, Scalar<U>> {
+  using type = Scalar<T>;
+};
+// Two integer literals (e.g. for_range(0, 4, ...)): Int32, or Int64 for 64-bit literals.
+template <class L1, class L2>
+requires(std::is_integral_v<L1>&& std::is_integral_v<L2>) struct common_scalar<L1, L2> {
+  using type = std::conditional_t<(sizeof(L1) > 4 || sizeof(L2) > 4), Scalar<i64>, Scalar<i32>>;
+};
+
 template <class A, class B>
 concept ScalarOperands = (ScalarHandle<A> || ScalarHandle<B>)&&(
     ScalarHandle<A> || std::is_arithmetic_v<A>)&&(ScalarHandle<B> || std::is_arithmetic_v<B>);

@@ -129,3 +129,11 @@ TEST_CASE("run-time DSL errors name the op and the rule") {
   CHECK_THROWS_WITH(lane_id(),
                     doctest::Contains("no KernelBuilder tracing")); // finish() ends tracing
 }
+
+TEST_CASE("a value assigned inside a loop and read after it is reported by the verifier") {
+  KernelBuilder kb("escape", {32, 1, 1});
+  auto [x] = kb.args(gptr<f32>("x"));
+  Float32 last = 0.0f;
+  for_range(0, 4, [&](Int32 i) { last = x.load(i); }); // should have been carried
+  CHECK_THROWS_WITH(x.store(0, last), doctest::Contains("outside the region that defines it"));
+}
