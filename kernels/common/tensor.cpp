@@ -25,6 +25,13 @@ Extents contiguous_strides(const Extents& shape) {
   return strides;
 }
 
+Extents column_major_strides(const Extents& shape) {
+  if (shape.size() != 2)
+    throw std::invalid_argument("column_major_strides: shape " + format_extents(shape) +
+                                " is not a matrix (rank 2)");
+  return {1, shape[0] > 0 ? shape[0] : 1};
+}
+
 TensorView TensorView::on_device(runtime::Device& device, runtime::DevicePtr address, DType dtype,
                                  Extents shape, Extents strides) {
   TensorView v;

@@ -21,6 +21,8 @@ using Extents = std::vector<int64_t>;
 
 // Strides of a densely packed row-major tensor of this shape (last dimension contiguous).
 Extents contiguous_strides(const Extents& shape);
+// Strides of a densely packed column-major matrix [rows, cols]: [1, rows].
+Extents column_major_strides(const Extents& shape);
 
 struct TensorView {
   DType dtype = DType::f32;

@@ -49,12 +49,12 @@ struct GemmProblem {
 // ---- gemm: f16 / bf16 operands, f32 accumulate -------------------------------------------
 // out = alpha * (a @ b) + beta * c + bias[n]
 struct GemmArgs {
-  TensorView a;                   // [M, K] f16 | bf16, row- or column-major
-  TensorView b;                   // [K, N] dtype of a, row- or column-major
-  TensorView out;                 // [M, N] f16 | bf16 | f32, row-major
-  std::optional<TensorView> c;    // [M, N] dtype of out, row-major; needed when beta != 0;
-                                  // may be the very same view as out (in place)
-  std::optional<TensorView> bias; // [N], dtype of out
+  TensorView a{};                   // [M, K] f16 | bf16, row- or column-major
+  TensorView b{};                   // [K, N] dtype of a, row- or column-major
+  TensorView out{};                 // [M, N] f16 | bf16 | f32, row-major
+  std::optional<TensorView> c{};    // [M, N] dtype of out, row-major; needed when beta != 0;
+                                    // may be the very same view as out (in place)
+  std::optional<TensorView> bias{}; // [N], dtype of out
   float alpha = 1.0f;
   float beta = 0.0f;
 };
@@ -64,12 +64,12 @@ void gemm(runtime::Device& device, const GemmArgs& args);
 // ---- scaled_mm: fp8 operands (e4m3 / e5m2, all four combinations) -------------------------
 // out[m, n] = (sum_k a[m, k] * b[k, n]) * scale_a(m) * scale_b(n) + bias[n]
 struct ScaledMmArgs {
-  TensorView a;                   // [M, K] e4m3 | e5m2, row-major (K contiguous)
-  TensorView b;                   // [K, N] e4m3 | e5m2, column-major (K contiguous)
-  TensorView scale_a;             // f32, tensorwise or rowwise (M)
-  TensorView scale_b;             // f32, tensorwise or rowwise (N)
-  TensorView out;                 // [M, N] bf16 | f16 | f32, row-major
-  std::optional<TensorView> bias; // [N], dtype of out
+  TensorView a{};                   // [M, K] e4m3 | e5m2, row-major (K contiguous)
+  TensorView b{};                   // [K, N] e4m3 | e5m2, column-major (K contiguous)
+  TensorView scale_a{};             // f32, tensorwise or rowwise (M)
+  TensorView scale_b{};             // f32, tensorwise or rowwise (N)
+  TensorView out{};                 // [M, N] bf16 | f16 | f32, row-major
+  std::optional<TensorView> bias{}; // [N], dtype of out
 };
 GemmProblem validate_scaled_mm(const runtime::Device& device, const ScaledMmArgs& args);
 void scaled_mm(runtime::Device& device, const ScaledMmArgs& args);
@@ -87,27 +87,27 @@ enum class ActQuantMode { given_scale, dynamic_rowwise };
 struct ActivationQuant {
   DType dtype = DType::e4m3; // e4m3 | e5m2 (scaled_mm_fused_quant), int8 (int8_linear_fused)
   ActQuantMode mode = ActQuantMode::dynamic_rowwise;
-  std::optional<TensorView> scale;     // given_scale only: f32 tensorwise or rowwise (M)
-  std::optional<TensorView> scale_out; // dynamic_rowwise only, optional: f32 [M] receives s_m
+  std::optional<TensorView> scale{};     // given_scale only: f32 tensorwise or rowwise (M)
+  std::optional<TensorView> scale_out{}; // dynamic_rowwise only, optional: f32 [M] receives s_m
 };
 
 // LoRA (PEFT's convention): out += lora.scale * (x @ down^T) @ up^T, on the unquantized
 // activation x. rank R >= 1.
 struct LoraArgs {
-  TensorView down; // lora_A: [R, K], dtype of x, row-major
-  TensorView up;   // lora_B: [N, R], dtype of x, row-major
+  TensorView down{}; // lora_A: [R, K], dtype of x, row-major
+  TensorView up{};   // lora_B: [N, R], dtype of x, row-major
   float scale = 1.0f;
 };
 
 // out = (q(x) @ b) * s(m) * scale_b(n) + bias[n] (+ LoRA)
 struct ScaledMmFusedQuantArgs {
-  TensorView x; // [M, K] bf16 | f16, row-major
-  ActivationQuant quant;
-  TensorView b;       // [K, N] e4m3 | e5m2, column-major
-  TensorView scale_b; // f32, tensorwise or rowwise (N)
-  TensorView out;     // [M, N] bf16 | f16 | f32, row-major
-  std::optional<TensorView> bias;
-  std::optional<LoraArgs> lora;
+  TensorView x{}; // [M, K] bf16 | f16, row-major
+  ActivationQuant quant{};
+  TensorView b{};       // [K, N] e4m3 | e5m2, column-major
+  TensorView scale_b{}; // f32, tensorwise or rowwise (N)
+  TensorView out{};     // [M, N] bf16 | f16 | f32, row-major
+  std::optional<TensorView> bias{};
+  std::optional<LoraArgs> lora{};
 };
 GemmProblem validate_scaled_mm_fused_quant(const runtime::Device& device,
                                            const ScaledMmFusedQuantArgs& args);
@@ -126,11 +126,11 @@ void scaled_mm_multi(runtime::Device& device, const ScaledMmMultiArgs& args);
 // ---- w8a16: int8 weights, per-output-channel scales, f16 / bf16 activations ----------------
 // out[m, n] = scale[n] * sum_k x[m, k] * weight[n, k] + bias[n]
 struct W8A16Args {
-  TensorView x;      // [M, K] f16 | bf16, row-major
-  TensorView weight; // [N, K] int8, row-major
-  TensorView scale;  // f32, rowwise (N): one per output channel
-  TensorView out;    // [M, N] dtype of x, row-major
-  std::optional<TensorView> bias;
+  TensorView x{};      // [M, K] f16 | bf16, row-major
+  TensorView weight{}; // [N, K] int8, row-major
+  TensorView scale{};  // f32, rowwise (N): one per output channel
+  TensorView out{};    // [M, N] dtype of x, row-major
+  std::optional<TensorView> bias{};
 };
 GemmProblem validate_w8a16(const runtime::Device& device, const W8A16Args& args);
 void w8a16(runtime::Device& device, const W8A16Args& args);
@@ -138,25 +138,25 @@ void w8a16(runtime::Device& device, const W8A16Args& args);
 // ---- int8_linear: iu8 WMMA, exact i32 accumulation, scales in the epilogue ----------------
 // out[m, n] = float(sum_k x[m, k] * weight[n, k]) * x_scale(m) * w_scale(n) + bias[n]
 struct Int8LinearArgs {
-  TensorView x;       // [M, K] int8, row-major
-  TensorView weight;  // [N, K] int8, row-major
-  TensorView x_scale; // f32, tensorwise or rowwise (M)
-  TensorView w_scale; // f32, tensorwise or rowwise (N)
-  TensorView out;     // [M, N] f16 | bf16 | f32, row-major
-  std::optional<TensorView> bias;
+  TensorView x{};       // [M, K] int8, row-major
+  TensorView weight{};  // [N, K] int8, row-major
+  TensorView x_scale{}; // f32, tensorwise or rowwise (M)
+  TensorView w_scale{}; // f32, tensorwise or rowwise (N)
+  TensorView out{};     // [M, N] f16 | bf16 | f32, row-major
+  std::optional<TensorView> bias{};
 };
 GemmProblem validate_int8_linear(const runtime::Device& device, const Int8LinearArgs& args);
 void int8_linear(runtime::Device& device, const Int8LinearArgs& args);
 
 // ---- int8_linear_fused: the activation is quantized to int8 in the kernel -----------------
 struct Int8LinearFusedArgs {
-  TensorView x;          // [M, K] f16 | bf16, row-major
-  ActivationQuant quant; // dtype int8
-  TensorView weight;     // [N, K] int8, row-major
-  TensorView w_scale;    // f32, tensorwise or rowwise (N)
-  TensorView out;        // [M, N] f16 | bf16 | f32, row-major
-  std::optional<TensorView> bias;
-  std::optional<LoraArgs> lora;
+  TensorView x{};          // [M, K] f16 | bf16, row-major
+  ActivationQuant quant{}; // dtype int8
+  TensorView weight{};     // [N, K] int8, row-major
+  TensorView w_scale{};    // f32, tensorwise or rowwise (N)
+  TensorView out{};        // [M, N] f16 | bf16 | f32, row-major
+  std::optional<TensorView> bias{};
+  std::optional<LoraArgs> lora{};
 };
 GemmProblem validate_int8_linear_fused(const runtime::Device& device,
                                        const Int8LinearFusedArgs& args);
@@ -165,9 +165,9 @@ void int8_linear_fused(runtime::Device& device, const Int8LinearFusedArgs& args)
 // ---- iu4_gemm: packed int4 x int4 -> i32, exact (the 16x16x32 iu4 atom) -------------------
 // Signedness of each operand comes from its dtype (int4 signed, uint4 unsigned).
 struct Iu4GemmArgs {
-  TensorView a;   // [M, K] int4 | uint4 packed, row-major, even leading stride
-  TensorView b;   // [K, N] int4 | uint4 packed, column-major, even leading stride
-  TensorView out; // [M, N] i32, row-major
+  TensorView a{};   // [M, K] int4 | uint4 packed, row-major, even leading stride
+  TensorView b{};   // [K, N] int4 | uint4 packed, column-major, even leading stride
+  TensorView out{}; // [M, N] i32, row-major
 };
 GemmProblem validate_iu4_gemm(const runtime::Device& device, const Iu4GemmArgs& args);
 void iu4_gemm(runtime::Device& device, const Iu4GemmArgs& args);
@@ -176,12 +176,12 @@ void iu4_gemm(runtime::Device& device, const Iu4GemmArgs& args);
 // out[m, n] = sum_blk 2^ea[m, blk] * 2^eb[n, blk] * sum_{k in blk} a[m, k] * b[k, n] + bias[n]
 inline constexpr int64_t mx_block_size = 32;
 struct Mxfp8GemmArgs {
-  TensorView a;       // [M, K] e4m3 | e5m2, row-major
-  TensorView b;       // [K, N] e4m3 | e5m2, column-major
-  TensorView scale_a; // [M, ceil(K / 32)] e8m0, row-major
-  TensorView scale_b; // [N, ceil(K / 32)] e8m0, row-major
-  TensorView out;     // [M, N] bf16 | f16 | f32, row-major
-  std::optional<TensorView> bias;
+  TensorView a{};       // [M, K] e4m3 | e5m2, row-major
+  TensorView b{};       // [K, N] e4m3 | e5m2, column-major
+  TensorView scale_a{}; // [M, ceil(K / 32)] e8m0, row-major
+  TensorView scale_b{}; // [N, ceil(K / 32)] e8m0, row-major
+  TensorView out{};     // [M, N] bf16 | f16 | f32, row-major
+  std::optional<TensorView> bias{};
 };
 GemmProblem validate_mxfp8_gemm(const runtime::Device& device, const Mxfp8GemmArgs& args);
 void mxfp8_gemm(runtime::Device& device, const Mxfp8GemmArgs& args);
