@@ -15,12 +15,15 @@ std::vector<uint8_t> numpy_written_2x3_i16() {
   std::string header = "{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3), }";
   header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
   header += '\n';
-  std::vector<uint8_t> b = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, uint8_t(header.size()), 0};
-  b.insert(b.end(), header.begin(), header.end());
+  std::string file = std::string("\x93NUMPY\x01\x00", 8);
+  file += char(header.size());
+  file += '\0';
+  file += header;
   for (int i = 0; i < 6; ++i) {
-    b.push_back(uint8_t(i));
-    b.push_back(0);
+    file += char(i);
+    file += '\0';
   }
+  std::vector<uint8_t> b(file.begin(), file.end());
   return b;
 }
 } // namespace
