@@ -11,6 +11,7 @@
 #include <dsl/lds/lds_plan.hpp>
 #include <dsl/mma/fragment.hpp>
 #include <dsl/mma/mma_atom.hpp>
+#include <dsl/mma/row_reduce.hpp>
 #include <dsl/mma/tiled_mma.hpp>
 #include <dsl/ops/pipeline.hpp>
 #include <dsl/ops/reduce.hpp>

@@ -123,3 +123,23 @@ TEST_CASE("a chunked LDS buffer is walked chunk by chunk") {
   CHECK(count(k.body, ir::Opcode::barrier) == 1);
   CHECK(count(k.body, ir::Opcode::lds_ptr) == 1);
 }
+
+TEST_CASE("reduce_rows of an f32 accumulator reduces over the 16 lanes of each half-wave") {
+  using Lanes = MmaAtomLanes<tw::atoms::wmma_f32_16x16x16_f16>;
+  // C: lane bits 0-3 move the column (16 lanes), bit 4 moves the row by 8.
+  static_assert(detail::row_sharing_lanes(Lanes::c_map) == 16);
+  KernelBuilder kb("row_max", {32, 1, 1});
+  constexpr auto mma =
+      make_tiled_mma(tw::atoms::wmma_f32_16x16x16_f16{}, wave_layout<1, 1>, repeat<2, 2>);
+  auto [X] = kb.args(gptr<f32>("x"));
+  const auto acc = mma.make_accumulator(0.0f);
+  const auto m = reduce_rows(acc, Reduce::max);
+  static_assert(decltype(m)::rows == 2 && decltype(m)::cols == 8);
+  X.store(lane_id(), m(1, 7));
+  const ir::Kernel k = kb.finish();
+  // All 2 x 8 rows are reduced (tracing is eager), each with one max combining the 2 column
+  // tiles, then 4 DPP row_xmask steps (4 more max) and no cross-row permlanex16.
+  CHECK(count(k.body, ir::Opcode::dpp) == 16 * 4);
+  CHECK(count(k.body, ir::Opcode::permlanex16) == 0);
+  CHECK(count(k.body, ir::Opcode::max) == 16 * (1 + 4));
+}
