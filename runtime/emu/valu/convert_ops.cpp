@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 namespace tw::emu::valu {
@@ -169,7 +170,14 @@ void cvt_f32_from_8(WaveContext& c, const DecodedInstr& in) {
   WaveState& w = c.wave;
   const int sel = byte_sel(in);
   const bool dpp = in.encoding == Encoding::Dpp || in.encoding == Encoding::E64Dpp;
-  const uint32_t exec = w.exec();
+  std::array<int8_t, kWaveSize> dpp_src{};
+  if (dpp) {
+    try {
+      dpp_src = dpp_source_lanes(in.mods, w.exec());
+    } catch (const std::invalid_argument& e) {
+      c.fail(in, e.what());
+    }
+  }
   std::array<uint32_t, kWaveSize> r{};
   uint32_t written = 0;
   w.for_each_active([&](int lane) {
@@ -177,7 +185,7 @@ void cvt_f32_from_8(WaveContext& c, const DecodedInstr& in) {
     if (dpp) {
       if (!dpp_lane_enabled(in.mods, lane))
         return;
-      src = dpp_source_lane(in.mods, exec, lane);
+      src = dpp_src[lane];
       if (src < 0 && !in.mods.bound_ctrl)
         return;
     }
@@ -193,6 +201,7 @@ void cvt_f32_from_8(WaveContext& c, const DecodedInstr& in) {
 // v_cvt_pk_f32_fp8 / bf8: the two bytes of word op_sel[0] of src0 -> a VGPR pair.
 template <bool Bf8>
 void cvt_pk_f32_from_8(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   const unsigned sh = in.mods.op_sel[0] ? 16 : 0;
   std::array<uint64_t, kWaveSize> r{};
@@ -210,6 +219,7 @@ void cvt_pk_f32_from_8(WaveContext& c, const DecodedInstr& in) {
 // rounding into byte N of dst, the other bytes kept.
 template <bool Bf8>
 void cvt_sr_8(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   const unsigned sh = 8 * unsigned(byte_sel(in));
   const auto sat = in.mods.clamp ? tw::num::Saturate::yes : tw::num::Saturate::no;

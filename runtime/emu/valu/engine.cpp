@@ -145,36 +145,68 @@ uint64_t read_source(const WaveState& w, const Operand& op, int lane, VT t, bool
   return v;
 }
 
-int dpp_source_lane(const Modifiers& m, uint32_t exec, int lane) {
-  int src = -1;
-  const int row = lane & ~15, in_row = lane & 15;
-  if (m.dpp8) {
-    src = (lane & ~7) | (*m.dpp8)[lane & 7];
-  } else if (m.quad_perm) {
-    src = (lane & ~3) | (*m.quad_perm)[lane & 3];
-  } else {
-    const std::string& k = m.dpp_ctrl;
-    const int n = m.dpp_ctrl_value;
-    if (k == "row_shl")
-      src = in_row + n < 16 ? lane + n : -1;
-    else if (k == "row_shr")
-      src = in_row - n >= 0 ? lane - n : -1;
-    else if (k == "row_ror")
-      src = row + ((in_row - n) & 15);
-    else if (k == "row_mirror")
-      src = row + (15 - in_row);
-    else if (k == "row_half_mirror")
-      src = (lane & ~7) + (7 - (lane & 7));
-    else if (k == "row_share")
-      src = row + (n & 15);
-    else if (k == "row_xmask")
-      src = row + ((in_row ^ n) & 15);
-    else
-      throw std::invalid_argument("DPP control '" + k + "' is not a gfx12 wave32 DPP16 control");
+std::array<int8_t, kWaveSize> dpp_source_lanes(const Modifiers& m, uint32_t exec) {
+  std::array<int8_t, kWaveSize> src{};
+  const std::string& k = m.dpp_ctrl;
+  const int n = m.dpp_ctrl_value;
+  enum class Ctrl { dpp8, quad_perm, shl, shr, ror, mirror, half_mirror, share, xmask } ctrl;
+  if (m.dpp8)
+    ctrl = Ctrl::dpp8;
+  else if (m.quad_perm)
+    ctrl = Ctrl::quad_perm;
+  else if (k == "row_shl")
+    ctrl = Ctrl::shl;
+  else if (k == "row_shr")
+    ctrl = Ctrl::shr;
+  else if (k == "row_ror")
+    ctrl = Ctrl::ror;
+  else if (k == "row_mirror")
+    ctrl = Ctrl::mirror;
+  else if (k == "row_half_mirror")
+    ctrl = Ctrl::half_mirror;
+  else if (k == "row_share")
+    ctrl = Ctrl::share;
+  else if (k == "row_xmask")
+    ctrl = Ctrl::xmask;
+  else
+    throw std::invalid_argument("DPP control '" + k + "' is not a gfx12 wave32 DPP control");
+  for (int lane = 0; lane < kWaveSize; ++lane) {
+    const int row = lane & ~15, in_row = lane & 15;
+    int s = -1;
+    switch (ctrl) {
+    case Ctrl::dpp8:
+      s = (lane & ~7) | (*m.dpp8)[lane & 7];
+      break;
+    case Ctrl::quad_perm:
+      s = (lane & ~3) | ((*m.quad_perm)[lane & 3] & 3);
+      break;
+    case Ctrl::shl:
+      s = in_row + n < 16 ? lane + n : -1;
+      break;
+    case Ctrl::shr:
+      s = in_row - n >= 0 ? lane - n : -1;
+      break;
+    case Ctrl::ror:
+      s = row + ((in_row - n) & 15);
+      break;
+    case Ctrl::mirror:
+      s = row + (15 - in_row);
+      break;
+    case Ctrl::half_mirror:
+      s = (lane & ~7) + (7 - (lane & 7));
+      break;
+    case Ctrl::share:
+      s = row + (n & 15);
+      break;
+    case Ctrl::xmask:
+      s = row + ((in_row ^ n) & 15);
+      break;
+    }
+    // A lane outside EXEC is read only with fi (fetch inactive).
+    if (s >= 0 && !((exec >> s) & 1u) && !m.fi)
+      s = -1;
+    src[lane] = int8_t(s);
   }
-  // A lane outside EXEC is read only with fi (fetch inactive).
-  if (src >= 0 && !((exec >> src) & 1u) && !m.fi)
-    src = -1;
   return src;
 }
 
@@ -212,6 +244,14 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
     return s;
   }();
   const bool dpp = in.encoding == Encoding::Dpp || in.encoding == Encoding::E64Dpp;
+  std::array<int8_t, kWaveSize> dpp_src{};
+  if (dpp) {
+    try {
+      dpp_src = dpp_source_lanes(in.mods, w.exec());
+    } catch (const std::invalid_argument& e) {
+      c.fail(in, e.what());
+    }
+  }
   const bool float_dst = is_float(spec.dst) && !spec.int_clamp;
   const uint32_t exec = w.exec();
 
@@ -234,7 +274,7 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
     if (dpp) {
       if (!dpp_lane_enabled(in.mods, lane))
         continue;
-      src0_lane = dpp_source_lane(in.mods, exec, lane);
+      src0_lane = dpp_src[lane];
       if (src0_lane < 0) {
         if (!in.mods.bound_ctrl && !in.mods.dpp8)
           continue; // invalid source lane: the destination keeps its value

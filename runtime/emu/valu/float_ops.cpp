@@ -212,6 +212,52 @@ uint64_t div_fixup(Lane& l) {
   return put<T>(neg ? -std::fabs(q) : std::fabs(q));
 }
 
+// Cube map coordinates of the direction (x, y, z): face id, s, t and twice the major axis.
+enum class CubeMajor { x, y, z };
+CubeMajor cube_major(double x, double y, double z) {
+  if (std::fabs(z) >= std::fabs(x) && std::fabs(z) >= std::fabs(y))
+    return CubeMajor::z;
+  return std::fabs(y) >= std::fabs(x) ? CubeMajor::y : CubeMajor::x;
+}
+double cubeid(double x, double y, double z) {
+  switch (cube_major(x, y, z)) {
+  case CubeMajor::z:
+    return z < 0 ? 5.0 : 4.0;
+  case CubeMajor::y:
+    return y < 0 ? 3.0 : 2.0;
+  default:
+    return x < 0 ? 1.0 : 0.0;
+  }
+}
+double cubesc(double x, double y, double z) {
+  switch (cube_major(x, y, z)) {
+  case CubeMajor::z:
+    return z < 0 ? -x : x;
+  case CubeMajor::y:
+    return x;
+  default:
+    return x < 0 ? z : -z;
+  }
+}
+double cubetc(double x, double y, double z) {
+  switch (cube_major(x, y, z)) {
+  case CubeMajor::y:
+    return y < 0 ? -z : z;
+  default:
+    return -y;
+  }
+}
+double cubema(double x, double y, double z) {
+  switch (cube_major(x, y, z)) {
+  case CubeMajor::z:
+    return 2 * z;
+  case CubeMajor::y:
+    return 2 * y;
+  default:
+    return 2 * x;
+  }
+}
+
 uint64_t fma_f32(Lane& l) {
   return f32_bits(
       std::fma(as_f32(uint32_t(l.s[0])), as_f32(uint32_t(l.s[1])), as_f32(uint32_t(l.s[2]))));
@@ -275,6 +321,10 @@ const VopSpec kFloatSpecs[] = {
             Form::accumulate,
             &ternary<VT::f64, fma3>},
     TW_TER_32_16("med3_num", med3_num),
+    TW_TER(VT::f32, "v_cubeid_f32", cubeid),
+    TW_TER(VT::f32, "v_cubesc_f32", cubesc),
+    TW_TER(VT::f32, "v_cubetc_f32", cubetc),
+    TW_TER(VT::f32, "v_cubema_f32", cubema),
     TW_TER_32_16("max3_num", max3),
     TW_TER_32_16("min3_num", min3),
     TW_TER_32_16("maximum3", maximum3),

@@ -88,6 +88,33 @@ u64 mbcnt_hi(Lane& l) {
   return b(l);
 }
 
+// Sums of absolute byte / half differences (v_sad_*, v_msad_u8 skips reference bytes of 0).
+u32 sad_bytes(u32 x, u32 y, bool masked) {
+  u32 s = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u32 p = (x >> (8 * i)) & 0xff, q = (y >> (8 * i)) & 0xff;
+    if (!(masked && q == 0))
+      s += p > q ? p - q : q - p;
+  }
+  return s;
+}
+u32 sad_halves(u32 x, u32 y) {
+  u32 s = 0;
+  for (int i = 0; i < 2; ++i) {
+    const u32 p = (x >> (16 * i)) & 0xffff, q = (y >> (16 * i)) & 0xffff;
+    s += p > q ? p - q : q - p;
+  }
+  return s;
+}
+// Per-byte rounded average, the rounding bit taken from bit 0 of each byte of src2.
+u32 lerp_u8(u32 x, u32 y, u32 z) {
+  u32 r = 0;
+  for (int i = 0; i < 4; ++i)
+    r |= ((((x >> (8 * i)) & 0xff) + ((y >> (8 * i)) & 0xff) + ((z >> (8 * i)) & 1)) >> 1)
+         << (8 * i);
+  return r;
+}
+
 template <class T>
 T med3(T x, T y, T z) {
   return std::max(std::min(x, y), std::min(std::max(x, y), z));
@@ -177,6 +204,11 @@ const VopSpec kIntSpecs[] = {
     TW_OP("v_maxmin_i32", VT::b32, B3, 3, u32(std::min(std::max(i32(a(l)), i32(b(l))), i32(c(l))))),
     TW_OP("v_minmax_i32", VT::b32, B3, 3, u32(std::max(std::min(i32(a(l)), i32(b(l))), i32(c(l))))),
     TW_OP("v_sad_u32", VT::b32, B3, 3, u32((a(l) > b(l) ? a(l) - b(l) : b(l) - a(l)) + c(l))),
+    TW_OP("v_sad_u8", VT::b32, B3, 3, u32(sad_bytes(a(l), b(l), false) + c(l))),
+    TW_OP("v_sad_hi_u8", VT::b32, B3, 3, u32((sad_bytes(a(l), b(l), false) << 16) + c(l))),
+    TW_OP("v_msad_u8", VT::b32, B3, 3, u32(sad_bytes(a(l), b(l), true) + c(l))),
+    TW_OP("v_sad_u16", VT::b32, B3, 3, u32(sad_halves(a(l), b(l)) + c(l))),
+    TW_OP("v_lerp_u8", VT::b32, B3, 3, lerp_u8(a(l), b(l), c(l))),
     // 64-bit shifts: the shift amount is src0 (32-bit), the value src1.
     TW_OP("v_lshlrev_b64", VT::b64, (std::array<VT, 4>{VT::b32, VT::b64}), 2, l.s[1] << (a(l) & 63)),
     TW_OP("v_lshrrev_b64", VT::b64, (std::array<VT, 4>{VT::b32, VT::b64}), 2, l.s[1] >> (a(l) & 63)),

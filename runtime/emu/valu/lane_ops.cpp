@@ -11,12 +11,14 @@ namespace {
 void nop(WaveContext&, const DecodedInstr&) {}
 
 void readlane(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   const int lane = int(w.sread32(in.op(2)) & 31u);
   w.swrite32(in.op(0), w.read32(in.op(1), lane));
 }
 
 void readfirstlane(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   const uint32_t exec = w.exec();
   const int lane = exec ? std::countr_zero(exec) : 0;
@@ -25,6 +27,7 @@ void readfirstlane(WaveContext& c, const DecodedInstr& in) {
 
 // Writes one lane regardless of EXEC.
 void writelane(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   const int lane = int(w.sread32(in.op(2)) & 31u);
   w.write32(in.op(0), lane, w.sread32(in.op(1)));
@@ -34,6 +37,7 @@ void writelane(WaveContext& c, const DecodedInstr& in) {
 // keeping the old value) when the source lane is inactive.
 template <bool Cross, bool PerLane>
 void permlane(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   const bool fi = in.mods.op_sel[0], bound_ctrl = in.mods.op_sel[1];
   const uint32_t exec = w.exec();
@@ -69,6 +73,7 @@ Operand shifted(const Operand& op, uint32_t by) {
 // M0-relative VGPR moves (the offset applies to the relative side(s)).
 template <bool RelSrc, bool RelDst>
 void movrel(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   const uint32_t m0 = w.m0();
   const Operand src = RelSrc ? shifted(in.op(1), m0) : in.op(1);
@@ -81,6 +86,7 @@ void movrel(WaveContext& c, const DecodedInstr& in) {
 }
 
 void swap(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   w.for_each_active([&](int lane) {
     const uint32_t a = w.read32(in.op(0), lane), b = w.read32(in.op(1), lane);

@@ -35,6 +35,7 @@ void gather(const WaveState& w, const Operand& op, int count, atoms::MmaElem ele
 }
 
 void matrix(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   const atoms::MmaInstrInfo* info = atoms::find_mma_instr(in.mnemonic);
   if (!info)
     c.unimplemented(in);

@@ -51,6 +51,7 @@ Halves packed_source(const WaveState& w, const DecodedInstr& in, int i, int lane
 
 template <ElemFn F, int N, bool Float, bool Accumulate = false>
 void packed(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   std::array<uint32_t, kWaveSize> r{};
   w.for_each_active([&](int lane) {
@@ -149,6 +150,7 @@ double mix_source(const WaveState& w, const DecodedInstr& in, int i, int lane) {
 // 0: f32 result, 1: f16 into the low half, 2: f16 into the high half (other half kept).
 template <int Kind>
 void fma_mix(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   std::array<uint32_t, kWaveSize> r{};
   w.for_each_active([&](int lane) {
@@ -175,6 +177,7 @@ double bf(uint16_t v) {
 // Dot products of 16-bit pairs with an f32 (or 16-bit) addend.
 template <bool Bf16, int Out> // Out: 0 f32, 1 f16, 2 bf16
 void dot2(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   std::array<uint32_t, kWaveSize> r{};
   w.for_each_active([&](int lane) {
@@ -202,6 +205,7 @@ void dot2(WaveContext& c, const DecodedInstr& in) {
 // Integer dots: neg_lo[0] / neg_lo[1] say A / B are signed (iu forms); clamp saturates.
 template <int Bits, bool MixedSign>
 void dot_int(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   const bool a_signed = MixedSign && in.mods.neg_lo[0], b_signed = MixedSign && in.mods.neg_lo[1];
   std::array<uint32_t, kWaveSize> r{};
@@ -226,6 +230,7 @@ void dot_int(WaveContext& c, const DecodedInstr& in) {
 // v_dot4_f32_{fp8,bf8}_{fp8,bf8}: four 8-bit float products plus an f32 addend.
 template <bool ABf8, bool BBf8>
 void dot4_f8(WaveContext& c, const DecodedInstr& in) {
+  require_no_dpp(c, in);
   WaveState& w = c.wave;
   std::array<uint32_t, kWaveSize> r{};
   w.for_each_active([&](int lane) {

@@ -95,11 +95,20 @@ const Operand& source_operand(const DecodedInstr& in, const VopSpec& spec, int i
 // Value of source operand `op` for lane `lane` typed `t`: inline constants per type, op_sel
 // half `hi` for 16-bit values, neg/abs applied for float types.
 uint64_t read_source(const WaveState& w, const Operand& op, int lane, VT t, bool hi);
-// DPP: the lane whose src0 lane `lane` reads, or -1 when the lane reads nothing (then
-// bound_ctrl decides between 0 and "lane not written").
-int dpp_source_lane(const Modifiers& m, uint32_t exec, int lane);
+// DPP: for every lane, the lane its src0 reads, or -1 when it reads nothing (then bound_ctrl
+// decides between 0 and "lane not written"). Throws std::invalid_argument for a control
+// gfx12 wave32 does not have.
+std::array<int8_t, kWaveSize> dpp_source_lanes(const Modifiers& m, uint32_t exec);
 // Whether row_mask / bank_mask let DPP lane `lane` write its destination.
 bool dpp_lane_enabled(const Modifiers& m, int lane);
+
+// Hand-written handlers that do not model DPP call this first: a DPP form stops the launch
+// as unimplemented instead of silently reading the wrong lanes.
+inline void require_no_dpp(WaveContext& c, const DecodedInstr& in) {
+  if (in.encoding == Encoding::Dpp || in.encoding == Encoding::E64Dpp ||
+      in.encoding == Encoding::Sdwa)
+    c.unimplemented(in);
+}
 
 // Per-type helpers for the tables.
 float f16_to_float(uint16_t bits);

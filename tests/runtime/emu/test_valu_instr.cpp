@@ -539,3 +539,30 @@ TEST_CASE("valu: MODE denormal flushing and round modes for f32") {
   t.run("v_sub_f32_e32 v8, 0, v2"); // -1 - nothing: exact results are unaffected
   CHECK(t.vf(8, 0) == -1.0f);
 }
+
+TEST_CASE("valu: byte SAD / lerp and cube map coordinates") {
+  Wave t;
+  t.fill(1, [](int) { return 0x10ff0005u; });
+  t.fill(2, [](int) { return 0x20000307u; });
+  t.run("v_sad_u8 v3, v1, v2, 100");  // |0x10-0x20| + |0xff-0| + |0-3| + |5-7| = 16+255+3+2
+  t.run("v_msad_u8 v4, v1, v2, 100"); // the 0x00 reference byte is skipped: 16+3+2
+  t.run("v_sad_hi_u8 v5, v1, v2, 1");
+  t.run("v_sad_u16 v6, v1, v2, 0"); // |0x10ff-0x2000| + |0x0005-0x0307|
+  t.run("v_lerp_u8 v7, v1, v2, 1"); // per byte (a+b+round)>>1, round = bit 0 of src2 bytes
+  CHECK(t.v(3, 0) == 100u + 16 + 255 + 3 + 2);
+  CHECK(t.v(4, 0) == 100u + 16 + 3 + 2);
+  CHECK(t.v(5, 0) == ((16u + 255 + 3 + 2) << 16) + 1);
+  CHECK(t.v(6, 0) == (0x2000u - 0x10ff) + (0x0307u - 0x0005));
+  CHECK(t.v(7, 0) == ((0x18u << 24) | (0x7fu << 16) | (0x01u << 8) | 0x06u));
+  t.fill(8, [](int) { return fb(1.0f); });
+  t.fill(9, [](int) { return fb(-3.0f); });
+  t.fill(10, [](int) { return fb(2.0f); });
+  t.run("v_cubeid_f32 v11, v8, v9, v10");
+  t.run("v_cubesc_f32 v12, v8, v9, v10");
+  t.run("v_cubetc_f32 v13, v8, v9, v10");
+  t.run("v_cubema_f32 v14, v8, v9, v10");
+  CHECK(t.vf(11, 0) == 3.0f); // -y face
+  CHECK(t.vf(12, 0) == 1.0f);
+  CHECK(t.vf(13, 0) == -2.0f);
+  CHECK(t.vf(14, 0) == -6.0f);
+}
