@@ -1,0 +1,180 @@
+// Black-box tests of `tilewave emit` and `tilewave aot` on the registered sample kernels.
+#include "tools/run_tool.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using tw::test::run_tool;
+
+bool contains(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A scratch directory for one test case, also used as the compile cache (the tool must not
+// write into the user's ~/.cache during tests).
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    char tmpl[] = "/tmp/tilewave-emit-cli-XXXXXX";
+    dir = mkdtemp(tmpl);
+    setenv("TILEWAVE_CACHE_DIR", (dir / "cache").c_str(), 1);
+  }
+  ~Scratch() {
+    unsetenv("TILEWAVE_CACHE_DIR");
+    fs::remove_all(dir);
+  }
+};
+
+} // namespace
+
+TEST_CASE("tilewave emit --list names the kernels and their parameters") {
+  const auto r = run_tool("emit --list");
+  CHECK(r.status == 0);
+  CHECK(contains(r.output, "ir_vector_add: "));
+  CHECK(contains(r.output, "--param width=4  (floats per thread: 1, 2 or 4"));
+  CHECK(contains(r.output, "ir_wmma_loop: "));
+}
+
+TEST_CASE("tilewave emit prints each stage: ir, hip, llvm, asm") {
+  Scratch s;
+  const auto ir = run_tool("emit ir_vector_add --format ir --param width=2");
+  CHECK(ir.status == 0);
+  CHECK(contains(ir.output, "kernel @ir_vector_add_w2(%0: ptr<global> a, %1: ptr<global> b"));
+  const auto hip = run_tool("emit ir_vector_add --format hip");
+  CHECK(hip.status == 0);
+  CHECK(contains(hip.output, "extern \"C\" __attribute__((global))"));
+  const auto ll = run_tool("emit ir_lds_reverse --format llvm --arch gfx1200");
+  CHECK(ll.status == 0);
+  CHECK(contains(ll.output, "define protected amdgpu_kernel void @ir_lds_reverse("));
+  CHECK(contains(ll.output, "\"target-cpu\"=\"gfx1200\""));
+  const auto hip_ll = run_tool("emit ir_lds_reverse --format llvm --backend hip --arch gfx1200");
+  CHECK(hip_ll.status == 0);
+  CHECK(contains(hip_ll.output, "amdgpu_kernel void @ir_lds_reverse("));
+  const auto as = run_tool("emit ir_wmma_tile --format asm --backend hip --arch gfx1201");
+  CHECK(as.status == 0);
+  CHECK(contains(as.output, "v_wmma_f32_16x16x16_f16"));
+}
+
+TEST_CASE("tilewave emit --format hsaco -o writes a code object, --format report is JSON") {
+  Scratch s;
+  const fs::path out = s.dir / "k.hsaco";
+  const auto r = run_tool("emit ir_loop_sum --format hsaco --backend hip -o " + out.string());
+  CHECK(r.status == 0);
+  const std::string elf = slurp(out);
+  REQUIRE(elf.size() > 64);
+  CHECK(elf.substr(0, 4) == "\x7f"
+                            "ELF");
+
+  const auto rep = run_tool("emit ir_vector_add --format report --param block=128");
+  REQUIRE(rep.status == 0);
+  const auto j = nlohmann::json::parse(rep.output);
+  CHECK(j["kernel"] == "ir_vector_add");
+  CHECK(j["symbol"] == "ir_vector_add_w4");
+  CHECK(j["backend"] == "llvm");
+  CHECK(j["arch"] == "gfx1201");
+  CHECK(j["params"]["block"] == "128");
+  CHECK(j["params"]["width"] == "4");
+  CHECK(j["workgroup_size_max"] == 128);
+  CHECK(j["kernarg"]["size"] == 28);
+  CHECK(j["kernarg"]["args"][3]["name"] == "n");
+  CHECK(j["kernarg"]["args"][3]["offset"] == 24);
+  CHECK(j["resources"]["scratch_bytes"] == 0);
+  CHECK(j["resources"]["waves_per_simd"] == 16);
+}
+
+TEST_CASE("tilewave emit: unknown kernel, bad arch, bad parameters are clear errors") {
+  const auto unknown = run_tool("emit no_such_kernel --format ir");
+  CHECK(unknown.status == 1);
+  CHECK(contains(unknown.output, "unknown kernel 'no_such_kernel' (known kernels: ir_buffer_copy"));
+  const auto arch = run_tool("emit ir_vector_add --format asm --arch gfx942");
+  CHECK(arch.status == 1);
+  CHECK(contains(arch.output, "unsupported arch 'gfx942': tilewave targets RDNA4 only"));
+  const auto value = run_tool("emit ir_vector_add --format ir --param width=3");
+  CHECK(value.status == 1);
+  CHECK(contains(value.output,
+                 "kernel 'ir_vector_add' parameter 'width' = '3': must be one of 1, 2, 4"));
+  const auto name = run_tool("emit ir_vector_add --format ir --param depth=3");
+  CHECK(name.status == 1);
+  CHECK(contains(name.output,
+                 "kernel 'ir_vector_add' has no parameter 'depth' (it takes: block, width)"));
+  const auto form = run_tool("emit ir_vector_add --format ir --param width");
+  CHECK(form.status == 1);
+  CHECK(contains(form.output, "--param 'width' must have the form name=value"));
+  const auto integer = run_tool("emit ir_loop_sum --format ir --param block=big");
+  CHECK(integer.status == 1);
+  CHECK(contains(integer.output, "parameter 'block' = 'big': must be an integer"));
+  const auto fmt = run_tool("emit ir_vector_add --format pdf");
+  CHECK(fmt.status != 0);
+  CHECK(contains(fmt.output, "--format"));
+  const auto mix = run_tool("emit ir_vector_add --format hip --backend llvm");
+  CHECK(mix.status == 1);
+  CHECK(contains(mix.output, "--format hip is the HIP backend's source: it takes --backend hip"));
+  const auto none = run_tool("emit --format ir");
+  CHECK(none.status == 1);
+  CHECK(contains(none.output, "give a KERNEL name"));
+}
+
+TEST_CASE("tilewave aot --all writes every configuration for both arches and a manifest") {
+  Scratch s;
+  const fs::path out = s.dir / "aot";
+  const auto r = run_tool("aot --all --arch gfx1200,gfx1201 -o " + out.string());
+  REQUIRE(r.status == 0);
+  const auto manifest = nlohmann::json::parse(slurp(out / "manifest.json"));
+  CHECK(manifest["tilewave_manifest"] == 1);
+  const auto& kernels = manifest["kernels"];
+  // 9 sample kernels; ir_vector_add and ir_buffer_copy ship two widths: 11 configurations,
+  // each for 2 backends x 2 arches.
+  CHECK(kernels.size() == 44);
+  int wmma_loop = 0;
+  for (const auto& k : kernels) {
+    CAPTURE(k.dump());
+    const fs::path file = out / k["file"].get<std::string>();
+    REQUIRE(fs::exists(file));
+    CHECK(slurp(file).substr(0, 4) == "\x7f"
+                                      "ELF");
+    CHECK((k["arch"] == "gfx1200" || k["arch"] == "gfx1201"));
+    CHECK((k["backend"] == "hip" || k["backend"] == "llvm"));
+    CHECK(k["resources"]["vgprs"].get<int>() > 0);
+    CHECK(k["kernarg"]["args"].is_array());
+    CHECK(k["params"].is_object());
+    if (k["kernel"] == "ir_wmma_loop") {
+      ++wmma_loop;
+      CHECK(k["kernarg"]["size"] == 28);
+      CHECK(k["kernarg"]["args"][3]["name"] == "k");
+    }
+  }
+  CHECK(wmma_loop == 4);
+}
+
+TEST_CASE("tilewave aot: selection and argument errors") {
+  Scratch s;
+  const auto one = run_tool("aot --kernel ir_wmma_tile --arch gfx1201 --backend llvm -o " +
+                            (s.dir / "one").string());
+  CHECK(one.status == 0);
+  CHECK(contains(one.output, "wrote 1 code objects"));
+  CHECK(fs::exists(s.dir / "one" / "ir_wmma_tile.llvm.gfx1201.hsaco"));
+  const auto neither = run_tool("aot -o " + (s.dir / "x").string());
+  CHECK(neither.status == 1);
+  CHECK(contains(neither.output, "give either --all or one or more --kernel NAME"));
+  const auto arch = run_tool("aot --all --arch gfx1201,gfx1100 -o " + (s.dir / "x").string());
+  CHECK(arch.status == 1);
+  CHECK(contains(arch.output, "unsupported arch 'gfx1100'"));
+  const auto unknown = run_tool("aot --kernel nope -o " + (s.dir / "x").string());
+  CHECK(unknown.status == 1);
+  CHECK(contains(unknown.output, "unknown kernel 'nope'"));
+}
