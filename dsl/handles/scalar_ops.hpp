@@ -230,7 +230,12 @@ Bool compare(ir::CmpPred signed_pred, ir::CmpPred unsigned_pred, const Scalar<T>
   const ir::CmpPred p = T::kind == ElemKind::uint ? unsigned_pred : signed_pred;
   if (a.is_constant() && b.is_constant()) {
     const auto x = a.constant_value(), y = b.constant_value();
-    const auto ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
+    // Unsigned predicates only occur for unsigned integer handles (never for floats).
+    std::uint64_t ux = 0, uy = 0;
+    if constexpr (!FloatElem<T>) {
+      ux = static_cast<std::uint64_t>(x);
+      uy = static_cast<std::uint64_t>(y);
+    }
     switch (p) {
     case ir::CmpPred::eq:
       return x == y;

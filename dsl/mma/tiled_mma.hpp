@@ -165,6 +165,14 @@ void gemm(const TM&, const FA& a, const FB& b, FC& c) {
           ob.wmma(TM::lanes::mnemonic, a.at(i, 0).ir(), b.at(0, j).ir(), c.at(i, j).ir()));
 }
 
+// store(mma, acc, tile): the accumulator into a tile_m x tile_n tile (same as mma.store).
+template <TiledMmaType TM, MmaFragmentType FC, TileView Tile>
+void store(const TM& mma, const FC& acc, const Tile& tile) {
+  static_assert(std::same_as<FC, typename TM::CFrag>,
+                "store: the accumulator does not fit the TiledMMA (another atom or repeat)");
+  mma.store(acc, tile);
+}
+
 // C += A * B over whole tiles: A is tile_m x BK, B (n-major) tile_n x BK; BK / K k steps.
 template <TiledMmaType TM, TileView TA, TileView TB, MmaFragmentType FC>
 void gemm(const TM& mma, const TA& a, const TB& bt, FC& c) {

@@ -34,6 +34,10 @@ TEST_CASE("constant handles fold on the host and emit nothing") {
   CHECK((UInt32(-1) >> 28).constant_value() == 15);
   CHECK(cast<i64>(UInt32(-1)).constant_value() == 4294967295LL);
   CHECK(cast<i32>(Float32(-2.75)).constant_value() == -2);
+  CHECK((Float32(-1.5) < 2.0f).constant_value() == 1);
+  CHECK((Float32(-1.5) == -1.5f).constant_value() == 1);
+  CHECK((Int32(-1) < 0).constant_value() == 1);
+  CHECK((UInt32(-1) < 0u).constant_value() == 0); // 2^32 - 1 is not below 0 unsigned
   CHECK(kb.kernel().body.ops.empty());
   // Identities on one run-time operand fold too: x * 1 + 0 is x, x * 0 is the constant 0.
   const Int32 t = thread_id();
