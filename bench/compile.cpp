@@ -1,0 +1,97 @@
+// bench/compile: what a kernel compile costs, per backend, for every registered kernel
+// (default parameters, gfx1201): cold (no cache), warm from the disk cache (a fresh process's
+// first compile), warm from the memory cache (every later compile in a process).
+//   bench_compile [--repeat N] [--arch gfx1200|gfx1201]
+#include <emit/compile.hpp>
+#include <emit/registry.hpp>
+#include <emit/subprocess.hpp>
+#include <emit/toolchain.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+template <class F>
+double seconds(F&& f) {
+  const auto t0 = Clock::now();
+  f();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+} // namespace
+
+int main(int argc, char** argv) try {
+  int repeat = 3;
+  tw::Arch arch = tw::Arch::gfx1201;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
+      repeat = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--arch") && i + 1 < argc)
+      arch = tw::parse_arch(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: bench_compile [--repeat N] [--arch gfx1200|gfx1201]\n");
+      return 2;
+    }
+  }
+  using namespace tw::emit;
+  unsetenv("TILEWAVE_DUMP");
+  unsetenv("TILEWAVE_CACHE");
+  TempDir cache("tilewave-bench-compile"); // never the user's cache
+  (void)toolchain_version();               // computed once per process: not part of any figure
+
+  std::printf("compile time per kernel, %s, median of %d (memory hit: mean of 1000)\n",
+              std::string(tw::arch_name(arch)).c_str(), repeat);
+  std::printf("%-18s %-7s %10s %14s %16s %6s\n", "kernel", "backend", "cold ms", "disk hit us",
+              "memory hit us", "VGPRs");
+  for (const KernelEntry* e : kernel_registry().entries()) {
+    const tw::ir::Kernel k = e->build(ParamReader(e->name, e->params, {}));
+    for (Backend backend : {Backend::hip, Backend::llvm}) {
+      CompileOptions cold;
+      cold.use_cache = false;
+      std::vector<double> cold_s, disk_s;
+      CodeObject co;
+      for (int r = 0; r < repeat; ++r)
+        cold_s.push_back(seconds([&] { co = compile(k, backend, arch, cold); }));
+
+      CompileOptions warm;
+      warm.cache_dir = cache.path();
+      compile(k, backend, arch, warm); // stores the entry
+      for (int r = 0; r < repeat; ++r) {
+        clear_memory_cache();
+        CacheOutcome outcome = CacheOutcome::miss;
+        warm.cache_outcome = &outcome;
+        disk_s.push_back(seconds([&] { compile(k, backend, arch, warm); }));
+        if (outcome != CacheOutcome::disk_hit)
+          throw std::runtime_error("expected a disk hit, got " + std::string(to_string(outcome)));
+      }
+      warm.cache_outcome = nullptr;
+      constexpr int kMemoryRuns = 1000;
+      const double mem = seconds([&] {
+                           for (int r = 0; r < kMemoryRuns; ++r)
+                             compile(k, backend, arch, warm);
+                         }) /
+                         kMemoryRuns;
+      std::printf("%-18s %-7s %10.1f %14.1f %16.1f %6d\n", e->name.c_str(),
+                  std::string(backend_name(backend)).c_str(), 1e3 * median(cold_s),
+                  1e6 * median(disk_s), 1e6 * mem, co.resources.vgprs);
+    }
+  }
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_compile: %s\n", e.what());
+  return 1;
+}
