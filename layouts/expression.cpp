@@ -43,6 +43,16 @@ public:
 private:
   std::string_view s_;
   size_t p_ = 0;
+  int depth_ = 0; // nesting depth, bounded so hostile input cannot exhaust the stack
+
+  struct Nest {
+    ExpressionParser& p;
+    explicit Nest(ExpressionParser& parser) : p(parser) {
+      if (++p.depth_ > 64)
+        p.fail(p.p_, "the expression nests deeper than 64 levels");
+    }
+    ~Nest() { --p.depth_; }
+  };
 
   [[noreturn]] void fail(size_t at, const std::string& msg) const {
     throw ExpressionError(at, msg);
@@ -108,6 +118,7 @@ private:
     }
   }
   DynTuple int_tuple() {
+    Nest nest(*this);
     skip_space();
     if (!accept('('))
       return dyn_int(integer());
@@ -124,6 +135,7 @@ private:
   }
 
   LayoutValue expression() {
+    Nest nest(*this);
     skip_space();
     const size_t start = p_;
     LayoutValue left = operand();

@@ -92,4 +92,8 @@ TEST_CASE("expressions report the character position") {
   CHECK(position("coalesce(4:2, x)") == 14);
   CHECK(position("Sw<3,3,2> o 8:1") == 0);
   CHECK(position("(2,3):(1,(2,2))") == 6);
+  // Absurd nesting is an error, not a stack overflow.
+  const std::string deep = std::string(5000, '(') + "1" + std::string(5000, ')');
+  const int at = position(deep.c_str());
+  CHECK((at > 0 && at <= 64));
 }
