@@ -156,7 +156,8 @@ void fma_mix(WaveContext& c, const DecodedInstr& in) {
   w.for_each_active([&](int lane) {
     const double a = mix_source(w, in, 0, lane), b = mix_source(w, in, 1, lane),
                  s = mix_source(w, in, 2, lane);
-    double v = std::fma(a, b, s);
+    // Every source is exactly an f32, so fmaf rounds once for the f32 result.
+    double v = Kind == 0 ? double(std::fma(float(a), float(b), float(s))) : std::fma(a, b, s);
     if (in.mods.clamp)
       v = std::isnan(v) ? 0.0 : std::fmin(std::fmax(v, 0.0), 1.0);
     if (Kind == 0) {

@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <bit>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -357,6 +358,99 @@ TEST_CASE("valu kernels: fp8 / bf8 pack, unpack and stochastic rounding") {
       CHECK(s[9] == f(num::e4m3_to_f32(uint8_t(w >> 8))));
       CHECK(s[10] == f(num::e5m2_to_f32(uint8_t(w >> 16))));
       CHECK(s[11] == f(num::e5m2_to_f32(uint8_t(w >> 24))));
+    }
+  }
+}
+
+namespace {
+
+// A float result of a dot product: NaN where the reference is NaN, else within f32 rounding of
+// the sum of the terms' magnitudes (the hardware's summation order is not documented).
+void check_float_dot(uint32_t got_bits, double ref, double magnitude) {
+  const float got = std::bit_cast<float>(got_bits);
+  if (std::isnan(ref)) {
+    CHECK(std::isnan(got));
+  } else if (std::isinf(ref) || std::fabs(ref) > double(FLT_MAX)) {
+    CHECK(got == float(ref)); // beyond the f32 range: inf of the sign
+  } else {
+    CHECK(std::fabs(double(got) - ref) <= magnitude * 1.2e-7 + 1e-30);
+  }
+}
+
+} // namespace
+
+TEST_CASE("valu kernels: dot products, fma_mix, sin / cos / exp / log") {
+  constexpr int kSlots = 14, kLanes = 32;
+  std::mt19937 rng(31);
+  std::uniform_int_distribution<int> small(-24, 24);
+  std::vector<uint32_t> a(kLanes), b(kLanes);
+  std::vector<float> c(kLanes);
+  for (int t = 0; t < kLanes; ++t) {
+    auto h2 = [&] {
+      return uint32_t(num::f32_to_f16(float(small(rng)) * 0.125f)) |
+             (uint32_t(num::f32_to_f16(float(small(rng)) * 0.25f)) << 16);
+    };
+    a[t] = t < 16 ? h2() : uint32_t(rng());
+    b[t] = t < 16 ? h2() : uint32_t(rng());
+    c[t] = float(small(rng)) * 0.5f;
+  }
+  for (const test::KernelVariant& var : test::kernel_variants("valu_dot")) {
+    CAPTURE(var.label);
+    test::EmuRun run(var.path);
+    auto da = run.upload(a), db = run.upload(b), dc = run.upload(c);
+    auto dout = run.alloc<uint32_t>(kLanes * kSlots);
+    runtime::KernelArgs args;
+    args.ptr(da).ptr(db).ptr(dc).ptr(dout);
+    run.launch("valu_dot", {1, 1, 1}, {32, 1, 1}, args);
+    const auto o = run.download<uint32_t>(dout, kLanes * kSlots);
+    for (int t = 0; t < kLanes; ++t) {
+      CAPTURE(t);
+      const uint32_t x = a[t], y = b[t];
+      const double z = c[t];
+      const uint32_t* s = &o[size_t(t) * kSlots];
+      auto h = [](uint32_t w, int i) { return double(num::f16_to_f32(uint16_t(w >> (16 * i)))); };
+      auto bf = [](uint32_t w, int i) { return double(num::bf16_to_f32(uint16_t(w >> (16 * i)))); };
+      check_float_dot(s[0], h(x, 0) * h(y, 0) + h(x, 1) * h(y, 1) + z,
+                      std::fabs(h(x, 0) * h(y, 0)) + std::fabs(h(x, 1) * h(y, 1)) + std::fabs(z));
+      check_float_dot(s[1], bf(x, 0) * bf(y, 0) + bf(x, 1) * bf(y, 1) + z,
+                      std::fabs(bf(x, 0) * bf(y, 0)) + std::fabs(bf(x, 1) * bf(y, 1)) +
+                          std::fabs(z));
+      auto u8 = [](uint32_t w, int i) { return int64_t((w >> (8 * i)) & 0xff); };
+      auto s8 = [](uint32_t w, int i) { return int64_t(int8_t(uint8_t(w >> (8 * i)))); };
+      auto u4 = [](uint32_t w, int i) { return int64_t((w >> (4 * i)) & 0xf); };
+      auto s4 = [](uint32_t w, int i) { return int64_t(int32_t(w << (28 - 4 * i)) >> 28); };
+      int64_t d2 = t, d3 = t - 16, d4 = 7, d5 = 1, d6 = 0xfffffff0ll;
+      for (int i = 0; i < 4; ++i) {
+        d2 += u8(x, i) * u8(y, i);
+        d3 += s8(x, i) * u8(y, i);
+        d6 += u8(x, i) * u8(y, i);
+      }
+      for (int i = 0; i < 8; ++i) {
+        d4 += s4(x, i) * s4(y, i);
+        d5 += u4(x, i) * u4(y, i);
+      }
+      CHECK(s[2] == uint32_t(d2));
+      CHECK(int32_t(s[3]) == int32_t(d3));
+      CHECK(int32_t(s[4]) == int32_t(d4));
+      CHECK(s[5] == uint32_t(d5));
+      CHECK(s[6] == uint32_t(std::min<int64_t>(d6, 0xffffffffll)));
+      double f8 = z, f8m = std::fabs(z), b8 = z, b8m = std::fabs(z);
+      for (int i = 0; i < 4; ++i) {
+        const double p = double(num::e4m3_to_f32(uint8_t(x >> (8 * i)))) *
+                         num::e5m2_to_f32(uint8_t(y >> (8 * i)));
+        const double q = double(num::e5m2_to_f32(uint8_t(x >> (8 * i)))) *
+                         num::e5m2_to_f32(uint8_t(y >> (8 * i)));
+        f8 += p, f8m += std::fabs(p), b8 += q, b8m += std::fabs(q);
+      }
+      check_float_dot(s[7], f8, f8m);
+      check_float_dot(s[8], b8, b8m);
+      CHECK(std::bit_cast<float>(s[9]) == std::fma(float(h(x, 0)), float(h(y, 1)), float(z)));
+      const double r = double(c[t] * 0.001f);
+      CHECK(std::bit_cast<float>(s[10]) == doctest::Approx(std::sin(2 * M_PI * r)).epsilon(2e-6));
+      CHECK(std::bit_cast<float>(s[11]) == doctest::Approx(std::cos(2 * M_PI * r)).epsilon(2e-6));
+      CHECK(std::bit_cast<float>(s[12]) == doctest::Approx(std::exp2(r)).epsilon(2e-7));
+      CHECK(std::bit_cast<float>(s[13]) ==
+            doctest::Approx(std::log2(std::fabs(z) + 1.0)).epsilon(2e-7));
     }
   }
 }
