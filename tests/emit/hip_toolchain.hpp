@@ -17,6 +17,7 @@ struct HipBuild {
   std::string log;    // clang's output
   std::string disasm; // llvm-objdump -d
   std::string notes;  // llvm-readelf --notes (kernel metadata)
+  std::string elf;    // the code object bytes
 };
 
 inline std::string slurp(const std::filesystem::path& p) {
@@ -51,6 +52,7 @@ inline HipBuild compile_hip(const std::string& source, const std::string& arch) 
     run_shell(std::string(TILEWAVE_TEST_OBJDUMP) + " -d " + q + "k.hsaco' > " + q + "dis' 2>&1");
     run_shell(std::string(TILEWAVE_TEST_READELF) + " --notes " + q + "k.hsaco' > " + q +
               "notes' 2>&1");
+    b.elf = slurp(dir / "k.hsaco");
     b.disasm = slurp(dir / "dis");
     b.notes = slurp(dir / "notes");
   }
