@@ -4,8 +4,8 @@
 #include <runtime/kernel_args.hpp>
 
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -97,7 +97,8 @@ int main() {
         max_err = std::max(max_err, std::fabs(ref - c[size_t(i) * N + j]));
       }
     std::printf("gemm_wmma: %.3f s wall, %.1f MFLOP/s emulated, max |error| vs host %.3g\n",
-                dev.last_stats().seconds, 2.0 * M * N * K / dev.last_stats().seconds / 1e6, max_err);
+                dev.last_stats().seconds, 2.0 * M * N * K / dev.last_stats().seconds / 1e6,
+                max_err);
   }
   return 0;
 }

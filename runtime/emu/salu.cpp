@@ -279,7 +279,8 @@ void s_movreld_b32(WaveContext& c, const DecodedInstr& in) {
   const unsigned r = in.op(0).reg + w.m0();
   if (!in.op(0).is_sgpr() || r >= sreg::kFileSize)
     c.fail(in, "s_movreld index out of range");
-  w.sgpr[r] = w.sread32(in.op(1));
+  if (r != sreg::kNull) // null must keep reading 0
+    w.sgpr[r] = w.sread32(in.op(1));
 }
 void s_round_mode(WaveContext& c, const DecodedInstr& in) {
   c.wave.mode = (c.wave.mode & ~0xfu) | (static_cast<uint32_t>(in.op(0).value) & 0xf);

@@ -3,6 +3,7 @@
 #include <runtime/emu/handlers.hpp>
 #include <runtime/emu/wave_state.hpp>
 
+#include <bit>
 #include <cmath>
 
 namespace tw::emu {
@@ -11,13 +12,13 @@ namespace {
 // Inline float constants are 0, +-0.5, +-1, +-2, +-4 and 1/(2*pi): powers of two are exact
 // in every format, so the bits are built from the exponent.
 uint64_t pow2_bits(double v, int exp_bits, int mant_bits) {
-  const uint64_t sign = std::signbit(v) ? 1ull << (exp_bits + mant_bits) : 0;
-  if (v == 0)
+  const uint64_t d = std::bit_cast<uint64_t>(v);
+  const uint64_t sign = (d >> 63) ? 1ull << (exp_bits + mant_bits) : 0;
+  if ((d << 1) == 0)
     return sign;
-  int e = 0;
-  std::frexp(std::fabs(v), &e); // |v| = 0.5 * 2^e
+  const int e = static_cast<int>((d >> 52) & 0x7ff) - 1023; // |v| = 2^e
   const int bias = (1 << (exp_bits - 1)) - 1;
-  return sign | (static_cast<uint64_t>(e - 1 + bias) << mant_bits);
+  return sign | (static_cast<uint64_t>(e + bias) << mant_bits);
 }
 
 } // namespace
@@ -58,12 +59,11 @@ static uint64_t special_value(const WaveState& w, const Operand& op) {
   throw EmuError("emulator: unsupported special source operand '" + n + "'");
 }
 
-uint32_t WaveState::read32(const Operand& op, int lane, ImmType t) const {
+uint32_t WaveState::read32_constant(const Operand& op, ImmType t) const {
   switch (op.kind) {
   case OperandKind::Vgpr:
-    return vgpr[op.reg][lane];
   case OperandKind::Sgpr:
-    return op.reg == sreg::kNull ? 0 : sgpr[op.reg];
+    return read32(op, 0, t); // not reached from read32
   case OperandKind::Scc:
     return scc;
   case OperandKind::Imm:

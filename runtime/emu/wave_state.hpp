@@ -55,7 +55,16 @@ struct WaveState {
   // ---- sources -------------------------------------------------------------------
   // 32-bit value of a source operand for `lane` (SGPRs and constants are broadcast).
   // Source modifiers (neg/abs) are NOT applied: they depend on the operand type.
-  uint32_t read32(const Operand& op, int lane, ImmType t = ImmType::B32) const;
+  uint32_t read32(const Operand& op, int lane, ImmType t = ImmType::B32) const {
+    // Registers are the hot path (inline); null reads 0.
+    if (op.kind == OperandKind::Vgpr)
+      return vgpr[op.reg][lane];
+    if (op.kind == OperandKind::Sgpr)
+      return op.reg == sreg::kNull ? 0 : sgpr[op.reg];
+    return read32_constant(op, t);
+  }
+  // read32 of a non-register operand (constants, scc, src_* specials).
+  uint32_t read32_constant(const Operand& op, ImmType t) const;
   // 64-bit value (register pairs, 64-bit constants; F64 literals fill the high half).
   uint64_t read64(const Operand& op, int lane, ImmType t = ImmType::B64) const;
   // Dword `i` of a multi-register operand (v[4:7] i=2 -> v6).
