@@ -6,6 +6,7 @@
 #include "hip_toolchain.hpp"
 
 #include <atoms/formats.hpp>
+#include <atoms/mma/gfx12_instrs.hpp>
 #include <doctest/doctest.h>
 #include <dsl/ir/ir.hpp>
 #include <emit/hip/hip_emitter.hpp>
@@ -526,4 +527,124 @@ TEST_CASE("hip semantics: loops carry values (read before replaced), ifs yield p
     CHECK(got[5 * 64 + t] == 63 - t);
     CHECK(got[6 * 64 + t] == t % 32);
   }
+}
+
+namespace {
+
+// One WMMA of `atom` with `mods` on the emulator vs a host matrix product. A, B hold small
+// integers (exact in every input format), so D is exact. Operands are laid out in the lanes by
+// the atom's documented (lane, value) -> (row, col) maps.
+void check_wmma(const char* atom, MmaMods mods) {
+  const tw::atoms::MmaInstrInfo* info = tw::atoms::find_mma_instr(atom);
+  REQUIRE(info != nullptr);
+  const MmaOperandTypes t = mma_operand_types(*info);
+  const int M = info->m, N = info->n, K = info->k;
+  const bool int_form = t.a.element().is_int();
+  const bool is_bf16 = t.a.element() == Type::bf16();
+  // Host matrices (row-major), small values.
+  std::vector<double> A(M * K), B(K * N), C(M * N);
+  for (int i = 0; i < M * K; ++i)
+    A[i] = int_form && !mods.a_signed ? (i * 5 + 3) % 16 : (i * 5 + 3) % 15 - 7;
+  for (int i = 0; i < K * N; ++i)
+    B[i] = int_form && !mods.b_signed ? (i * 3 + 1) % 13 : (i * 3 + 1) % 13 - 6;
+  for (int i = 0; i < M * N; ++i)
+    C[i] = (i * 7) % 21 - 10;
+  // Per-lane operand bytes.
+  const int a_elems = t.a.lanes(), b_elems = t.b.lanes(), elem_bytes = t.a.elem_bits() / 8;
+  std::vector<std::uint8_t> ha(32 * a_elems * elem_bytes), hb(32 * b_elems * elem_bytes);
+  auto put = [&](std::vector<std::uint8_t>& dst, int lane, int v, int elems, double x) {
+    std::uint8_t* p = dst.data() + (lane * elems + v) * elem_bytes;
+    if (int_form) {
+      p[0] = static_cast<std::uint8_t>(static_cast<int>(x));
+    } else {
+      const std::uint16_t h = is_bf16 ? tw::num::f32_to_bf16(static_cast<float>(x))
+                                      : tw::num::f32_to_f16(static_cast<float>(x));
+      std::memcpy(p, &h, 2);
+    }
+  };
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int v = 0; v < a_elems; ++v) {
+      auto [r, c] = info->a.coord(lane, v);
+      put(ha, lane, v, a_elems, A[r * K + c]);
+    }
+    for (int v = 0; v < b_elems; ++v) {
+      auto [r, c] = info->b.coord(lane, v);
+      put(hb, lane, v, b_elems, B[r * N + c]);
+    }
+  }
+  std::vector<std::uint32_t> hc(32 * 8);
+  for (int lane = 0; lane < 32; ++lane)
+    for (int v = 0; v < 8; ++v) {
+      auto [r, c] = info->cd.coord(lane, v);
+      const double x = C[r * N + c];
+      hc[lane * 8 + v] = int_form ? static_cast<std::uint32_t>(static_cast<std::int32_t>(x))
+                                  : std::bit_cast<std::uint32_t>(static_cast<float>(x));
+    }
+
+  Kernel k;
+  k.name = "wmma_semantics";
+  k.workgroup_size = {32, 1, 1};
+  OpBuilder b(k);
+  Value pa = b.arg("a", gptr), pb = b.arg("b", gptr), pc = b.arg("c", gptr), pd = b.arg("d", gptr);
+  Value lane = b.lane_id();
+  Value a = b.load(t.a, b.ptr_add(pa, b.mul(lane, b.i32(t.a.bytes()))));
+  Value bv = b.load(t.b, b.ptr_add(pb, b.mul(lane, b.i32(t.b.bytes()))));
+  const Type half = Type::vec(t.cd.element(), 4);
+  Value c_base = b.ptr_add(pc, b.mul(lane, b.i32(32)));
+  Value c_lo = b.load(half, c_base), c_hi = b.load(half, b.ptr_add(c_base, b.i32(16)));
+  Value halves[] = {c_lo, c_hi};
+  Value c = b.concat(halves);
+  Value d = b.wmma(atom, a, bv, c, mods);
+  Value d_base = b.ptr_add(pd, b.mul(lane, b.i32(32)));
+  b.store(d_base, b.slice(d, 0, 4));
+  b.store(b.ptr_add(d_base, b.i32(16)), b.slice(d, 4, 4));
+
+  EmuRunner emu;
+  const DevicePtr da = emu.upload(ha), db = emu.upload(hb), dc = emu.upload(hc);
+  const DevicePtr dd = emu.zeros(32 * 32);
+  tw::runtime::KernelArgs args;
+  args.ptr(da).ptr(db).ptr(dc).ptr(dd);
+  emu.run(k, args);
+  const auto got = emu.download<std::uint32_t>(dd, 32 * 8);
+
+  const double sa = (mods.neg_lo & 1) ? -1 : 1, sb = (mods.neg_lo & 2) ? -1 : 1;
+  for (int lane = 0; lane < 32; ++lane)
+    for (int v = 0; v < 8; ++v) {
+      auto [i, j] = info->cd.coord(lane, v);
+      double want = C[i * N + j];
+      if (mods.neg_hi & 4)
+        want = std::fabs(want);
+      if (mods.neg_lo & 4)
+        want = -want;
+      for (int kk = 0; kk < K; ++kk)
+        want += sa * A[i * K + kk] * sb * B[kk * N + j];
+      const std::uint32_t g = got[lane * 8 + v];
+      CAPTURE(lane);
+      CAPTURE(v);
+      if (int_form)
+        CHECK(static_cast<std::int32_t>(g) == static_cast<std::int32_t>(want));
+      else
+        CHECK(std::bit_cast<float>(g) == static_cast<float>(want));
+    }
+}
+
+} // namespace
+
+TEST_CASE("hip semantics: WMMA operands in the atom's lane layout, modifiers as README defines") {
+  MmaMods none;
+  check_wmma("v_wmma_f32_16x16x16_f16", none);
+  MmaMods neg_a_abs_neg_c;
+  neg_a_abs_neg_c.neg_lo = 1 | 4;
+  neg_a_abs_neg_c.neg_hi = 1 | 4;
+  check_wmma("v_wmma_f32_16x16x16_f16", neg_a_abs_neg_c);
+  MmaMods neg_b_abs_c;
+  neg_b_abs_c.neg_lo = 2;
+  neg_b_abs_c.neg_hi = 2 | 4;
+  check_wmma("v_wmma_f32_16x16x16_bf16", neg_b_abs_c);
+  MmaMods signed_a;
+  signed_a.a_signed = true;
+  check_wmma("v_wmma_i32_16x16x16_iu8", signed_a);
+  MmaMods both_signed;
+  both_signed.a_signed = both_signed.b_signed = true;
+  check_wmma("v_wmma_i32_16x16x16_iu8", both_signed);
 }
