@@ -122,3 +122,15 @@ TEST_CASE("tilewave emu: memcheck stops a launch that reads past a buffer") {
   const auto off = run_tool(base_args(3) + " --arg f32=1 --arg i32=96 --no-memcheck");
   CHECK(off.status == 0);
 }
+
+TEST_CASE("tilewave emu --check lists kernels and missing handlers without running") {
+  const auto r = run_tool("emu " + (workdir() / "k.hsaco").string() + " --check");
+  CAPTURE(r.output);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("gfx1201: code object v6") != std::string::npos);
+  CHECK(r.output.find("kernel saxpy: LDS 0 bytes") != std::string::npos);
+  CHECK(r.output.find("every instruction has an emulator handler") != std::string::npos);
+  const auto none = run_tool("emu " + (workdir() / "k.hsaco").string());
+  CHECK(none.status == 1);
+  CHECK(none.output.find("--kernel NAME is required (or --check)") != std::string::npos);
+}

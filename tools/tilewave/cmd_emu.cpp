@@ -4,6 +4,7 @@
 // the launch statistics. --trace prints every instruction of one wave with what it wrote.
 #include "tilewave/command.hpp"
 
+#include <runtime/emu/handlers.hpp>
 #include <runtime/emu_device.hpp>
 #include <tools/npy/npy.hpp>
 
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -185,6 +187,36 @@ std::vector<uint8_t> pack_args(const emu::KernelInfo& k, const std::vector<ArgSp
   return bytes;
 }
 
+// --check: decode only; print the kernels and every mnemonic without a handler.
+int check_code_object(const std::vector<uint8_t>& elf) {
+  const auto co = emu::CodeObject::load(elf);
+  const emu::HandlerTable& table = emu::HandlerTable::instance();
+  std::map<std::string, int> missing;
+  size_t count = 0;
+  for (const auto& d : co->program()) {
+    ++count;
+    if (d.mnemonic == "s_code_end")
+      continue;
+    if (!table.find(d.mnemonic))
+      ++missing[d.mnemonic];
+    for (const auto& half : d.vopd)
+      if (!table.find(half.mnemonic))
+        ++missing["v_dual_" + half.mnemonic.substr(2)];
+  }
+  std::cout << fmt::format("{}: code object v{}, {} instructions\n", co->target(),
+                           co->code_object_version(), count);
+  for (const auto& name : co->kernel_names()) {
+    const auto& k = co->kernel(name);
+    std::cout << fmt::format("kernel {}: LDS {} bytes, scratch {} bytes/lane, kernarg {} bytes\n",
+                             name, k.group_segment_size, k.private_segment_size, k.kernarg_size);
+  }
+  if (missing.empty())
+    std::cout << "every instruction has an emulator handler\n";
+  for (const auto& [m, n] : missing)
+    std::cout << fmt::format("unimplemented: {} ({}x)\n", m, n);
+  return 0;
+}
+
 Command emu_command{
     "emu", "run a gfx12 code object on the emulator (.npy buffers in and out, statistics)",
     [](CLI::App& sub) -> Command::Action {
@@ -193,12 +225,14 @@ Command emu_command{
         uint32_t lds = 0;
         unsigned threads = 0;
         std::vector<std::string> args;
-        bool trace = false, no_memcheck = false, json = false;
+        bool trace = false, no_memcheck = false, json = false, check = false;
       };
       auto o = std::make_shared<Options>();
       sub.add_option("code_object", o->code_object, "gfx12 HSA code object (.hsaco / .co ELF)")
           ->required();
-      sub.add_option("--kernel", o->kernel, "kernel name (its symbol)")->required();
+      sub.add_option("--kernel", o->kernel, "kernel name (its symbol)");
+      sub.add_flag("--check", o->check,
+                   "only decode: list the kernels and the instructions the emulator lacks");
       sub.add_option("--grid", o->grid, "workgroups X[,Y[,Z]]");
       sub.add_option("--block", o->block, "work-items per workgroup X[,Y[,Z]]");
       sub.add_option("--lds", o->lds, "dynamic LDS bytes (beyond the kernel's static LDS)");
@@ -212,6 +246,10 @@ Command emu_command{
       sub.add_option("--threads", o->threads, "host threads for workgroups (default: all cores)");
       sub.add_flag("--json", o->json, "print the statistics as JSON");
       return [o]() {
+        if (o->check)
+          return check_code_object(read_file(o->code_object));
+        if (o->kernel.empty())
+          throw std::invalid_argument("emu: --kernel NAME is required (or --check)");
         runtime::EmuDevice dev;
         if (o->no_memcheck)
           dev.set_memcheck(false);
