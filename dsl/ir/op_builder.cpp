@@ -7,7 +7,7 @@ namespace tw::ir {
 OpBuilder::OpBuilder(Kernel& k) : kernel_(&k) {
   // Values already in the kernel (e.g. arguments added before the builder) stay usable.
   visible_.assign(k.value_types.size(), 1);
-  frames_.push_back({&k.body, nullptr, 0, 0});
+  frames_.push_back({&k.body, nullptr, 0, 0, 0});
 }
 
 Value OpBuilder::new_value(Type t) {
@@ -18,8 +18,8 @@ Value OpBuilder::new_value(Type t) {
   return Value{id};
 }
 
-void OpBuilder::open_region(Region* r, Op* owner, int idx) {
-  frames_.push_back({r, owner, idx, scope_.size()});
+void OpBuilder::open_region(Region* r, Op* owner, int idx, std::uint32_t op_number) {
+  frames_.push_back({r, owner, idx, scope_.size(), op_number});
 }
 
 void OpBuilder::close_scope() {
@@ -268,7 +268,7 @@ OpBuilder::ForScope OpBuilder::begin_for(Value lb, Value ub, Value step, std::ve
   Op& op = frames_.back().region->ops.back();
   ForScope scope;
   Region& body = op.regions[0];
-  open_region(&body, &op, 0);
+  open_region(&body, &op, 0, op_count_ - 1);
   scope.iv = new_value(type_of(lb));
   body.args.push_back(scope.iv);
   for (Value init : inits) {
@@ -302,12 +302,13 @@ std::vector<Value> OpBuilder::end_for(std::vector<Value> next) {
   if (frames_.size() < 2 || frames_.back().owner->opcode != Opcode::for_)
     throw VerifyError("ir.verify: OpBuilder::end_for: the innermost open construct is not a for");
   Op* op = frames_.back().owner;
+  const std::uint32_t number = frames_.back().op_number;
   close_region(std::move(next));
   frames_.pop_back();
   for (std::size_t i = 1; i < op->regions[0].args.size(); ++i)
     op->results.push_back(new_value(type_of(op->regions[0].args[i])));
   if (std::string why = check_op(*kernel_, *op); !why.empty())
-    throw VerifyError("ir.verify: op 'for': " + why);
+    throw VerifyError("ir.verify: op #" + std::to_string(number) + " 'for': " + why);
   return op->results;
 }
 
@@ -322,7 +323,7 @@ void OpBuilder::begin_if(Value cond, std::vector<Type> result_types) {
   Op& op = frames_.back().region->ops.back();
   // Results are created when the if closes (they are not visible inside its regions).
   pending_if_results_.push_back(std::move(result_types));
-  open_region(&op.regions[0], &op, 0);
+  open_region(&op.regions[0], &op, 0, op_count_ - 1);
 }
 
 void OpBuilder::begin_else(std::vector<Value> then_results) {
@@ -352,12 +353,13 @@ std::vector<Value> OpBuilder::end_if(std::vector<Value> results) {
     close_region(std::move(results));
   }
   Op* op = frames_.back().owner;
+  const std::uint32_t number = frames_.back().op_number;
   frames_.pop_back();
   for (Type t : pending_if_results_.back())
     op->results.push_back(new_value(t));
   pending_if_results_.pop_back();
   if (std::string why = check_op(*kernel_, *op); !why.empty())
-    throw VerifyError("ir.verify: op 'if': " + why);
+    throw VerifyError("ir.verify: op #" + std::to_string(number) + " 'if': " + why);
   return op->results;
 }
 

@@ -159,12 +159,13 @@ public:
 private:
   struct Frame {
     Region* region;
-    Op* owner;              // the open for_ / if_ (nullptr for the kernel body)
-    int region_idx;         // which region of owner
-    std::size_t scope_mark; // scope_.size() when the region was opened
+    Op* owner;               // the open for_ / if_ (nullptr for the kernel body)
+    int region_idx;          // which region of owner
+    std::size_t scope_mark;  // scope_.size() when the region was opened
+    std::uint32_t op_number; // number of the owner op in error messages
   };
   Value new_value(Type t); // a value visible in the current region
-  void open_region(Region* r, Op* owner, int idx);
+  void open_region(Region* r, Op* owner, int idx, std::uint32_t op_number);
   void close_scope(); // values of the innermost region stop being visible
   Value single(Opcode op, std::vector<Value> operands, Type result, Attrs attrs = {});
   void close_region(std::vector<Value> yields);

@@ -17,7 +17,7 @@ std::string cat(const Parts&... parts) {
 
 class Printer {
 public:
-  explicit Printer(const Kernel& k) : k_(k) {}
+  Printer(const Kernel& k, const PrintOptions& o) : k_(k), opts_(o) {}
 
   std::string run() {
     out_ += "kernel @" + k_.name + "(";
@@ -112,6 +112,12 @@ private:
     }
   }
 
+  // " // #N" after an op's first line when op numbers are asked for (verifier numbering).
+  std::string number() {
+    const std::size_t n = counter_++;
+    return opts_.op_numbers ? cat("  // #", std::to_string(n)) : std::string();
+  }
+
   void print_op(const Op& op, int depth) {
     indent(depth);
     if (!op.results.empty())
@@ -123,7 +129,7 @@ private:
           cat(" ", val(op.operands[0]), " to ", val(op.operands[1]), " step ", val(op.operands[2]));
       if (op.operands.size() > 3)
         out_ += cat(" iter(", list(op.operands, 3), ")");
-      out_ += result_types(op) + " {\n";
+      out_ += cat(result_types(op), " {", number(), "\n");
       const Region& body = op.regions.at(0);
       indent(depth);
       out_ += "^(";
@@ -136,7 +142,7 @@ private:
       return;
     }
     if (op.opcode == Opcode::if_) {
-      out_ += cat(" ", list(op.operands), result_types(op), " {\n");
+      out_ += cat(" ", list(op.operands), result_types(op), " {", number(), "\n");
       region_ops(op.regions.at(0), depth + 1);
       indent(depth);
       out_ += "} else {\n";
@@ -158,7 +164,7 @@ private:
         out_.append(i ? ", " : "").append(to_string(k_.type_of(op.operands[i])));
       out_ += ")";
     }
-    out_ += result_types(op) + "\n";
+    out_ += cat(result_types(op), number(), "\n");
   }
 
   std::string result_types(const Op& op) const {
@@ -171,13 +177,19 @@ private:
   }
 
   const Kernel& k_;
+  PrintOptions opts_;
+  std::size_t counter_ = 0;
   std::string out_;
 };
 
 } // namespace
 
 std::string print(const Kernel& k) {
-  return Printer(k).run();
+  return Printer(k, PrintOptions{}).run();
+}
+
+std::string print(const Kernel& k, const PrintOptions& options) {
+  return Printer(k, options).run();
 }
 
 } // namespace tw::ir

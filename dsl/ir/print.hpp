@@ -14,4 +14,10 @@ namespace tw::ir {
 
 std::string print(const Kernel& k);
 
+struct PrintOptions {
+  bool op_numbers = false; // append "  // #N" to each op's line (the verifier's op numbers)
+};
+// The canonical text with options (with default options identical to print(k)).
+std::string print(const Kernel& k, const PrintOptions& options);
+
 } // namespace tw::ir

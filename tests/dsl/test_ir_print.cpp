@@ -165,3 +165,25 @@ TEST_CASE("ir print: attributes of every attributed op are spelled out") {
         std::string::npos);
   CHECK(text.find("= const_float 0.10000000000000001 : f32\n") != std::string::npos);
 }
+
+TEST_CASE("ir print: op numbers in the text are the verifier's op numbers") {
+  Kernel k = loop_kernel_scoped();
+  const std::string text = print(k, PrintOptions{true});
+  CHECK(text.find("  %12 = for %2 to %1 step %3 iter(%4) : f32 {  // #3\n") != std::string::npos);
+  CHECK(text.find("    %10 = if %8 : f32 {  // #6\n") != std::string::npos);
+  CHECK(text.find("      yield %0  // #7\n") != std::string::npos);
+  CHECK(text.find("    %11 = add %6, %10 : f32  // #10\n") != std::string::npos);
+  CHECK(text.find("  store align(4) %13, %12 (ptr<lds>, f32)  // #13\n") != std::string::npos);
+  CHECK(print(k, PrintOptions{}) == print(k));
+  // Break op #10 (add f32 + i32): the verifier names the same number.
+  Op& add = k.body.ops[3].regions[0].ops[3];
+  REQUIRE(add.opcode == Opcode::add);
+  add.operands[1] = add.operands[0];
+  add.operands[0] = k.args[1].value; // n: i32
+  try {
+    verify(k);
+    FAIL("verify accepted an add of i32 and f32");
+  } catch (const VerifyError& e) {
+    CHECK(std::string(e.what()).rfind("ir.verify: op #10 'add': ", 0) == 0);
+  }
+}

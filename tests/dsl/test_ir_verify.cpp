@@ -471,41 +471,41 @@ TEST_CASE("ir verify: control flow structure and SSA visibility") {
         x.b.begin_for(lb, lb, lb);
         x.b.end_for();
       },
-      "ir.verify: op 'for'", "lb has type f32, expected i32 or i64");
+      "ir.verify: op #1 'for'", "lb has type f32, expected i32 or i64");
   expect_build_error(
       [](Fixture& x) {
         Value zero = x.b.i32(0);
         x.b.begin_for(zero, x.big, zero);
         x.b.end_for();
       },
-      "ir.verify: op 'for'", "lb, ub and step must have one type, got i32, i64, i32");
+      "ir.verify: op #1 'for'", "lb, ub and step must have one type, got i32, i64, i32");
   expect_build_error(
       [](Fixture& x) {
         Value zero = x.b.i32(0);
         x.b.begin_for(zero, x.n, zero, {x.f});
         x.b.end_for({x.h});
       },
-      "ir.verify: op 'for'", "the body yield 0 has type f16, expected f32");
+      "ir.verify: op #1 'for'", "the body yield 0 has type f16, expected f32");
   expect_build_error(
       [](Fixture& x) {
         Value zero = x.b.i32(0);
         x.b.begin_for(zero, x.n, zero, {x.f});
         x.b.end_for({});
       },
-      "ir.verify: op 'for'", "the body yields 0 value(s), expected 1");
+      "ir.verify: op #1 'for'", "the body yields 0 value(s), expected 1");
   expect_build_error(
       [](Fixture& x) {
         x.b.begin_if(x.n);
         x.b.end_if();
       },
-      "ir.verify: op 'if'", "condition has type i32, expected i1");
+      "ir.verify: op #0 'if'", "condition has type i32, expected i1");
   expect_build_error(
       [](Fixture& x) {
         Value c = x.b.boolean(true);
         x.b.begin_if(c, {Type::f32()});
         x.b.end_if({x.f}); // no else: the else region yields nothing
       },
-      "ir.verify: op 'if'", "the else-region yields 0 value(s), expected 1");
+      "ir.verify: op #1 'if'", "the else-region yields 0 value(s), expected 1");
   expect_build_error(
       [](Fixture& x) {
         Value c = x.b.boolean(true);
