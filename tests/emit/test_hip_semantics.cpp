@@ -550,17 +550,18 @@ void check_wmma(const char* atom, MmaMods mods) {
   for (int i = 0; i < M * N; ++i)
     C[i] = (i * 7) % 21 - 10;
   // Per-lane operand bytes.
-  const int a_elems = t.a.lanes(), b_elems = t.b.lanes(), elem_bytes = t.a.elem_bits() / 8;
-  std::vector<std::uint8_t> ha(32 * a_elems * elem_bytes), hb(32 * b_elems * elem_bytes);
+  const int a_elems = t.a.lanes(), b_elems = t.b.lanes(), elem_bits = t.a.elem_bits();
+  std::vector<std::uint8_t> ha(32 * a_elems * elem_bits / 8), hb(32 * b_elems * elem_bits / 8);
+  // Element e of a lane's vector occupies bits [elem_bits * (e + 1) - 1 : elem_bits * e] of
+  // the lane's bytes (packed int4: element 2i in the low nibble of byte i).
   auto put = [&](std::vector<std::uint8_t>& dst, int lane, int v, int elems, double x) {
-    std::uint8_t* p = dst.data() + (lane * elems + v) * elem_bytes;
-    if (int_form) {
-      p[0] = static_cast<std::uint8_t>(static_cast<int>(x));
-    } else {
-      const std::uint16_t h = is_bf16 ? tw::num::f32_to_bf16(static_cast<float>(x))
-                                      : tw::num::f32_to_f16(static_cast<float>(x));
-      std::memcpy(p, &h, 2);
-    }
+    const std::uint32_t bits = int_form  ? static_cast<std::uint32_t>(static_cast<int>(x))
+                               : is_bf16 ? tw::num::f32_to_bf16(static_cast<float>(x))
+                                         : tw::num::f32_to_f16(static_cast<float>(x));
+    const int pos = (lane * elems + v) * elem_bits;
+    for (int i = 0; i < elem_bits; ++i)
+      if (bits >> i & 1)
+        dst[(pos + i) / 8] |= static_cast<std::uint8_t>(1u << ((pos + i) % 8));
   };
   for (int lane = 0; lane < 32; ++lane) {
     for (int v = 0; v < a_elems; ++v) {
@@ -647,4 +648,6 @@ TEST_CASE("hip semantics: WMMA operands in the atom's lane layout, modifiers as 
   MmaMods both_signed;
   both_signed.a_signed = both_signed.b_signed = true;
   check_wmma("v_wmma_i32_16x16x16_iu8", both_signed);
+  check_wmma("v_wmma_i32_16x16x16_iu4", both_signed);
+  check_wmma("v_wmma_i32_16x16x32_iu4", signed_a);
 }
