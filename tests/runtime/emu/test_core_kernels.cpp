@@ -365,3 +365,19 @@ TEST_CASE("emu core: global atomics from parallel workgroups") {
           old.end());
   }
 }
+
+TEST_CASE("emu core: compare-and-swap on LDS (ds_cmpstore) and global memory (cmpswap)") {
+  const unsigned groups = 3;
+  for (const auto& v : test::kernel_variants("core_lds")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto g = run.alloc<int>(1), l = run.alloc<int>(groups), r = run.alloc<int>(groups * 64);
+    KernelArgs args;
+    args.ptr(g).ptr(l).ptr(r);
+    run.launch("cas_counters", {groups, 1, 1}, {64, 1, 1}, args);
+    CHECK(run.download<int>(g, 1)[0] == int(2 * 64 * groups));
+    CHECK(run.download<int>(l, groups) == std::vector<int>(groups, 64));
+    for (int f : run.download<int>(r, groups * 64))
+      CHECK(f < 1000);
+  }
+}

@@ -82,3 +82,33 @@ extern "C" __global__ void lds_atomics(const int* in, int* hist, int* maxv) {
   if (t == 0)
     *maxv = m;
 }
+
+// Compare-and-swap loops on LDS and global memory: every work-item adds 1 with a bounded
+// CAS retry loop; also counts its failed attempts.
+extern "C" __global__ void cas_counters(int* global_counter, int* lds_result, int* retries) {
+  __shared__ int counter;
+  const unsigned t = tid_x(); // 64 threads
+  if (t == 0)
+    counter = 0;
+  sync_threads();
+  int fails = 0;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    int expected = __hip_atomic_load(&counter, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+    if (__hip_atomic_compare_exchange_strong(&counter, &expected, expected + 1, __ATOMIC_RELAXED,
+                                             __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP))
+      break;
+    ++fails;
+  }
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    int expected = __hip_atomic_load(global_counter, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+    if (__hip_atomic_compare_exchange_strong(global_counter, &expected, expected + 2,
+                                             __ATOMIC_RELAXED, __ATOMIC_RELAXED,
+                                             __HIP_MEMORY_SCOPE_AGENT))
+      break;
+    ++fails;
+  }
+  retries[bid_x() * 64 + t] = fails;
+  sync_threads();
+  if (t == 0)
+    lds_result[bid_x()] = counter;
+}
