@@ -84,7 +84,7 @@ TEST_CASE("decoder: a clang-22 code object decodes completely and names its kern
     CHECK(co->target() == v.label.substr(0, 7));
     const auto names = co->kernel_names();
     CHECK(names ==
-          std::vector<std::string>{"lds_exchange", "lds_dynamic", "lds_widths", "lds_atomics"});
+          std::vector<std::string>{"lds_exchange", "lds_dynamic", "lds_widths", "lds_atomics", "cas_counters"});
     const KernelInfo& k = co->kernel("lds_exchange");
     CHECK(k.group_segment_size == 2048);
     CHECK(k.sgpr_kernarg_ptr);
