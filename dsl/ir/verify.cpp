@@ -581,6 +581,36 @@ private:
   const Op& op_;
 };
 
+// The kernel name becomes a C++ function name in the HIP source and a code object symbol.
+bool is_cpp_keyword(std::string_view n) {
+  static constexpr std::string_view words[] = {
+      "alignas",      "alignof",      "asm",         "auto",
+      "bool",         "break",        "case",        "catch",
+      "char",         "class",        "const",       "consteval",
+      "constexpr",    "constinit",    "continue",    "decltype",
+      "default",      "delete",       "do",          "double",
+      "else",         "enum",         "explicit",    "export",
+      "extern",       "false",        "float",       "for",
+      "friend",       "goto",         "if",          "inline",
+      "int",          "long",         "mutable",     "namespace",
+      "new",          "noexcept",     "nullptr",     "operator",
+      "private",      "protected",    "public",      "register",
+      "requires",     "return",       "short",       "signed",
+      "sizeof",       "static",       "struct",      "switch",
+      "template",     "this",         "throw",       "true",
+      "try",          "typedef",      "typeid",      "typename",
+      "union",        "unsigned",     "using",       "virtual",
+      "void",         "volatile",     "while",       "char8_t",
+      "char16_t",     "char32_t",     "wchar_t",     "concept",
+      "co_await",     "co_return",    "co_yield",    "static_assert",
+      "thread_local", "dynamic_cast", "static_cast", "reinterpret_cast",
+      "const_cast"};
+  for (std::string_view w : words)
+    if (n == w)
+      return true;
+  return false;
+}
+
 // Walks the kernel in print order: numbers ops, checks each, and checks that every operand is
 // defined before it is used in an enclosing scope and that every value is defined once.
 class Walker {
@@ -610,6 +640,8 @@ private:
         fail_kernel("the name must be a C identifier (letters, digits, _)");
     if (std::isdigit(static_cast<unsigned char>(k_.name[0])))
       fail_kernel("the name must not start with a digit");
+    if (k_.name.rfind("__", 0) == 0 || is_cpp_keyword(k_.name))
+      fail_kernel("the name is reserved in C++ (a keyword or starting with __)");
     for (int d = 0; d < 3; ++d)
       if (k_.workgroup_size[d] < 1)
         fail_kernel("workgroup size " + std::to_string(k_.workgroup_size[d]) + " in dimension " +

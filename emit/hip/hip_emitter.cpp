@@ -79,6 +79,13 @@ private:
     line(depth, cat(st(type(result)), " ", var(result), " = ", expr, ";"));
   }
 
+  // Argument names are free text: keep them from closing the comment they sit in.
+  static std::string comment_safe(std::string s) {
+    for (std::size_t at = s.find("*/"); at != std::string::npos; at = s.find("*/", at))
+      s.replace(at, 2, "* /");
+    return s;
+  }
+
   std::string kernel_signature() {
     std::string s =
         "extern \"C\" __attribute__((global)) __attribute__((amdgpu_flat_work_group_size(" +
@@ -86,7 +93,7 @@ private:
         "))) void " + k_.name + "(";
     for (std::size_t i = 0; i < k_.args.size(); ++i) {
       const KernelArg& a = k_.args[i];
-      s += cat(i ? ", " : "", st(a.type), " ", var(a.value), " /* ", a.name, " */");
+      s += cat(i ? ", " : "", st(a.type), " ", var(a.value), " /* ", comment_safe(a.name), " */");
     }
     return s + ")";
   }

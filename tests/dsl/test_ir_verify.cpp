@@ -87,6 +87,10 @@ TEST_CASE("ir verify: kernel-level errors name the kernel and the rule") {
   };
   CHECK(kernel_error([](Kernel& k) { k.name = "bad name"; }) ==
         "ir.verify: kernel 'bad name': the name must be a C identifier (letters, digits, _)");
+  CHECK(kernel_error([](Kernel& k) { k.name = "int"; }) ==
+        "ir.verify: kernel 'int': the name is reserved in C++ (a keyword or starting with __)");
+  CHECK(kernel_error([](Kernel& k) { k.name = "__k"; }).find("reserved in C++") !=
+        std::string::npos);
   CHECK(kernel_error([](Kernel& k) { k.name.clear(); }).find("the kernel has no name") !=
         std::string::npos);
   CHECK(kernel_error([](Kernel& k) {

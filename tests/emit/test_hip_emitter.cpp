@@ -49,7 +49,7 @@ TEST_CASE("hip emitter: vector add with 128-bit loads and a ragged guard") {
   k.workgroup_size = {256, 1, 1};
   OpBuilder b(k);
   Value a = b.arg("a", gptr), bb = b.arg("b", gptr), c = b.arg("c", gptr);
-  Value n = b.arg("n_vec4", Type::i32());
+  Value n = b.arg("n_vec4 */ (names are free text)", Type::i32());
   Value gid = global_id(b);
   Value in_range = b.cmp(CmpPred::lt, gid, n);
   b.begin_if(in_range);
