@@ -381,3 +381,29 @@ TEST_CASE("emu core: compare-and-swap on LDS (ds_cmpstore) and global memory (cm
       CHECK(f < 1000);
   }
 }
+
+TEST_CASE("emu core: ds_swizzle, ds_permute and ds_bpermute (inactive sources read 0)") {
+  std::vector<int> in(64);
+  for (int i = 0; i < 64; ++i)
+    in[i] = 1000 + i * 3;
+  std::vector<int> expect(64 * 5);
+  for (int t = 0; t < 64; ++t) {
+    const int base = t & ~31, l = t % 32;
+    expect[t * 5 + 0] = in[base + ((l & ~3) | (3 - (l & 3)))];
+    expect[t * 5 + 1] = in[base + (l ^ 5)];
+    expect[t * 5 + 2] = in[base + (31 - l)];
+    const int src = (l + 3) % 32;
+    expect[t * 5 + 3] = (t & 1) ? -1 : ((src & 1) ? 0 : in[base + src]);
+    expect[t * 5 + 4] = in[base + (l + 40) % 32];
+  }
+  for (const auto& v : test::kernel_variants("core_lanes")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto din = run.upload(in);
+    auto dout = run.alloc<int>(expect.size());
+    KernelArgs args;
+    args.ptr(din).ptr(dout);
+    run.launch("lanes", {1, 1, 1}, {64, 1, 1}, args);
+    CHECK(run.download<int>(dout, expect.size()) == expect);
+  }
+}
