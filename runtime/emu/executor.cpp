@@ -270,6 +270,16 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
     throw EmuError(fmt::format("launch of {}: LDS {} (static {} + dynamic {}) exceeds 64 KiB",
                                k.name, lds, k.group_segment_size, cfg.dynamic_lds));
 
+  if (cfg.trace.enabled) {
+    const auto& t = cfg.trace;
+    const uint64_t waves = (threads + kWaveSize - 1) / kWaveSize;
+    if (t.workgroup[0] >= cfg.grid[0] || t.workgroup[1] >= cfg.grid[1] ||
+        t.workgroup[2] >= cfg.grid[2] || t.wave < 0 || uint64_t(t.wave) >= waves)
+      throw EmuError(fmt::format("trace: wave {} of workgroup ({},{},{}) is not part of the launch "
+                                 "(grid {}x{}x{}, {} waves per workgroup)",
+                                 t.wave, t.workgroup[0], t.workgroup[1], t.workgroup[2],
+                                 cfg.grid[0], cfg.grid[1], cfg.grid[2], waves));
+  }
   LaunchShared L{co, k, memory, cfg};
   L.lds_bytes = static_cast<uint32_t>(lds);
   L.scratch_bytes = (k.private_segment_size + 15) & ~15u;

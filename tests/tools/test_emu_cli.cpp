@@ -134,3 +134,10 @@ TEST_CASE("tilewave emu --check lists kernels and missing handlers without runni
   CHECK(none.status == 1);
   CHECK(none.output.find("--kernel NAME is required (or --check)") != std::string::npos);
 }
+
+TEST_CASE("tilewave emu --trace-wave outside the launch is an error") {
+  const auto r = run_tool(base_args() + " --arg f32=1 --arg i32=64 --trace-wave 2,0,0:0");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("trace: wave 0 of workgroup (2,0,0) is not part of the launch (grid 2x1x1, "
+                      "1 waves per workgroup)") != std::string::npos);
+}
