@@ -86,6 +86,8 @@ int main() {
     dev.set_threads(0);
     dev.launch(k, {unsigned(M / 16 * N / 16 / 4), 1, 1}, {128, 1, 1}, args.span());
     report("gemm_wmma 256^3 f16", dev.last_stats());
+    std::printf("WMMA ops counted: %llu (expected %llu)\n",
+                static_cast<unsigned long long>(dev.last_stats().wmma_ops), 2ull * M * N * K);
     std::vector<float> c(size_t(M) * N);
     dev.copy_to_host(c.data(), dc, c.size() * 4);
     double max_err = 0;

@@ -107,6 +107,8 @@ struct DecodedInstr {
   // "v_mul_f32", "v_dual_fmac_f32" as "v_fmac_f32", ...), X first.
   std::vector<DecodedInstr> vopd;
   Handler handler = nullptr; // resolved from the HandlerTable when the program is prepared
+  // WMMA / SWMMAC: 2*M*N*K of the shape in the mnemonic (SWMMAC counted dense-equivalent).
+  uint64_t wmma_ops = 0;
 
   // Immediate operands of the MCInst in order (SOPP targets, s_nop counts, ...).
   std::vector<int64_t> mc_imms() const;

@@ -289,6 +289,28 @@ InstrClass classify(std::string_view m) {
   return InstrClass::Other;
 }
 
+// "v_wmma_f32_16x16x16_f16" -> 2 * 16 * 16 * 16.
+uint64_t wmma_shape_ops(std::string_view m) {
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (m[i] != '_' || i + 1 >= m.size() || m[i + 1] < '0' || m[i + 1] > '9')
+      continue;
+    uint64_t dims[3] = {0, 0, 0};
+    size_t j = i + 1;
+    int d = 0;
+    for (; j < m.size() && d < 3; ++j) {
+      if (m[j] >= '0' && m[j] <= '9')
+        dims[d] = dims[d] * 10 + uint64_t(m[j] - '0');
+      else if (m[j] == 'x')
+        ++d;
+      else
+        break;
+    }
+    if (d == 2 && dims[0] && dims[1] && dims[2])
+      return 2 * dims[0] * dims[1] * dims[2];
+  }
+  return 0;
+}
+
 void split_mnemonic(std::string_view printed, DecodedInstr& out) {
   struct Suffix {
     std::string_view text;
@@ -316,6 +338,7 @@ void parse_one(std::string_view text, DecodedInstr& out) {
   size_t sp = text.find_first_of(" \t");
   split_mnemonic(text.substr(0, sp), out);
   out.cls = classify(out.mnemonic);
+  out.wmma_ops = out.cls == InstrClass::Wmma ? wmma_shape_ops(out.mnemonic) : 0;
   out.ops.clear();
   out.mods = Modifiers{};
   if (sp == std::string_view::npos)

@@ -152,6 +152,7 @@ WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed, Tra
                                  c.group.id[2], w.wave_id));
     w.pc = in->pc + in->size;
     ++c.stats.instructions[static_cast<size_t>(in->cls)];
+    c.stats.wmma_ops += in->wmma_ops;
     in->handler(c, *in);
     if (trace)
       trace_after(*trace, w, *in, L.k.image_base);

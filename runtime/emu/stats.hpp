@@ -14,7 +14,7 @@ struct LaunchStats {
   uint64_t global_bytes_read = 0, global_bytes_written = 0; // incl. scalar loads, flat, buffer
   uint64_t lds_bytes_read = 0, lds_bytes_written = 0;
   uint64_t wmma_instructions = 0;
-  uint64_t wmma_ops = 0; // multiply-adds x 2 (M*N*K*2 per WMMA, half for SWMMAC's sparse A)
+  uint64_t wmma_ops = 0; // 2*M*N*K per WMMA / SWMMAC (SWMMAC counted as its dense shape)
   uint64_t workgroups = 0, waves = 0;
   double seconds = 0; // wall time of the launch
 

@@ -66,6 +66,10 @@ TEST_CASE("asm parser: mnemonic, suffix, registers, constants, modifiers") {
          j.vopd[1].ops[0].reg == 3));
   auto k = parsed("v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], v[0:7] neg_lo:[1,0,0]");
   CHECK(k.cls == InstrClass::Wmma);
+  CHECK(k.wmma_ops == 2 * 16 * 16 * 16);
+  CHECK(parsed("v_swmmac_i32_16x16x64_iu4 v[0:7], v[8:9], v[10:13], v14").wmma_ops ==
+        2 * 16 * 16 * 64);
+  CHECK(parsed("v_add_f32 v0, v1, v2").wmma_ops == 0);
   CHECK(parsed("s_wait_loadcnt 0x0").cls == InstrClass::Wait);
   CHECK(parsed("s_cbranch_execz 16").cls == InstrClass::Branch);
   CHECK(parsed("s_load_b128 s[4:7], s[0:1], 0x0").cls == InstrClass::Smem);
@@ -83,8 +87,8 @@ TEST_CASE("decoder: a clang-22 code object decodes completely and names its kern
     CHECK(co->code_object_version() == (v.label.find("v5") != std::string::npos ? 5 : 6));
     CHECK(co->target() == v.label.substr(0, 7));
     const auto names = co->kernel_names();
-    CHECK(names ==
-          std::vector<std::string>{"lds_exchange", "lds_dynamic", "lds_widths", "lds_atomics", "cas_counters"});
+    CHECK(names == std::vector<std::string>{"lds_exchange", "lds_dynamic", "lds_widths",
+                                            "lds_atomics", "cas_counters"});
     const KernelInfo& k = co->kernel("lds_exchange");
     CHECK(k.group_segment_size == 2048);
     CHECK(k.sgpr_kernarg_ptr);
