@@ -407,3 +407,32 @@ TEST_CASE("emu core: ds_swizzle, ds_permute and ds_bpermute (inactive sources re
     CHECK(run.download<int>(dout, expect.size()) == expect);
   }
 }
+
+TEST_CASE("emu core: s_buffer_load through a resource argument, dwords past the end read 0") {
+  const int n = 10;
+  std::vector<int> data(16, -7); // allocation larger than the resource's bound
+  for (int i = 0; i < n; ++i)
+    data[i] = 100 + i;
+  for (const auto& v : test::kernel_variants("core_smem")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto d = run.upload(data);
+    auto out = run.alloc<int>(32 * 5);
+    for (int off : {0, 16, 28}) {
+      CAPTURE(off);
+      const uint32_t rsrc[4] = {uint32_t(d), uint32_t(d >> 32) & 0xffff, uint32_t(n * 4),
+                                0x31004000u};
+      KernelArgs args;
+      args.add(rsrc).add(off).ptr(out);
+      run.launch("sbuf", {1, 1, 1}, {32, 1, 1}, args);
+      auto got = run.download<int>(out, 32 * 5);
+      auto at = [&](int byte) { return byte / 4 < n ? data[byte / 4] : 0; };
+      for (int t = 0; t < 32; ++t) {
+        CHECK(got[t * 5 + 0] == at(off));
+        for (int k = 0; k < 4; ++k)
+          CHECK(got[t * 5 + 1 + k] == at(off + 8 + 4 * k));
+      }
+    }
+    CHECK(run.stats().count(emu::InstrClass::Smem) > 0);
+  }
+}
