@@ -288,6 +288,14 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
     L.scratch_bytes += 16384;
   L.waves_per_group = static_cast<int>((threads + kWaveSize - 1) / kWaveSize);
 
+  uint32_t explicit_end = 0;
+  for (const auto& a : k.args)
+    if (a.value_kind.rfind("hidden_", 0) != 0)
+      explicit_end = std::max(explicit_end, a.offset + a.size);
+  if (cfg.kernargs.size() < explicit_end)
+    throw EmuError(fmt::format("launch of {}: {} bytes of kernel arguments given, its explicit "
+                               "arguments need {} (see the code object's .args metadata)",
+                               k.name, cfg.kernargs.size(), explicit_end));
   std::vector<uint8_t> ka = cfg.kernargs;
   ka.resize(std::max<size_t>(ka.size(), k.kernarg_size), 0);
   fill_hidden_args(k, cfg, ka);

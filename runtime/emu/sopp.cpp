@@ -40,8 +40,7 @@ void register_sopp_handlers(HandlerTable& t) {
   t.add("s_barrier_signal",
         [](WaveContext& c, const DecodedInstr&) { c.group.barrier_signal(c.wave.wave_id); });
   t.add("s_barrier_signal_isfirst", [](WaveContext& c, const DecodedInstr&) {
-    c.group.barrier_signal(c.wave.wave_id);
-    c.wave.scc = false;
+    c.wave.scc = c.group.barrier_signal(c.wave.wave_id);
   });
   t.add("s_barrier_wait",
         [](WaveContext& c, const DecodedInstr&) { c.group.barrier_wait(c.wave.wave_id); });

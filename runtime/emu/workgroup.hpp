@@ -20,11 +20,14 @@ public:
   void reset(std::array<uint32_t, 3> wg_id, int waves, uint32_t lds_bytes, uint32_t scratch_bytes);
 
   // Barrier: a wave signals, then waits until every live (not ended) wave has signaled.
-  void barrier_signal(int wave) {
+  // Returns true if this wave is the first to signal the current barrier.
+  bool barrier_signal(int wave) {
+    const bool first = arrived_ == 0;
     if (!signaled_[wave]) {
       signaled_[wave] = 1;
       ++arrived_;
     }
+    return first;
   }
   // Returns true if the wave must block (it signaled and the barrier is not complete).
   void barrier_wait(int wave) {

@@ -110,5 +110,10 @@ TEST_CASE("EmuDevice: errors name the call") {
   CHECK(error_of([&] {
           d.launch(k, {1, 1, 1}, {64, 1, 1}, {}, 70000);
         }).find("exceeds 64 KiB") != std::string::npos);
+  const uint8_t short_args[8] = {};
+  CHECK(error_of([&] {
+          d.launch(k, {1, 1, 1}, {64, 1, 1}, short_args);
+        }) == "Device::launch: launch of collatz: 8 bytes of kernel arguments given, its explicit "
+              "arguments need 28 (see the code object's .args metadata)");
   d.free(p);
 }
