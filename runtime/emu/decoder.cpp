@@ -141,6 +141,17 @@ Operand parse_operand(std::string_view text) {
     op.kind = OperandKind::Special;
     return op;
   }
+  // "lit(0x..)" / "lit64(0x..)": a value the printer marks as an explicit literal.
+  for (std::string_view w : {"lit(", "lit64("}) {
+    if (starts_with(s, w) && s.back() == ')') {
+      if (auto v = parse_int(s.substr(w.size(), s.size() - w.size() - 1))) {
+        op.kind = OperandKind::Imm;
+        op.value = *v;
+        op.literal = true;
+        return op;
+      }
+    }
+  }
   if (auto v = parse_int(s)) {
     op.kind = OperandKind::Imm;
     op.value = *v;

@@ -436,3 +436,39 @@ TEST_CASE("emu core: s_buffer_load through a resource argument, dwords past the 
     CHECK(run.stats().count(emu::InstrClass::Smem) > 0);
   }
 }
+
+TEST_CASE("emu core: calls to non-inlined and recursive device functions with a scratch stack") {
+  std::vector<int> in(64);
+  for (int i = 0; i < 64; ++i)
+    in[i] = i * 3 - 50;
+  std::vector<int> expect(64);
+  auto fib = [](int n) {
+    int a = 0, b = 1;
+    for (int i = 0; i < n; ++i) {
+      const int c = a + b;
+      a = b;
+      b = c;
+    }
+    return a;
+  };
+  for (int t = 0; t < 32; ++t) {
+    int local[16];
+    for (int i = 0; i < 16; ++i)
+      local[i] = in[t + i] * (i + t);
+    int s = 0;
+    for (int i = 0; i < t % 16 + 1; ++i)
+      s += local[(i * 7) % 16];
+    expect[t * 2] = s;
+    expect[t * 2 + 1] = fib(t % 12);
+  }
+  for (const auto& v : test::kernel_variants("core_calls")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto din = run.upload(in);
+    auto dout = run.alloc<int>(64);
+    KernelArgs args;
+    args.ptr(din).ptr(dout);
+    run.launch("calls", {1, 1, 1}, {32, 1, 1}, args);
+    CHECK(run.download<int>(dout, 64) == expect);
+  }
+}

@@ -70,6 +70,9 @@ TEST_CASE("asm parser: mnemonic, suffix, registers, constants, modifiers") {
   CHECK(parsed("v_swmmac_i32_16x16x64_iu4 v[0:7], v[8:9], v[10:13], v14").wmma_ops ==
         2 * 16 * 16 * 64);
   CHECK(parsed("v_add_f32 v0, v1, v2").wmma_ops == 0);
+  auto lit = parsed("s_mov_b32 s0, lit(0xffffffff)");
+  CHECK((lit.ops[1].kind == OperandKind::Imm && lit.ops[1].literal &&
+         lit.ops[1].value == 0xffffffff));
   CHECK(parsed("s_wait_loadcnt 0x0").cls == InstrClass::Wait);
   CHECK(parsed("s_cbranch_execz 16").cls == InstrClass::Branch);
   CHECK(parsed("s_load_b128 s[4:7], s[0:1], 0x0").cls == InstrClass::Smem);
