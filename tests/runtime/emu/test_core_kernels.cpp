@@ -472,3 +472,32 @@ TEST_CASE("emu core: calls to non-inlined and recursive device functions with a 
     CHECK(run.download<int>(dout, 64) == expect);
   }
 }
+
+TEST_CASE("emu core: d16 / d16_hi loads into halves of a VGPR, 16-bit LDS traffic") {
+  std::vector<uint16_t> in16(128);
+  std::vector<int8_t> in8(64);
+  for (int i = 0; i < 128; ++i)
+    in16[i] = uint16_t(0x1234 + i * 0x0101);
+  for (int i = 0; i < 64; ++i)
+    in8[i] = int8_t(i * 5 - 100);
+  std::vector<uint16_t> expect(576, 0);
+  for (int t = 0; t < 64; ++t) {
+    expect[2 * t] = in16[t];
+    expect[2 * t + 1] = in16[t + 64];
+    expect[128 + 2 * t] = in16[63 - t];
+    expect[128 + 2 * t + 1] = in16[127 - t];
+    expect[256 + 2 * t] = in16[t];
+    expect[256 + 2 * t + 1] = uint16_t(int16_t(in8[t]));
+    expect[512 + t] = in16[t + 64];
+  }
+  for (const auto& v : test::kernel_variants("core_d16")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto d16 = run.upload(in16), d8 = run.upload(in8);
+    auto out = run.alloc<uint16_t>(576);
+    KernelArgs args;
+    args.ptr(d16).ptr(d8).ptr(out);
+    run.launch("d16", {1, 1, 1}, {64, 1, 1}, args);
+    CHECK(run.download<uint16_t>(out, 576) == expect);
+  }
+}
