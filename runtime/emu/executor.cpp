@@ -138,11 +138,16 @@ void trace_after(TraceState& t, const WaveState& w, const DecodedInstr& in, uint
   t.vgpr = w.vgpr;
 }
 
-enum class WaveStop { Ended, Barrier };
+enum class WaveStop { Ended, Barrier, Yield };
+
+// Waves of a workgroup take turns in slices of this many instructions, so a wave that
+// spins on a flag another wave of its workgroup sets (through LDS or memory) makes progress.
+constexpr uint64_t kTimeSlice = 4096;
 
 WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed, TraceState* trace) {
   WaveState& w = c.wave;
   const uint64_t limit = L.cfg.max_instructions_per_wave;
+  const uint64_t slice_end = executed + kTimeSlice;
   while (true) {
     const DecodedInstr* in = L.co.at(w.pc);
     if (!in)
@@ -162,6 +167,8 @@ WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed, Tra
       return WaveStop::Ended;
     if (c.group.waiting(w.wave_id))
       return WaveStop::Barrier;
+    if (executed >= slice_end)
+      return WaveStop::Yield;
   }
 }
 

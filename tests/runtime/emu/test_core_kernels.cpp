@@ -501,3 +501,17 @@ TEST_CASE("emu core: d16 / d16_hi loads into halves of a VGPR, 16-bit LDS traffi
     CHECK(run.download<uint16_t>(out, 576) == expect);
   }
 }
+
+TEST_CASE("emu core: a wave spinning on a flag set by another wave of its workgroup") {
+  std::vector<int> expect(64, -1);
+  std::fill(expect.begin(), expect.begin() + 32, 42);
+  for (const auto& v : test::kernel_variants("core_lds")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path);
+    auto out = run.alloc<int>(64);
+    KernelArgs args;
+    args.ptr(out);
+    run.launch("spin_flag", {1, 1, 1}, {64, 1, 1}, args);
+    CHECK(run.download<int>(out, 64) == expect);
+  }
+}

@@ -112,3 +112,22 @@ extern "C" __global__ void cas_counters(int* global_counter, int* lds_result, in
   if (t == 0)
     lds_result[bid_x()] = counter;
 }
+
+// Wave 0 spins on an LDS flag that wave 1 sets (no barrier between them): needs the waves
+// of a workgroup to take turns.
+extern "C" __global__ void spin_flag(int* out) {
+  __shared__ int flag;
+  const unsigned t = tid_x(); // 64 threads = 2 waves
+  if (t == 0)
+    flag = 0;
+  sync_threads();
+  int spins = 0;
+  if (t < 32) {
+    while (__hip_atomic_load(&flag, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_WORKGROUP) == 0)
+      ++spins;
+  } else if (t == 32) {
+    __hip_atomic_store(&flag, 42, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_WORKGROUP);
+  }
+  out[t] = t < 32 ? __hip_atomic_load(&flag, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP) : -1;
+  (void)spins;
+}
