@@ -3,6 +3,7 @@
 // kernels with correct arguments run silently.
 #include "runtime/emu/emu_test_util.hpp"
 
+#include <cstdlib>
 #include <numeric>
 #include <string>
 
@@ -109,4 +110,19 @@ TEST_CASE("memcheck: TILEWAVE_EMU_CHECK=0 semantics via set_memcheck(false)") {
   auto got = run.download<int>(dout, 64);
   CHECK(got[60] == 9);
   CHECK(got[61] == 0); // outside every allocation: reads 0 (the host is never touched)
+}
+
+TEST_CASE("memcheck: on by default, TILEWAVE_EMU_CHECK=0 turns it off") {
+  const char* old = std::getenv("TILEWAVE_EMU_CHECK");
+  const std::string saved = old ? old : "";
+  unsetenv("TILEWAVE_EMU_CHECK");
+  CHECK(runtime::EmuDevice().memcheck());
+  setenv("TILEWAVE_EMU_CHECK", "1", 1);
+  CHECK(runtime::EmuDevice().memcheck());
+  setenv("TILEWAVE_EMU_CHECK", "0", 1);
+  CHECK_FALSE(runtime::EmuDevice().memcheck());
+  if (old)
+    setenv("TILEWAVE_EMU_CHECK", saved.c_str(), 1);
+  else
+    unsetenv("TILEWAVE_EMU_CHECK");
 }
