@@ -16,6 +16,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -465,7 +466,15 @@ const Operand& DecodedInstr::op(size_t i) const {
 
 std::vector<DecodedInstr> decode_text(const uint8_t* bytes, size_t size, uint64_t text_address,
                                       std::string_view cpu) {
-  LlvmMc mc(cpu);
+  // The MC objects are built once per cpu and shared; decoding is serialized because the
+  // disassembler and printer keep state.
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<LlvmMc>, std::less<>> cache;
+  std::lock_guard lock(mutex);
+  auto it = cache.find(cpu);
+  if (it == cache.end())
+    it = cache.emplace(std::string(cpu), std::make_unique<LlvmMc>(cpu)).first;
+  LlvmMc& mc = *it->second;
   std::vector<DecodedInstr> out;
   size_t off = 0;
   while (off < size) {
