@@ -8,6 +8,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <sstream>
 
 using namespace tw;
 using runtime::Dim3;
@@ -514,4 +515,24 @@ TEST_CASE("emu core: a wave spinning on a flag set by another wave of its workgr
     run.launch("spin_flag", {1, 1, 1}, {64, 1, 1}, args);
     CHECK(run.download<int>(out, 64) == expect);
   }
+}
+
+TEST_CASE("emu trace: one chosen wave's instructions with the registers they wrote") {
+  const auto v = test::kernel_variants("core_control")[3]; // gfx1201 -O3
+  test::EmuRun run(v.path);
+  std::vector<unsigned> in(200, 6);
+  auto din = run.upload(in);
+  auto dout = run.alloc<unsigned>(200), dflags = run.alloc<unsigned>(200);
+  KernelArgs args;
+  args.ptr(din).ptr(dout).ptr(dflags).add(200);
+  std::ostringstream os;
+  run.dev.set_trace({true, {2, 0, 0}, 1, &os});
+  run.launch("collatz", {4, 1, 1}, {64, 1, 1}, args);
+  const std::string t = os.str();
+  CAPTURE(t);
+  CHECK(t.find(": s_load_b") != std::string::npos);
+  CHECK(t.find("s_endpgm") != std::string::npos);
+  // Workgroup 2, wave 1 holds work-items 160..191: v0 becomes the global index.
+  CHECK(t.find("0:000000a0") != std::string::npos);
+  CHECK(t.rfind("s_endpgm") > t.find("global_store_b32"));
 }
