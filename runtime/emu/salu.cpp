@@ -387,8 +387,7 @@ void register_salu_handlers(HandlerTable& t) {
           return R32{u32(r), (r >> 32) != 0};
         })>);
   t.add("s_bfm_b32", sop2_32<([](u32 a, u32 b, bool) {
-          return R32{(((a & 31) == 0 ? 0u : (1u << (a & 31)) - 1u) | ((a & 32) ? ~0u : 0u))
-                     << (b & 31)};
+          return R32{((a & 31) == 0 ? 0u : (1u << (a & 31)) - 1u) << (b & 31)};
         })>);
   t.add("s_mul_i32", sop2_32<([](u32 a, u32 b, bool) { return R32{a * b}; })>);
   t.add("s_mul_hi_u32", sop2_32<([](u32 a, u32 b, bool) { return R32{u32((u64(a) * b) >> 32)}; })>);
