@@ -141,3 +141,28 @@ TEST_CASE("tilewave emu --trace-wave outside the launch is an error") {
   CHECK(r.output.find("trace: wave 0 of workgroup (2,0,0) is not part of the launch (grid 2x1x1, "
                       "1 waves per workgroup)") != std::string::npos);
 }
+
+TEST_CASE("tilewave emu: buf:inout uploads a file and writes the result back to it") {
+  const fs::path& d = workdir();
+  tw::npy::Array y;
+  y.dtype = "<f4";
+  y.shape = {64};
+  y.data.resize(64 * 4);
+  for (int i = 0; i < 64; ++i) {
+    const float v = 100.0f + float(i);
+    std::memcpy(y.data.data() + 4 * i, &v, 4);
+  }
+  tw::npy::write((d / "y_inout.npy").string(), y);
+  const auto r =
+      run_tool("emu " + (d / "k.hsaco").string() +
+               " --kernel saxpy --grid 2 --block 32 --arg buf:in=" + (d / "x.npy").string() +
+               " --arg buf:inout=" + (d / "y_inout.npy").string() + " --arg f32=2 --arg i32=10");
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  const tw::npy::Array got = tw::npy::read((d / "y_inout.npy").string());
+  for (int i = 0; i < 64; ++i) {
+    float v;
+    std::memcpy(&v, got.data.data() + 4 * i, 4);
+    CHECK(v == (i < 10 ? 2.0f * (float(i) - 10.0f) + 1.0f : 100.0f + float(i)));
+  }
+}
