@@ -573,3 +573,26 @@ TEST_CASE("emu core: structured buffer loads (index bound) and buffer atomics in
     CHECK(run.download<int>(counter, 2) == std::vector<int>{64, 77});
   }
 }
+
+TEST_CASE("emu core: device globals (.rodata / .data / .bss) of the code object image") {
+  const int table[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+  const int scaled[4] = {10, 20, 30, 40};
+  std::vector<int> idx(32);
+  for (int t = 0; t < 32; ++t)
+    idx[t] = t * 5 + 1;
+  std::vector<int> expect(36);
+  for (int t = 0; t < 32; ++t)
+    expect[t] = table[idx[t] & 7] + scaled[t & 3];
+  for (int k = 0; k < 4; ++k)
+    expect[32 + k] = 8;
+  for (const auto& v : test::kernel_variants("core_globals")) {
+    CAPTURE(v.label);
+    test::EmuRun run(v.path); // a fresh image per load: counters start at 0
+    auto didx = run.upload(idx);
+    auto out = run.alloc<int>(36);
+    KernelArgs args;
+    args.ptr(didx).ptr(out);
+    run.launch("globals", {1, 1, 1}, {32, 1, 1}, args);
+    CHECK(run.download<int>(out, 36) == expect);
+  }
+}
