@@ -580,19 +580,21 @@ TEST_CASE("emu core: device globals (.rodata / .data / .bss) of the code object 
   std::vector<int> idx(32);
   for (int t = 0; t < 32; ++t)
     idx[t] = t * 5 + 1;
-  std::vector<int> expect(36);
-  for (int t = 0; t < 32; ++t)
+  std::vector<int> expect(68);
+  for (int t = 0; t < 32; ++t) {
     expect[t] = table[idx[t] & 7] + scaled[t & 3];
+    expect[36 + t] = scaled[(t & 1) ? 3 : 1];
+  }
   for (int k = 0; k < 4; ++k)
     expect[32 + k] = 8;
   for (const auto& v : test::kernel_variants("core_globals")) {
     CAPTURE(v.label);
     test::EmuRun run(v.path); // a fresh image per load: counters start at 0
     auto didx = run.upload(idx);
-    auto out = run.alloc<int>(36);
+    auto out = run.alloc<int>(68);
     KernelArgs args;
     args.ptr(didx).ptr(out);
     run.launch("globals", {1, 1, 1}, {32, 1, 1}, args);
-    CHECK(run.download<int>(out, 36) == expect);
+    CHECK(run.download<int>(out, 68) == expect);
   }
 }

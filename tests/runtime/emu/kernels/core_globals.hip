@@ -5,6 +5,8 @@
 __attribute__((constant)) int table[8] = {3, 1, 4, 1, 5, 9, 2, 6};
 __device__ int counters[4];
 __device__ int scaled[4] = {10, 20, 30, 40};
+// Pointers stored in the image need dynamic relocations (R_AMDGPU_RELATIVE64).
+__device__ int* ptr_table[2] = {&scaled[1], &scaled[3]};
 
 extern "C" __global__ void globals(const int* idx, int* out) {
   const unsigned t = tid_x(); // 32 threads
@@ -13,4 +15,5 @@ extern "C" __global__ void globals(const int* idx, int* out) {
   sync_threads();
   if (t < 4)
     out[32 + t] = counters[t];
+  out[36 + t] = *ptr_table[t & 1];
 }
