@@ -94,6 +94,7 @@ void EmuDevice::launch(KernelHandle kernel, Dim3 grid, Dim3 block,
   cfg.dynamic_lds = dynamic_lds;
   cfg.memcheck = memcheck_;
   cfg.threads = threads_;
+  cfg.max_instructions_per_wave = max_instructions_;
   cfg.trace = trace_;
   try {
     last_stats_ = emu::launch(*it->second.co, *it->second.info, memory_, cfg);

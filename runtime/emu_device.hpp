@@ -30,6 +30,8 @@ public:
   bool memcheck() const { return memcheck_; }
   void set_trace(emu::TraceConfig t) { trace_ = t; }
   void set_threads(unsigned n) { threads_ = n; }
+  // Watchdog: a wave executing more instructions than this fails the launch (endless loop).
+  void set_max_instructions_per_wave(uint64_t n) { max_instructions_ = n; }
   // Statistics of the most recent successful launch.
   const emu::LaunchStats& last_stats() const { return last_stats_; }
   const emu::CodeObject& code_object(ModuleHandle m) const;
@@ -45,6 +47,7 @@ private:
   uint64_t next_id_ = 1;
   bool memcheck_;
   unsigned threads_ = 0;
+  uint64_t max_instructions_ = emu::LaunchConfig{}.max_instructions_per_wave;
   emu::TraceConfig trace_;
   emu::LaunchStats last_stats_;
 };

@@ -166,3 +166,11 @@ TEST_CASE("tilewave emu: buf:inout uploads a file and writes the result back to 
     CHECK(v == (i < 10 ? 2.0f * (float(i) - 10.0f) + 1.0f : 100.0f + float(i)));
   }
 }
+
+TEST_CASE("tilewave emu --max-instructions stops a wave that runs too long") {
+  const auto r = run_tool(base_args() + " --arg f32=1 --arg i32=64 --max-instructions 5");
+  CAPTURE(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("wave executed more than 5 instructions (endless loop?) at pc 0x") !=
+        std::string::npos);
+}

@@ -224,6 +224,7 @@ Command emu_command{
         std::string code_object, kernel, grid = "1", block = "32", trace_wave;
         uint32_t lds = 0;
         unsigned threads = 0;
+        uint64_t max_instructions = 0;
         std::vector<std::string> args;
         bool trace = false, no_memcheck = false, json = false, check = false;
       };
@@ -245,6 +246,8 @@ Command emu_command{
       sub.add_flag("--no-memcheck", o->no_memcheck, "disable memcheck (also TILEWAVE_EMU_CHECK=0)");
       sub.add_option("--threads", o->threads, "host threads for workgroups (default: all cores)");
       sub.add_flag("--json", o->json, "print the statistics as JSON");
+      sub.add_option("--max-instructions", o->max_instructions,
+                     "fail when one wave executes more instructions (default 200000000)");
       return [o]() {
         if (o->check)
           return check_code_object(read_file(o->code_object));
@@ -254,6 +257,8 @@ Command emu_command{
         if (o->no_memcheck)
           dev.set_memcheck(false);
         dev.set_threads(o->threads);
+        if (o->max_instructions)
+          dev.set_max_instructions_per_wave(o->max_instructions);
         const auto grid = parse_dim3(o->grid, "--grid");
         const auto block = parse_dim3(o->block, "--block");
         std::vector<ArgSpec> args;
