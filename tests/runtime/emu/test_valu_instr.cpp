@@ -566,3 +566,31 @@ TEST_CASE("valu: byte SAD / lerp and cube map coordinates") {
   CHECK(t.vf(13, 0) == -2.0f);
   CHECK(t.vf(14, 0) == -6.0f);
 }
+
+TEST_CASE("valu: M0-relative moves, v_swap and DPP fetch-inactive") {
+  Wave t;
+  for (int r = 10; r < 20; ++r)
+    t.fill(r, [&](int l) { return uint32_t(r * 100 + l); });
+  t.w.sgpr[sreg::kM0] = 3;
+  t.run("v_movrels_b32_e32 v1, v10"); // v1 = v13
+  t.run("v_movreld_b32_e32 v10, v2"); // v13 = v2
+  t.fill(2, [](int l) { return uint32_t(7 * l); });
+  t.run("v_movreld_b32_e32 v11, v2"); // v14 = v2 (new)
+  for (int l = 0; l < 32; ++l) {
+    CHECK(t.v(1, l) == uint32_t(1300 + l));
+    CHECK(t.v(14, l) == uint32_t(7 * l));
+  }
+  t.run("v_swap_b32 v15, v16");
+  CHECK(t.v(15, 4) == 1604u);
+  CHECK(t.v(16, 4) == 1504u);
+  // fi:1 reads the inactive lane 0; without it lane 1 keeps its old value.
+  t.w.set_exec(0xfffffffeu);
+  t.fill(3, [](int) { return 1u; });
+  t.fill(4, [](int) { return 1u; });
+  t.run("v_mov_b32_dpp v3, v10 row_shr:1 row_mask:0xf bank_mask:0xf fi:1");
+  t.run("v_mov_b32_dpp v4, v10 row_shr:1 row_mask:0xf bank_mask:0xf");
+  CHECK(t.v(3, 1) == 1000u);
+  CHECK(t.v(4, 1) == 1u);
+  CHECK(t.v(3, 2) == 1001u);
+  CHECK(t.v(3, 0) == 1u); // lane 0 itself is inactive
+}
