@@ -60,13 +60,13 @@ struct DynLayout {
 
   // From an N-d coordinate, one integer per mode (each integer covers its whole mode).
   template <class... I>
-  requires(sizeof...(I) >= 2 && (std::is_integral_v<I> && ...)) constexpr int64_t
+  requires(sizeof...(I) >= 2 && (std::is_convertible_v<I, int64_t> && ...)) constexpr int64_t
   operator()(I... crd) const {
     if (rank() != int(sizeof...(I)))
       throw LayoutError(Status::coordinate_rank, ": " + std::to_string(sizeof...(I)) +
                                                      " coordinates for the layout " +
                                                      to_string(t, true));
-    return (*this)(dyn_tuple({dyn_int(int64_t(crd))...}));
+    return (*this)(dyn_tuple({dyn_int(static_cast<int64_t>(crd))...}));
   }
 
   // From a hierarchical coordinate, weakly congruent to the shape.

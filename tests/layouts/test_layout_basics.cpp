@@ -63,6 +63,7 @@ TEST_CASE("dynamic values give the same results at run time") {
   CHECK(to_string(l) == "(4,8):(8,1)");
   DynLayout d = to_dyn(l);
   CHECK(d(1, 2) == 10);
+  CHECK(d(Int<1>{}, Int<2>{}) == 10);
   CHECK(d.rank() == 2);
 }
 
