@@ -367,8 +367,6 @@ GemmProblem validate_w8a16(const Device& dev, const W8A16Args& args) {
   GemmProblem p;
   p.kernel = "w8a16";
   check_linear_operands(chk, dev, args.x, args.weight, f16_or_bf16, {DType::int8}, p);
-  check_memory(chk, dev, args.scale, "scale");
-  chk.dtype_in(args.scale, "scale", {DType::f32});
   if (check_scale(chk, dev, args.scale, "scale", p.n, "output channel, row of 'weight' (N)") ==
           ScaleGranularity::tensorwise &&
       p.n != 1)

@@ -1,13 +1,15 @@
 // Black-box tests of `tilewave run`: .npy inputs reach the GEMM entry points with the
-// documented conventions (docs/kernels.md), and bad input ends in a sentence. The GEMM
-// kernel bodies are not written yet, so valid calls must end in the entry point's
-// "not implemented yet" error (exit 1), never in a fake result.
+// documented conventions (docs/kernels.md), and bad input ends in a sentence. While a GEMM
+// kernel body is missing, a valid call must end in the entry point's "not implemented yet"
+// error (exit 1); once it exists, in an output file of the right shape holding the right
+// values (all inputs here are zero, so all outputs are zero).
 #include "tools/run_tool.hpp"
 
 #include <tools/npy/npy.hpp>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
@@ -43,17 +45,30 @@ std::string out_arg() {
 
 constexpr const char* not_implemented = "gemm kernel bodies not implemented yet";
 
+// A valid call: either the body is missing (and says so, naming the problem) or it ran and
+// wrote zeros of `descr` with `shape`.
+void check_valid_run(const tw::test::ToolResult& r, const std::string& problem,
+                     const std::string& descr, std::vector<size_t> shape) {
+  CAPTURE(r.output);
+  if (r.status != 0) {
+    CHECK(r.status == 1);
+    CHECK(r.output.find(std::string(not_implemented) + ": " + problem) != std::string::npos);
+    return;
+  }
+  const tw::npy::Array out = tw::npy::read((dir() / "out.npy").string());
+  CHECK(out.dtype == descr);
+  CHECK(out.shape == shape);
+  CHECK(std::all_of(out.data.begin(), out.data.end(), [](uint8_t b) { return b == 0; }));
+}
+
 } // namespace
 
-TEST_CASE("tilewave run gemm: validated, then the missing kernel body is reported") {
+TEST_CASE("tilewave run gemm: a valid call runs or reports the missing kernel body") {
   const std::string a = npy_file("a.npy", "<f2", {4, 12});
   const std::string b = npy_file("b.npy", "<f2", {12, 8});
   const auto r = run_tool("run gemm --in a=" + a + " --in b=" + b + out_arg() +
                           " --param alpha=2 --param out_dtype=f32");
-  CAPTURE(r.output);
-  CHECK(r.status == 1);
-  CHECK(r.output.find(std::string(not_implemented) + ": gemm (M=4, N=8, K=12)") !=
-        std::string::npos);
+  check_valid_run(r, "gemm (M=4, N=8, K=12)", "<f4", {4, 8});
 }
 
 TEST_CASE("tilewave run gemm: argument errors are the entry point's sentences") {
@@ -105,10 +120,7 @@ TEST_CASE("tilewave run scaled_mm: fp8 codes as uint8, b stored as [N, K]") {
   const std::string base = "run scaled_mm --in a=" + a + " --in b=" + bt + " --in scale_a=" + s +
                            " --in scale_b=" + s + out_arg();
   auto r = run_tool(base + " --param a_dtype=e4m3 --param b_dtype=e5m2");
-  CAPTURE(r.output);
-  CHECK(r.status == 1);
-  CHECK(r.output.find(std::string(not_implemented) + ": scaled_mm (M=4, N=8, K=12)") !=
-        std::string::npos);
+  check_valid_run(r, "scaled_mm (M=4, N=8, K=12)", "<u2", {4, 8});
   // Without the dtype parameters the codes are plain uint8, which scaled_mm rejects.
   r = run_tool(base);
   CHECK(r.output.find("scaled_mm: argument 'a' has dtype uint8; expected one of e4m3, e5m2") !=
@@ -121,10 +133,7 @@ TEST_CASE("tilewave run iu4_gemm: packed nibbles with an odd K") {
   const std::string base = "run iu4_gemm --in a=" + a + " --in b=" + bt + out_arg() +
                            " --param a_dtype=int4 --param b_dtype=uint4";
   auto r = run_tool(base + " --param k=7");
-  CAPTURE(r.output);
-  CHECK(r.status == 1);
-  CHECK(r.output.find(std::string(not_implemented) + ": iu4_gemm (M=4, N=6, K=7)") !=
-        std::string::npos);
+  check_valid_run(r, "iu4_gemm (M=4, N=6, K=7)", "<i4", {4, 6});
   r = run_tool(base + " --param k=9");
   CHECK(r.output.find("run: --param k=9 does not fit input 'a'") != std::string::npos);
 }
