@@ -1,5 +1,6 @@
-// PLACEHOLDER launches: the GEMM kernel bodies are not written yet (issue 6). Each launch
-// throws so that no caller can mistake a validated call for a computed result.
+// gemm, scaled_mm and int8_linear launch in launch_gemm.cpp (the GEMM composition).
+// PLACEHOLDER launches for the rest: the GEMM kernel bodies are not written yet (issue 6). Each
+// launch throws so that no caller can mistake a validated call for a computed result.
 #include <kernels/gemm/gemm_launch.hpp>
 
 #include <stdexcept>
@@ -14,12 +15,6 @@ namespace {
 }
 } // namespace
 
-void launch(runtime::Device&, const GemmArgs&, const GemmProblem& p) {
-  not_implemented(p);
-}
-void launch(runtime::Device&, const ScaledMmArgs&, const GemmProblem& p) {
-  not_implemented(p);
-}
 void launch(runtime::Device&, const ScaledMmFusedQuantArgs&, const GemmProblem& p) {
   not_implemented(p);
 }
@@ -27,9 +22,6 @@ void launch(runtime::Device&, const ScaledMmMultiArgs&, const std::vector<GemmPr
   not_implemented(ps.front());
 }
 void launch(runtime::Device&, const W8A16Args&, const GemmProblem& p) {
-  not_implemented(p);
-}
-void launch(runtime::Device&, const Int8LinearArgs&, const GemmProblem& p) {
   not_implemented(p);
 }
 void launch(runtime::Device&, const Int8LinearFusedArgs&, const GemmProblem& p) {

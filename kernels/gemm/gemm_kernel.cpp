@@ -1,0 +1,288 @@
+// The GEMM composition's kernel body (see gemm_kernel.hpp), written only with the DSL.
+#include <kernels/gemm/gemm_kernel.hpp>
+#include <kernels/gemm/gemm_target.hpp>
+
+#include <dsl/dsl.hpp>
+#include <dsl/mma/accumulator_visit.hpp>
+#include <dsl/tensor/store_view.hpp>
+#include <emit/compile.hpp>
+#include <runtime/kernel_args.hpp>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+
+namespace tw::kernels {
+
+namespace {
+GemmTarget& target_storage() {
+  static GemmTarget t = [] {
+    GemmTarget d;
+    if (const char* env = std::getenv("TILEWAVE_BACKEND"); env && std::string_view(env) == "hip")
+      d.backend = emit::Backend::hip;
+    return d;
+  }();
+  return t;
+}
+} // namespace
+GemmTarget gemm_target() {
+  return target_storage();
+}
+void set_gemm_target(GemmTarget target) {
+  target_storage() = target;
+}
+
+namespace gemm_kernel {
+
+using namespace tw::dsl;
+
+namespace {
+
+template <class T>
+struct Tag {
+  using type = T;
+};
+
+// Calls fn(Tag<E>{}) with the DSL element type of a dtype the composition can hold.
+template <class F>
+void with_elem(DType t, const char* what, F&& fn) {
+  switch (t) {
+  case DType::f16:
+    return fn(Tag<f16>{});
+  case DType::bf16:
+    return fn(Tag<bf16>{});
+  case DType::f32:
+    return fn(Tag<f32>{});
+  case DType::i32:
+    return fn(Tag<i32>{});
+  default:
+    throw std::invalid_argument(std::string("gemm kernel: ") + what + " dtype " +
+                                std::string(dtype_name(t)) + " is not supported here");
+  }
+}
+
+std::string_view scale_code(ScaleKind s) {
+  return s == ScaleKind::none ? "n" : s == ScaleKind::tensorwise ? "t" : "r";
+}
+char order_code(MatrixOrder o) {
+  return o == MatrixOrder::row_major ? 'r' : 'c';
+}
+
+template <class Atom, bool AKContig, bool BKContig>
+ir::Kernel build_body(const GemmKernelSpec& s) {
+  using Lanes = MmaAtomLanes<Atom>;
+  using AE = typename Lanes::a_elem;
+  using BE = typename Lanes::b_elem;
+  constexpr int bk = AE::bits == 8 ? 64 : 32;
+  constexpr auto mma = make_tiled_mma(Atom{}, wave_layout<2, 2>, repeat<4, 4>);
+  static_assert(mma.tile_m == block_m && mma.tile_n == block_n && mma.threads == threads);
+  // Rows padded by 16 bytes so that the lanes' operand reads spread over the LDS banks.
+  constexpr auto plan =
+      lds_plan(lds_buffer<AE>("sA", block_m, bk, stages(2), pad(16 / elem_bytes<AE>())),
+               lds_buffer<BE>("sB", block_n, bk, stages(2), pad(16 / elem_bytes<BE>())));
+  // k-contiguous operands: bk-wide rows of the tile, 128 bits per access.
+  constexpr int vec_a = 128 / AE::bits, vec_b = 128 / BE::bits;
+  constexpr auto copy_ka = make_tiled_copy<AE>(atoms::global_load_b128{},
+                                               thread_layout<threads / (bk / vec_a), bk / vec_a>);
+  constexpr auto copy_kb = make_tiled_copy<BE>(atoms::global_load_b128{},
+                                               thread_layout<threads / (bk / vec_b), bk / vec_b>);
+  // m/n-contiguous operands: the transposed tile (bk rows of 128), stored transposed in LDS.
+  constexpr auto copy_ta = make_tiled_copy<AE>(
+      atoms::global_load_b128{}, thread_layout<threads / (block_m / vec_a), block_m / vec_a>);
+  constexpr auto copy_tb = make_tiled_copy<BE>(
+      atoms::global_load_b128{}, thread_layout<threads / (block_n / vec_b), block_n / vec_b>);
+
+  KernelBuilder kb(s.name(), {threads, 1, 1});
+  const int a_align = s.a_vec_aligned ? 16 : elem_bytes<AE>();
+  const int b_align = s.b_vec_aligned ? 16 : elem_bytes<BE>();
+  auto [Ap, Bp, Op, Cp, BiasP, SAp, SBp, M, N, K, lda, ldb, ldo, ldc, alpha, beta] =
+      kb.args(gptr<AE>("a", a_align), gptr<BE>("b", b_align), gptr<u8>("out"), gptr<u8>("c"),
+              gptr<u8>("bias"), gptr<f32>("scale_a"), gptr<f32>("scale_b"), scalar<i64>("m"),
+              scalar<i64>("n"), scalar<i64>("k"), scalar<i64>("lda"), scalar<i64>("ldb"),
+              scalar<i64>("ldo"), scalar<i64>("ldc"), scalar<f32>("alpha"), scalar<f32>("beta"));
+  const GlobalTensor<AE> a = make_tensor(Ap, AKContig ? Major::row : Major::col, M, K, lda);
+  // B is K x N; the MMA wants it n-major (N x K).
+  const GlobalTensor<BE> bt =
+      make_tensor(Bp, BKContig ? Major::col : Major::row, K, N, ldb).transposed();
+  auto lds = use_lds<plan>(kb);
+  const Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
+
+  const auto fetch_a = [&](Int32 kt) {
+    if constexpr (AKContig)
+      return copy_ka.load(local_tile<block_m, bk>(a, bm, kt));
+    else
+      return copy_ta.load(local_tile<bk, block_m>(a.transposed(), kt, bm));
+  };
+  const auto fetch_b = [&](Int32 kt) {
+    if constexpr (BKContig)
+      return copy_kb.load(local_tile<block_n, bk>(bt, bn, kt));
+    else
+      return copy_tb.load(local_tile<bk, block_n>(bt.transposed(), kt, bn));
+  };
+  const Int32 k_tiles = cast<i32>(ceil_div(K, Int64(bk)));
+  const auto acc = pipeline<2>(
+      k_tiles, mma.make_accumulator(0),
+      [&](Int32 kt) {
+        return std::pair{fetch_a(kt), fetch_b(kt)};
+      },
+      [&](const auto& regs, Int32 stage) {
+        if constexpr (AKContig)
+          copy_ka.store(regs.first, lds.template tile<"sA">(stage));
+        else
+          copy_ta.store(regs.first, transposing_store_view<AE>(lds.template tile<"sA">(stage)));
+        if constexpr (BKContig)
+          copy_kb.store(regs.second, lds.template tile<"sB">(stage));
+        else
+          copy_tb.store(regs.second, transposing_store_view<BE>(lds.template tile<"sB">(stage)));
+      },
+      [&](Int32 stage, auto acc) {
+        if constexpr (std::same_as<AE, i8>) // signed int8 x int8
+          gemm_with_mods(mma, lds.template tile<"sA">(stage), lds.template tile<"sB">(stage), acc,
+                         ir::MmaMods{.a_signed = true, .b_signed = true});
+        else
+          gemm(mma, lds.template tile<"sA">(stage), lds.template tile<"sB">(stage), acc);
+        return acc;
+      });
+
+  // ---- epilogue blocks: scales, alpha, beta * C, bias, conversion to the output dtype ----
+  const auto tensorwise = [](const GlobalPtr<f32>& p) { return p.load(Int64(0)); };
+  std::optional<Float32> sa_t, sb_t;
+  if (s.scale_a == ScaleKind::tensorwise)
+    sa_t = tensorwise(SAp);
+  if (s.scale_b == ScaleKind::tensorwise)
+    sb_t = tensorwise(SBp);
+  const auto sa_rows = local_tile<block_m, 1>(make_tensor(SAp, Major::row, M, Int64(1)), bm, 0);
+  const auto sb_cols = local_tile<1, block_n>(make_tensor(SBp, Major::row, Int64(1), N), 0, bn);
+  with_elem(s.out, "out", [&]<class O>(Tag<O>) {
+    const auto typed = [](const GlobalPtr<u8>& p) { return GlobalPtr<O>(p.ir(), elem_bytes<O>()); };
+    const auto out =
+        local_tile<block_m, block_n>(make_tensor(typed(Op), Major::row, M, N, ldo), bm, bn);
+    const auto c_in =
+        local_tile<block_m, block_n>(make_tensor(typed(Cp), Major::row, M, N, ldc), bm, bn);
+    const auto bias =
+        local_tile<1, block_n>(make_tensor(typed(BiasP), Major::row, Int64(1), N), 0, bn);
+    for_each_accumulator(mma, acc, [&](const auto& v, const Int32& r, const Int32& c) {
+      if constexpr (std::same_as<O, i32>) {
+        out.store(r, c, cast<i32>(v)); // exact integer results
+      } else {
+        Float32 x = cast<f32>(v);
+        if (sa_t)
+          x = x * *sa_t;
+        else if (s.scale_a == ScaleKind::rowwise)
+          x = x * sa_rows.load(r, Int32(0));
+        if (sb_t)
+          x = x * *sb_t;
+        else if (s.scale_b == ScaleKind::rowwise)
+          x = x * sb_cols.load(Int32(0), c);
+        if (s.alpha_beta)
+          x = x * alpha;
+        if (s.has_c)
+          x = fma(beta, cast<f32>(c_in.load(r, c)), x);
+        if (s.has_bias)
+          x = x + cast<f32>(bias.load(Int32(0), c));
+        out.store(r, c, cast<O>(x));
+      }
+    });
+  });
+  return kb.finish();
+}
+
+template <class Atom>
+ir::Kernel build_ordered(const GemmKernelSpec& s) {
+  const bool ak = s.a_order == MatrixOrder::row_major, bk = s.b_order == MatrixOrder::col_major;
+  if (ak && bk)
+    return build_body<Atom, true, true>(s);
+  using AE = typename MmaAtomLanes<Atom>::a_elem;
+  if constexpr (AE::bits == 16) { // m/n-contiguous operands: f16 / bf16 GEMM only
+    if (ak)
+      return build_body<Atom, true, false>(s);
+    if (bk)
+      return build_body<Atom, false, true>(s);
+    return build_body<Atom, false, false>(s);
+  } else {
+    throw std::invalid_argument("gemm kernel: 8-bit operands must be k-contiguous (a row-major, "
+                                "b column-major)");
+  }
+}
+
+} // namespace
+
+std::string GemmKernelSpec::name() const {
+  std::string n = "tw_gemm_";
+  n += dtype_name(a);
+  n += "_";
+  n += dtype_name(b);
+  n += "_";
+  n += dtype_name(out);
+  n += "_";
+  n += order_code(a_order);
+  n += order_code(b_order);
+  n += a_vec_aligned ? "v" : "s";
+  n += b_vec_aligned ? "v" : "s";
+  n += "_sa";
+  n += scale_code(scale_a);
+  n += "_sb";
+  n += scale_code(scale_b);
+  if (alpha_beta)
+    n += "_alpha";
+  if (has_c)
+    n += "_beta";
+  if (has_bias)
+    n += "_bias";
+  return n;
+}
+
+ir::Kernel build_gemm_kernel(const GemmKernelSpec& s) {
+  using enum DType;
+  if (s.a == f16 && s.b == f16)
+    return build_ordered<atoms::wmma_f32_16x16x16_f16>(s);
+  if (s.a == bf16 && s.b == bf16)
+    return build_ordered<atoms::wmma_f32_16x16x16_bf16>(s);
+  if (s.a == e4m3 && s.b == e4m3)
+    return build_ordered<atoms::wmma_f32_16x16x16_fp8_fp8>(s);
+  if (s.a == e4m3 && s.b == e5m2)
+    return build_ordered<atoms::wmma_f32_16x16x16_fp8_bf8>(s);
+  if (s.a == e5m2 && s.b == e4m3)
+    return build_ordered<atoms::wmma_f32_16x16x16_bf8_fp8>(s);
+  if (s.a == e5m2 && s.b == e5m2)
+    return build_ordered<atoms::wmma_f32_16x16x16_bf8_bf8>(s);
+  if (s.a == int8 && s.b == int8)
+    return build_ordered<atoms::wmma_i32_16x16x16_iu8>(s);
+  throw std::invalid_argument("gemm kernel: no WMMA atom for a = " + std::string(dtype_name(s.a)) +
+                              ", b = " + std::string(dtype_name(s.b)));
+}
+
+void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec, const GemmLaunchArgs& g) {
+  const GemmTarget t = gemm_target();
+  // The IR of a spec is traced once per process; compile() caches the code object.
+  static std::mutex mu;
+  static std::map<std::string, ir::Kernel> traced;
+  ir::Kernel kernel;
+  {
+    std::lock_guard lock(mu);
+    auto it = traced.find(spec.name());
+    if (it == traced.end())
+      it = traced.emplace(spec.name(), build_gemm_kernel(spec)).first;
+    kernel = it->second;
+  }
+  const emit::CodeObject co = emit::compile(kernel, t.backend, t.arch);
+  runtime::KernelArgs args;
+  args.ptr(g.a).ptr(g.b).ptr(g.out).ptr(g.c).ptr(g.bias).ptr(g.scale_a).ptr(g.scale_b);
+  for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldo, g.ldc})
+    args.add<int64_t>(v);
+  args.add<float>(g.alpha).add<float>(g.beta);
+  const auto blocks = [](int64_t x, int tile) {
+    return static_cast<uint32_t>((x + tile - 1) / tile);
+  };
+  const runtime::ModuleHandle mod = device.load_code_object(co.elf);
+  device.launch(device.get_kernel(mod, co.kernel_name),
+                {blocks(g.m, block_m), blocks(g.n, block_n)}, {static_cast<uint32_t>(threads)},
+                args.span());
+  device.synchronize();
+}
+
+} // namespace gemm_kernel
+} // namespace tw::kernels

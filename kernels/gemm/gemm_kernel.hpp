@@ -1,0 +1,52 @@
+#pragma once
+// The GEMM composition (issue 6): one kernel body, specialised by a GemmKernelSpec, for every
+// GEMM-family kernel that runs on a dense 16x16x16 WMMA atom. CK-Tile style, in three parts:
+//  - problem: operand storage dtypes and orders, the output dtype, which epilogue terms exist;
+//  - policy: 128 x 128 block tile, 4 waves (2 x 2) with 4 x 4 atoms each, K tile 32 (16-bit
+//    operands) or 64 (8-bit), 128-bit global loads when the operand is 16-byte aligned;
+//  - pipeline: LDS double buffering (dsl::pipeline<2>), WMMA on LDS stages in the K loop.
+// Feature blocks instead of copies: the prologue (k-contiguous copy, transposing copy for
+// m/n-contiguous operands), the epilogue (scales, alpha/beta, bias, output conversion).
+// Partial tiles are masked in the kernel (any M, N, K >= 0; K = 0 gives the epilogue of 0).
+#include <dsl/ir/kernel.hpp>
+#include <kernels/common/arg_check.hpp>
+#include <kernels/common/dtype.hpp>
+#include <runtime/device.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace tw::kernels::gemm_kernel {
+
+inline constexpr int block_m = 128, block_n = 128, threads = 128;
+
+enum class ScaleKind : std::uint8_t { none, tensorwise, rowwise };
+
+struct GemmKernelSpec {
+  DType a = DType::f16, b = DType::f16; // global storage dtypes (also the atom's operand types)
+  DType out = DType::f32;
+  MatrixOrder a_order = MatrixOrder::row_major, b_order = MatrixOrder::col_major;
+  bool a_vec_aligned = false, b_vec_aligned = false; // base and leading stride 16-byte aligned
+  bool alpha_beta = false;                           // multiply by alpha (gemm)
+  bool has_c = false, has_bias = false;
+  ScaleKind scale_a = ScaleKind::none, scale_b = ScaleKind::none;
+
+  // A kernel name unique to the spec (the code object's symbol).
+  std::string name() const;
+};
+
+// Throws std::invalid_argument naming the unsupported combination.
+ir::Kernel build_gemm_kernel(const GemmKernelSpec& spec);
+
+// The kernel's arguments (same order in the kernel): unused pointers are 0.
+struct GemmLaunchArgs {
+  runtime::DevicePtr a = 0, b = 0, out = 0, c = 0, bias = 0, scale_a = 0, scale_b = 0;
+  int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldo = 0, ldc = 0;
+  float alpha = 1.0f, beta = 0.0f;
+};
+
+// Builds (through the compile cache, for gemm_target()) and launches one GEMM.
+void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec,
+                     const GemmLaunchArgs& args);
+
+} // namespace tw::kernels::gemm_kernel

@@ -1,0 +1,90 @@
+// The launches of the kernels that run on the GEMM composition (kernels/gemm/gemm_kernel.hpp):
+// gemm, scaled_mm, int8_linear. Each maps its validated arguments to a GemmKernelSpec (what
+// changes the code) and GemmLaunchArgs (addresses, sizes, leading strides, alpha/beta).
+#include <kernels/gemm/gemm_kernel.hpp>
+#include <kernels/gemm/gemm_launch.hpp>
+
+namespace tw::kernels::gemm_launch {
+
+namespace {
+using namespace gemm_kernel;
+
+// The leading stride (elements) of a validated rank-2 operand in that order.
+int64_t leading_stride(const TensorView& t, MatrixOrder o) {
+  return o == MatrixOrder::row_major ? t.strides[0] : t.strides[1];
+}
+// 128-bit loads need a 16-byte aligned base and 16-byte aligned rows (or columns).
+bool vec_aligned(const TensorView& t, MatrixOrder o) {
+  return t.device_address % 16 == 0 && dtype_storage_bytes(t.dtype, leading_stride(t, o)) % 16 == 0;
+}
+ScaleKind scale_kind(const std::optional<ScaleGranularity>& g) {
+  if (!g)
+    return ScaleKind::none;
+  return *g == ScaleGranularity::tensorwise ? ScaleKind::tensorwise : ScaleKind::rowwise;
+}
+// Spec and args of the operand/output part every kernel shares.
+void set_operands(GemmKernelSpec& s, GemmLaunchArgs& g, const GemmProblem& p, const TensorView& a,
+                  const TensorView& b, const TensorView& out,
+                  const std::optional<TensorView>& bias) {
+  s.a = p.a_dtype;
+  s.b = p.b_dtype;
+  s.out = out.dtype;
+  s.a_order = p.a_order;
+  s.b_order = p.b_order;
+  s.a_vec_aligned = vec_aligned(a, p.a_order);
+  s.b_vec_aligned = vec_aligned(b, p.b_order);
+  s.has_bias = bias.has_value();
+  g.a = a.device_address;
+  g.b = b.device_address;
+  g.out = out.device_address;
+  g.bias = bias ? bias->device_address : 0;
+  g.m = p.m;
+  g.n = p.n;
+  g.k = p.k;
+  g.lda = leading_stride(a, p.a_order);
+  g.ldb = leading_stride(b, p.b_order);
+  g.ldo = out.strides[0];
+}
+} // namespace
+
+void launch(runtime::Device& device, const GemmArgs& args, const GemmProblem& p) {
+  GemmKernelSpec s;
+  GemmLaunchArgs g;
+  set_operands(s, g, p, args.a, args.b, args.out, args.bias);
+  s.alpha_beta = true;
+  s.has_c = p.has_c;
+  g.alpha = args.alpha;
+  g.beta = args.beta;
+  if (p.has_c) {
+    g.c = args.c->device_address;
+    g.ldc = args.c->strides[0];
+  }
+  run_gemm_kernel(device, s, g);
+}
+
+void launch(runtime::Device& device, const ScaledMmArgs& args, const GemmProblem& p) {
+  GemmKernelSpec s;
+  GemmLaunchArgs g;
+  set_operands(s, g, p, args.a, args.b, args.out, args.bias);
+  s.scale_a = scale_kind(p.scale_a);
+  s.scale_b = scale_kind(p.scale_b);
+  g.scale_a = args.scale_a.device_address;
+  g.scale_b = args.scale_b.device_address;
+  run_gemm_kernel(device, s, g);
+}
+
+void launch(runtime::Device& device, const Int8LinearArgs& args, const GemmProblem& p) {
+  GemmKernelSpec s;
+  GemmLaunchArgs g;
+  set_operands(s, g, p, args.x, args.weight, args.out, args.bias);
+  s.scale_a = scale_kind(p.scale_a);
+  s.scale_b = scale_kind(p.scale_b);
+  // weight [N, K] row-major is b = weight^T column-major: its leading stride is strides[0].
+  g.ldb = args.weight.strides[0];
+  s.b_vec_aligned = vec_aligned(args.weight, MatrixOrder::row_major);
+  g.scale_a = args.x_scale.device_address;
+  g.scale_b = args.w_scale.device_address;
+  run_gemm_kernel(device, s, g);
+}
+
+} // namespace tw::kernels::gemm_launch
