@@ -10,12 +10,14 @@
 #include <doctest/doctest.h>
 #include <dsl/ir/ir.hpp>
 #include <emit/hip/hip_emitter.hpp>
+#include <emit/llvm/llvm_backend.hpp>
 #include <runtime/device.hpp>
 #include <runtime/kernel_args.hpp>
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -48,11 +50,19 @@ public:
   }
 
   void run(const Kernel& k, const tw::runtime::KernelArgs& args, unsigned workgroups = 1) {
-    const std::string src = tw::emit::hip::emit_source(k);
-    const tw::test::HipBuild b = tw::test::compile_hip(src, "gfx1201");
-    INFO(src << "\n" << b.log);
-    REQUIRE(b.ok);
-    const std::vector<std::uint8_t> elf(b.elf.begin(), b.elf.end());
+    std::vector<std::uint8_t> elf;
+    // TILEWAVE_SEMANTICS_BACKEND=llvm runs the same checks on the LLVM backend's code objects
+    // (ctest emit.llvm semantics, tests/emit/CMakeLists.txt).
+    if (const char* be = std::getenv("TILEWAVE_SEMANTICS_BACKEND");
+        be && std::string(be) == "llvm") {
+      elf = tw::emit::compile_llvm(k, tw::Arch::gfx1201, 3).code_object;
+    } else {
+      const std::string src = tw::emit::hip::emit_source(k);
+      const tw::test::HipBuild b = tw::test::compile_hip(src, "gfx1201");
+      INFO(src << "\n" << b.log);
+      REQUIRE(b.ok);
+      elf.assign(b.elf.begin(), b.elf.end());
+    }
     const auto module = dev_->load_code_object(elf);
     const auto kernel = dev_->get_kernel(module, k.name);
     const auto& wg = k.workgroup_size;
