@@ -571,15 +571,13 @@ private:
     return acc;
   }
 
-  // Byte alignment of a memory access: the op's, else the natural one of the type (its size
-  // when that is a power of two, capped at 16; else its element's).
+  // Byte alignment of a memory access: the op's, else the natural one (dsl/ir/README.md: the
+  // access size, 4 for 96-bit accesses).
   llvm::Align alignment(ir::Type t, std::uint32_t requested) {
     if (requested != 0)
       return llvm::Align(requested);
-    unsigned bytes = static_cast<unsigned>(t.bytes());
-    if ((bytes & (bytes - 1)) != 0)
-      bytes = static_cast<unsigned>(t.element().bytes());
-    return llvm::Align(std::max(1u, std::min(bytes, 16u)));
+    const auto bytes = static_cast<unsigned>(t.bytes());
+    return llvm::Align(bytes == 12 ? 4u : std::max(1u, bytes));
   }
 
   // The integer type a raw buffer access of `t` moves: i8, i16, i32 or <N x i32>.
