@@ -1,0 +1,21 @@
+; The DSL's tiled f16 GEMM (examples/05_gemm_f16.cpp), assembly from TILEWAVE_DUMP, each
+; backend, gfx1201: the K loop issues v_wmma_f32_16x16x16_f16 on LDS operands, a barrier, and
+; 128-bit global loads of the next tile; nothing goes to scratch.
+; CHECK-LABEL: {{^}}gemm_f16_128x128x32:
+; CHECK-NOT: scratch_
+; CHECK: in Loop: Header=BB0_[[H:[0-9]+]] Depth=1
+; CHECK-NOT: s_endpgm
+; CHECK: ds_load_{{.*}}b64
+; CHECK-NOT: s_endpgm
+; CHECK: v_wmma_f32_16x16x16_f16 v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}]
+; CHECK-NOT: s_endpgm
+; CHECK: s_barrier_signal -1
+; CHECK: =>This Inner Loop Header: Depth=1
+; CHECK-NOT: s_endpgm
+; CHECK: global_load_b128
+; CHECK-NOT: s_endpgm
+; CHECK: in Loop: Header=BB0_[[H]] Depth=1
+; CHECK-NOT: scratch_
+; CHECK: s_endpgm
+; CHECK: .amdhsa_private_segment_fixed_size 0
+; CHECK: ; ScratchSize: 0
