@@ -71,41 +71,53 @@ char order_code(MatrixOrder o) {
   return o == MatrixOrder::row_major ? 'r' : 'c';
 }
 
+// The same LDS bytes viewed with another element type of the same width (fp8 codes).
+template <class E, class S, int R, int C>
+LdsTile<E, R, C> as_elem(const LdsTile<S, R, C>& t) {
+  static_assert(E::bits == S::bits, "as_elem: the element widths differ");
+  return LdsTile<E, R, C>(t.address(Int32(0), Int32(0)), t.pitch(), t.swizzle(),
+                          std::gcd(16, t.pitch() * elem_bytes<S>()));
+}
+
 template <class Atom, bool AKContig, bool BKContig>
 ir::Kernel build_body(const GemmKernelSpec& s) {
   using Lanes = MmaAtomLanes<Atom>;
-  using AE = typename Lanes::a_elem;
+  using AE = typename Lanes::a_elem; // what the atom reads
   using BE = typename Lanes::b_elem;
+  // What global memory and LDS hold: fp8 codes move as i8 (the DSL has no fp8 constants for
+  // the zeros of masked loads) and the MMA reads the LDS bytes as fp8 tiles.
+  using AS = std::conditional_t<AE::bits == 8, i8, AE>;
+  using BS = std::conditional_t<BE::bits == 8, i8, BE>;
   constexpr int bk = AE::bits == 8 ? 64 : 32;
   constexpr auto mma = make_tiled_mma(Atom{}, wave_layout<2, 2>, repeat<4, 4>);
   static_assert(mma.tile_m == block_m && mma.tile_n == block_n && mma.threads == threads);
   // Rows padded by 16 bytes so that the lanes' operand reads spread over the LDS banks.
   constexpr auto plan =
-      lds_plan(lds_buffer<AE>("sA", block_m, bk, stages(2), pad(16 / elem_bytes<AE>())),
-               lds_buffer<BE>("sB", block_n, bk, stages(2), pad(16 / elem_bytes<BE>())));
+      lds_plan(lds_buffer<AS>("sA", block_m, bk, stages(2), pad(16 / elem_bytes<AS>())),
+               lds_buffer<BS>("sB", block_n, bk, stages(2), pad(16 / elem_bytes<BS>())));
   // k-contiguous operands: bk-wide rows of the tile, 128 bits per access.
   constexpr int vec_a = 128 / AE::bits, vec_b = 128 / BE::bits;
-  constexpr auto copy_ka = make_tiled_copy<AE>(atoms::global_load_b128{},
+  constexpr auto copy_ka = make_tiled_copy<AS>(atoms::global_load_b128{},
                                                thread_layout<threads / (bk / vec_a), bk / vec_a>);
-  constexpr auto copy_kb = make_tiled_copy<BE>(atoms::global_load_b128{},
+  constexpr auto copy_kb = make_tiled_copy<BS>(atoms::global_load_b128{},
                                                thread_layout<threads / (bk / vec_b), bk / vec_b>);
   // m/n-contiguous operands: the transposed tile (bk rows of 128), stored transposed in LDS.
-  constexpr auto copy_ta = make_tiled_copy<AE>(
+  constexpr auto copy_ta = make_tiled_copy<AS>(
       atoms::global_load_b128{}, thread_layout<threads / (block_m / vec_a), block_m / vec_a>);
-  constexpr auto copy_tb = make_tiled_copy<BE>(
+  constexpr auto copy_tb = make_tiled_copy<BS>(
       atoms::global_load_b128{}, thread_layout<threads / (block_n / vec_b), block_n / vec_b>);
 
   KernelBuilder kb(s.name(), {threads, 1, 1});
-  const int a_align = s.a_vec_aligned ? 16 : elem_bytes<AE>();
-  const int b_align = s.b_vec_aligned ? 16 : elem_bytes<BE>();
+  const int a_align = s.a_vec_aligned ? 16 : elem_bytes<AS>();
+  const int b_align = s.b_vec_aligned ? 16 : elem_bytes<BS>();
   auto [Ap, Bp, Op, Cp, BiasP, SAp, SBp, M, N, K, lda, ldb, ldo, ldc, alpha, beta] =
-      kb.args(gptr<AE>("a", a_align), gptr<BE>("b", b_align), gptr<u8>("out"), gptr<u8>("c"),
+      kb.args(gptr<AS>("a", a_align), gptr<BS>("b", b_align), gptr<u8>("out"), gptr<u8>("c"),
               gptr<u8>("bias"), gptr<f32>("scale_a"), gptr<f32>("scale_b"), scalar<i64>("m"),
               scalar<i64>("n"), scalar<i64>("k"), scalar<i64>("lda"), scalar<i64>("ldb"),
               scalar<i64>("ldo"), scalar<i64>("ldc"), scalar<f32>("alpha"), scalar<f32>("beta"));
-  const GlobalTensor<AE> a = make_tensor(Ap, AKContig ? Major::row : Major::col, M, K, lda);
+  const GlobalTensor<AS> a = make_tensor(Ap, AKContig ? Major::row : Major::col, M, K, lda);
   // B is K x N; the MMA wants it n-major (N x K).
-  const GlobalTensor<BE> bt =
+  const GlobalTensor<BS> bt =
       make_tensor(Bp, BKContig ? Major::col : Major::row, K, N, ldb).transposed();
   auto lds = use_lds<plan>(kb);
   const Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
@@ -132,18 +144,19 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
         if constexpr (AKContig)
           copy_ka.store(regs.first, lds.template tile<"sA">(stage));
         else
-          copy_ta.store(regs.first, transposing_store_view<AE>(lds.template tile<"sA">(stage)));
+          copy_ta.store(regs.first, transposing_store_view<AS>(lds.template tile<"sA">(stage)));
         if constexpr (BKContig)
           copy_kb.store(regs.second, lds.template tile<"sB">(stage));
         else
-          copy_tb.store(regs.second, transposing_store_view<BE>(lds.template tile<"sB">(stage)));
+          copy_tb.store(regs.second, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
       },
       [&](Int32 stage, auto acc) {
+        const auto sa = as_elem<AE>(lds.template tile<"sA">(stage));
+        const auto sb = as_elem<BE>(lds.template tile<"sB">(stage));
         if constexpr (std::same_as<AE, i8>) // signed int8 x int8
-          gemm_with_mods(mma, lds.template tile<"sA">(stage), lds.template tile<"sB">(stage), acc,
-                         ir::MmaMods{.a_signed = true, .b_signed = true});
+          gemm_with_mods(mma, sa, sb, acc, ir::MmaMods{.a_signed = true, .b_signed = true});
         else
-          gemm(mma, lds.template tile<"sA">(stage), lds.template tile<"sB">(stage), acc);
+          gemm(mma, sa, sb, acc);
         return acc;
       });
 

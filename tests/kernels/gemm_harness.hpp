@@ -53,13 +53,15 @@ inline constexpr emit::Backend both_backends[] = {emit::Backend::hip, emit::Back
 // Runs body() once per backend with the GEMM target set to it.
 template <class Body>
 void for_each_backend(Body&& body) {
-  const kernels::GemmTarget saved = kernels::gemm_target();
+  struct Restore { // also when body() throws
+    kernels::GemmTarget saved = kernels::gemm_target();
+    ~Restore() { kernels::set_gemm_target(saved); }
+  } restore;
   for (emit::Backend b : both_backends) {
     kernels::set_gemm_target({b, Arch::gfx1201});
     CAPTURE(emit::backend_name(b));
     body(b);
   }
-  kernels::set_gemm_target(saved);
 }
 
 } // namespace tw::oracle
