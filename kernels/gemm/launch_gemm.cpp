@@ -4,8 +4,6 @@
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_launch.hpp>
 
-#include <stdexcept>
-
 namespace tw::kernels::gemm_launch {
 
 namespace {
@@ -65,12 +63,6 @@ void launch(runtime::Device& device, const GemmArgs& args, const GemmProblem& p)
 }
 
 void launch(runtime::Device& device, const ScaledMmArgs& args, const GemmProblem& p) {
-  // KNOWN BROKEN: fp8 operands with an f16 output give inf/NaN on the emulator through both
-  // emitters (bf16 / f32 outputs, and f16 outputs of the f16 and int8 paths, are correct);
-  // refused until the cause is found rather than returning wrong numbers.
-  if (p.out_dtype == DType::f16)
-    throw std::logic_error("scaled_mm: out dtype f16 is not enabled yet (known wrong results of "
-                           "the fp8 kernel with an f16 output); use bf16 or f32");
   GemmKernelSpec s;
   GemmLaunchArgs g;
   set_operands(s, g, p, args.a, args.b, args.out, args.bias);

@@ -100,13 +100,10 @@ TEST_CASE("scaled_mm: the four fp8 combinations at ragged shapes") {
   run_scaled_mm({129, 41, 96, DType::e4m3, DType::e4m3, DType::bf16}, 11);
   run_scaled_mm({27, 100, 23, DType::e4m3, DType::e5m2, DType::f32, true, false}, 12);
   run_scaled_mm({27, 100, 23, DType::e4m3, DType::e5m2, DType::bf16, false, true}, 18);
+  run_scaled_mm({27, 100, 23, DType::e4m3, DType::e4m3, DType::f16, true, false}, 17);
+  run_scaled_mm({41, 13, 96, DType::e5m2, DType::e4m3, DType::f16, false, true, true}, 19);
   run_scaled_mm({13, 17, 129, DType::e5m2, DType::e4m3, DType::f32, false, false, true}, 13);
   run_scaled_mm({7, 23, 41, DType::e5m2, DType::e5m2, DType::f32, true, true, true}, 14);
-}
-
-TEST_CASE("scaled_mm: an f16 output is refused (known wrong results, not enabled)") {
-  CHECK_THROWS_WITH_AS(run_scaled_mm({27, 100, 23, DType::e4m3, DType::e4m3, DType::f16}, 17),
-                       doctest::Contains("out dtype f16 is not enabled yet"), std::logic_error);
 }
 
 TEST_CASE("scaled_mm: K = 0 gives bias; a full 128 x 128 tile") {

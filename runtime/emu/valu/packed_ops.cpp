@@ -135,11 +135,13 @@ uint16_t pk_min_i16(uint16_t a, uint16_t b, uint16_t, bool) {
 
 // v_fma_mix*: op_sel_hi[i] = 1 makes source i an f16 (half op_sel[i]), else an f32;
 // neg_lo negates and neg_hi takes the absolute value.
+// Unlike the packed ops, a mix instruction without op_sel_hi in its text has op_sel_hi:[0,0,0]
+// (every source an f32): LLVM prints `v_fma_mixlo_f16 v1, v1, s14, 0` for fptrunc(v1 * s14).
 double mix_source(const WaveState& w, const DecodedInstr& in, int i, int lane) {
+  const bool f16_source = in.mods.has_op_sel_hi && in.mods.op_sel_hi[i];
   const uint32_t raw =
-      w.read32(in.op(size_t(1 + i)), lane, in.mods.op_sel_hi[i] ? ImmType::F16 : ImmType::F32);
-  double v =
-      in.mods.op_sel_hi[i] ? h(uint16_t(in.mods.op_sel[i] ? raw >> 16 : raw)) : double(as_f32(raw));
+      w.read32(in.op(size_t(1 + i)), lane, f16_source ? ImmType::F16 : ImmType::F32);
+  double v = f16_source ? h(uint16_t(in.mods.op_sel[i] ? raw >> 16 : raw)) : double(as_f32(raw));
   if (in.mods.neg_hi[i])
     v = std::fabs(v);
   if (in.mods.neg_lo[i])
