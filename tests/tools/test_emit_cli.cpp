@@ -100,7 +100,8 @@ TEST_CASE("tilewave emit --format hsaco -o writes a code object, --format report
 TEST_CASE("tilewave emit: unknown kernel, bad arch, bad parameters are clear errors") {
   const auto unknown = run_tool("emit no_such_kernel --format ir");
   CHECK(unknown.status == 1);
-  CHECK(contains(unknown.output, "unknown kernel 'no_such_kernel' (known kernels: ir_buffer_copy"));
+  CHECK(contains(unknown.output,
+                 "unknown kernel 'no_such_kernel' (known kernels: gemm, ir_buffer_copy"));
   const auto arch = run_tool("emit ir_vector_add --format asm --arch gfx942");
   CHECK(arch.status == 1);
   CHECK(contains(arch.output, "unsupported arch 'gfx942': tilewave targets RDNA4 only"));
@@ -124,6 +125,9 @@ TEST_CASE("tilewave emit: unknown kernel, bad arch, bad parameters are clear err
   const auto mix = run_tool("emit ir_vector_add --format hip --backend llvm");
   CHECK(mix.status == 1);
   CHECK(contains(mix.output, "--format hip is the HIP backend's source: it takes --backend hip"));
+  const auto dtype = run_tool("emit gemm --format ir --param a=q9");
+  CHECK(dtype.status == 1);
+  CHECK(contains(dtype.output, "kernel 'gemm' parameter 'a' = 'q9': is not a dtype name"));
   const auto none = run_tool("emit --format ir");
   CHECK(none.status == 1);
   CHECK(contains(none.output, "give a KERNEL name"));
@@ -137,10 +141,9 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
   const auto manifest = nlohmann::json::parse(slurp(out / "manifest.json"));
   CHECK(manifest["tilewave_manifest"] == 1);
   const auto& kernels = manifest["kernels"];
-  // 9 sample kernels; ir_vector_add and ir_buffer_copy ship two widths: 11 configurations,
-  // each for 2 backends x 2 arches.
-  CHECK(kernels.size() == 44);
-  int wmma_loop = 0;
+  // 9 sample kernels; ir_vector_add and ir_buffer_copy ship two widths: 11 configurations;
+  // the library's gemm ships two (f16 and bf16). Each for 2 backends x 2 arches.
+  int samples = 0, gemm = 0, wmma_loop = 0;
   for (const auto& k : kernels) {
     CAPTURE(k.dump());
     const fs::path file = out / k["file"].get<std::string>();
@@ -152,12 +155,22 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
     CHECK(k["resources"]["vgprs"].get<int>() > 0);
     CHECK(k["kernarg"]["args"].is_array());
     CHECK(k["params"].is_object());
-    if (k["kernel"] == "ir_wmma_loop") {
+    const std::string name = k["kernel"];
+    if (name.rfind("ir_", 0) == 0)
+      ++samples;
+    if (name == "gemm") {
+      ++gemm;
+      CHECK(k["resources"]["scratch_bytes"] == 0);
+      CHECK(k["resources"]["lds_bytes"] == 40960);
+    }
+    if (name == "ir_wmma_loop") {
       ++wmma_loop;
       CHECK(k["kernarg"]["size"] == 28);
       CHECK(k["kernarg"]["args"][3]["name"] == "k");
     }
   }
+  CHECK(samples == 44);
+  CHECK(gemm == 8);
   CHECK(wmma_loop == 4);
 }
 
