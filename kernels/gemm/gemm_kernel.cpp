@@ -79,7 +79,9 @@ LdsTile<E, R, C> as_elem(const LdsTile<S, R, C>& t) {
                           std::gcd(16, t.pitch() * elem_bytes<S>()));
 }
 
-template <class Atom, bool AKContig, bool BKContig>
+// BGlobal: the element type of b in global memory when it differs from the atom's (W8A16:
+// int8 weights converted to f16 / bf16 in the prologue, on their way into LDS).
+template <class Atom, bool AKContig, bool BKContig, class BGlobal = void>
 ir::Kernel build_body(const GemmKernelSpec& s) {
   using Lanes = MmaAtomLanes<Atom>;
   using AE = typename Lanes::a_elem; // what the atom reads
@@ -87,16 +89,17 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   // What global memory and LDS hold: fp8 codes move as i8 (the DSL has no fp8 constants for
   // the zeros of masked loads) and the MMA reads the LDS bytes as fp8 tiles.
   using AS = std::conditional_t<AE::bits == 8, i8, AE>;
-  using BS = std::conditional_t<BE::bits == 8, i8, BE>;
+  using BL = std::conditional_t<BE::bits == 8, i8, BE>;                // b in LDS
+  using BS = std::conditional_t<std::is_void_v<BGlobal>, BL, BGlobal>; // b in global memory
   constexpr int bk = AE::bits == 8 ? 64 : 32;
   constexpr auto mma = make_tiled_mma(Atom{}, wave_layout<2, 2>, repeat<4, 4>);
   static_assert(mma.tile_m == block_m && mma.tile_n == block_n && mma.threads == threads);
   // Rows padded by 16 bytes so that the lanes' operand reads spread over the LDS banks.
   constexpr auto plan =
       lds_plan(lds_buffer<AS>("sA", block_m, bk, stages(2), pad(16 / elem_bytes<AS>())),
-               lds_buffer<BS>("sB", block_n, bk, stages(2), pad(16 / elem_bytes<BS>())));
+               lds_buffer<BL>("sB", block_n, bk, stages(2), pad(16 / elem_bytes<BL>())));
   // k-contiguous operands: bk-wide rows of the tile, 128 bits per access.
-  constexpr int vec_a = 128 / AE::bits, vec_b = 128 / BE::bits;
+  constexpr int vec_a = 128 / AS::bits, vec_b = 128 / BS::bits;
   constexpr auto copy_ka = make_tiled_copy<AS>(atoms::global_load_b128{},
                                                thread_layout<threads / (bk / vec_a), bk / vec_a>);
   constexpr auto copy_kb = make_tiled_copy<BS>(atoms::global_load_b128{},
@@ -145,7 +148,9 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
           copy_ka.store(regs.first, lds.template tile<"sA">(stage));
         else
           copy_ta.store(regs.first, transposing_store_view<AS>(lds.template tile<"sA">(stage)));
-        if constexpr (BKContig)
+        if constexpr (!std::same_as<BS, BL>) // prologue conversion (W8A16)
+          copy_kb.store(regs.second, converting_store_view<BS>(lds.template tile<"sB">(stage)));
+        else if constexpr (BKContig)
           copy_kb.store(regs.second, lds.template tile<"sB">(stage));
         else
           copy_tb.store(regs.second, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
@@ -203,8 +208,13 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   return kb.finish();
 }
 
-template <class Atom>
+template <class Atom, class BGlobal = void>
 ir::Kernel build_ordered(const GemmKernelSpec& s) {
+  if constexpr (!std::is_void_v<BGlobal>) {
+    if (s.a_order != MatrixOrder::row_major || s.b_order != MatrixOrder::col_major)
+      throw std::invalid_argument("gemm kernel: converted b operands must be k-contiguous");
+    return build_body<Atom, true, true, BGlobal>(s);
+  }
   const bool ak = s.a_order == MatrixOrder::row_major, bk = s.b_order == MatrixOrder::col_major;
   if (ak && bk)
     return build_body<Atom, true, true>(s);
@@ -262,6 +272,10 @@ ir::Kernel build_gemm_kernel(const GemmKernelSpec& s) {
     return build_ordered<atoms::wmma_f32_16x16x16_bf8_fp8>(s);
   if (s.a == e5m2 && s.b == e5m2)
     return build_ordered<atoms::wmma_f32_16x16x16_bf8_bf8>(s);
+  if (s.a == f16 && s.b == int8) // W8A16
+    return build_ordered<atoms::wmma_f32_16x16x16_f16, i8>(s);
+  if (s.a == bf16 && s.b == int8)
+    return build_ordered<atoms::wmma_f32_16x16x16_bf16, i8>(s);
   if (s.a == int8 && s.b == int8)
     return build_ordered<atoms::wmma_i32_16x16x16_iu8>(s);
   throw std::invalid_argument("gemm kernel: no WMMA atom for a = " + std::string(dtype_name(s.a)) +

@@ -1,4 +1,4 @@
-// gemm, scaled_mm and int8_linear launch in launch_gemm.cpp (the GEMM composition).
+// gemm, scaled_mm, int8_linear and w8a16 launch in launch_gemm.cpp (the GEMM composition).
 // PLACEHOLDER launches for the rest: the GEMM kernel bodies are not written yet (issue 6). Each
 // launch throws so that no caller can mistake a validated call for a computed result.
 #include <kernels/gemm/gemm_launch.hpp>
@@ -20,9 +20,6 @@ void launch(runtime::Device&, const ScaledMmFusedQuantArgs&, const GemmProblem& 
 }
 void launch(runtime::Device&, const ScaledMmMultiArgs&, const std::vector<GemmProblem>& ps) {
   not_implemented(ps.front());
-}
-void launch(runtime::Device&, const W8A16Args&, const GemmProblem& p) {
-  not_implemented(p);
 }
 void launch(runtime::Device&, const Int8LinearFusedArgs&, const GemmProblem& p) {
   not_implemented(p);

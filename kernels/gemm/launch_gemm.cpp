@@ -87,4 +87,16 @@ void launch(runtime::Device& device, const Int8LinearArgs& args, const GemmProbl
   run_gemm_kernel(device, s, g);
 }
 
+void launch(runtime::Device& device, const W8A16Args& args, const GemmProblem& p) {
+  GemmKernelSpec s;
+  GemmLaunchArgs g;
+  set_operands(s, g, p, args.x, args.weight, args.out, args.bias);
+  // weight [N, K] row-major is b = weight^T column-major (int8, converted in the prologue).
+  g.ldb = args.weight.strides[0];
+  s.b_vec_aligned = vec_aligned(args.weight, MatrixOrder::row_major);
+  s.scale_b = ScaleKind::rowwise; // one scale per output channel
+  g.scale_b = args.scale.device_address;
+  run_gemm_kernel(device, s, g);
+}
+
 } // namespace tw::kernels::gemm_launch

@@ -117,3 +117,41 @@ TEST_CASE("int8_linear: exact i32 accumulation, scales and bias in the epilogue"
   run_int8_linear({1, 7, 13, DType::f16, true, false, true}, 23);
   run_int8_linear({13, 27, 0, DType::f32, true, true, true}, 24);
 }
+
+namespace {
+void run_w8a16(int64_t m, int64_t n, int64_t k, DType x_dtype, bool with_bias, uint64_t seed) {
+  CAPTURE(m);
+  CAPTURE(n);
+  CAPTURE(k);
+  CAPTURE(kernels::dtype_name(x_dtype));
+  const HostTensor x = random_tensor(x_dtype, {m, k}, seed);
+  const HostTensor w = random_tensor(DType::int8, {n, k}, seed + 1);
+  const HostTensor sc = scale_tensor(n, true, seed + 2, {0.002, 0.02});
+  const HostTensor bias = random_tensor(x_dtype, {n}, seed + 3);
+  const HostTensor host_out(x_dtype, {m, n});
+  kernels::W8A16Args host{x.view(), w.view(), sc.view(), host_out.view()};
+  if (with_bias)
+    host.bias = bias.view();
+  const Reference want = w8a16(host);
+  for_each_backend([&](emit::Backend) {
+    runtime::EmuDevice& dev = emu_device();
+    DeviceTensors d(dev);
+    HostTensor out(x_dtype, {m, n});
+    kernels::W8A16Args args{d.upload(x), d.upload(w), d.upload(sc), d.upload(out)};
+    if (with_bias)
+      args.bias = d.upload(bias);
+    kernels::w8a16(dev, args);
+    const CompareResult r = compare(DeviceTensors::download(dev, args.out, out), want,
+                                    Tolerance::for_output(x_dtype, k));
+    INFO(r.summary());
+    CHECK(r.ok);
+  });
+}
+} // namespace
+
+TEST_CASE("w8a16: int8 weights converted to f16 / bf16 in the prologue, per-channel scales") {
+  run_w8a16(100, 41, 96, DType::f16, true, 31);
+  run_w8a16(17, 129, 27, DType::bf16, false, 32);
+  run_w8a16(7, 13, 0, DType::f16, true, 33);
+  run_w8a16(128, 128, 64, DType::bf16, true, 34);
+}
