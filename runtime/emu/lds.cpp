@@ -1,5 +1,6 @@
 // LDS instructions (DS): loads / stores of every width, the two-address forms, atomics,
 // and the cross-lane ds_bpermute / ds_permute / ds_swizzle.
+#include <runtime/emu/load_result.hpp>
 #include <runtime/emu/memory_access.hpp>
 
 #include <cstring>
@@ -47,6 +48,32 @@ constexpr uint32_t load_bytes(DsLoad k) {
     return 2;
   }
 }
+constexpr LoadResult load_result(DsLoad k) {
+  switch (k) {
+  case DsLoad::U8:
+    return LoadResult::U8;
+  case DsLoad::I8:
+    return LoadResult::I8;
+  case DsLoad::U16:
+    return LoadResult::U16;
+  case DsLoad::I16:
+    return LoadResult::I16;
+  case DsLoad::U8D16:
+    return LoadResult::D16U8;
+  case DsLoad::I8D16:
+    return LoadResult::D16I8;
+  case DsLoad::U16D16:
+    return LoadResult::D16B16;
+  case DsLoad::U8D16Hi:
+    return LoadResult::D16HiU8;
+  case DsLoad::I8D16Hi:
+    return LoadResult::D16HiI8;
+  case DsLoad::U16D16Hi:
+    return LoadResult::D16HiB16;
+  default:
+    return LoadResult::Dwords;
+  }
+}
 constexpr uint32_t store_bytes(DsStore k) {
   switch (k) {
   case DsStore::B8:
@@ -80,42 +107,7 @@ void ds_load(WaveContext& c, const DecodedInstr& in) {
   w.for_each_active([&](int lane) {
     uint8_t buf[16] = {};
     lds_read(c, in, lane, ds_addr(w, in, 1, lane), buf, n);
-    if constexpr (n >= 4) {
-      for (uint32_t i = 0; i < n / 4; ++i) {
-        uint32_t v;
-        std::memcpy(&v, buf + 4 * i, 4);
-        w.write_dword(in.op(0), lane, static_cast<int>(i), v);
-      }
-    } else {
-      const uint32_t raw = n == 1 ? buf[0] : uint32_t(buf[0] | (buf[1] << 8));
-      const uint32_t old = w.read32(in.op(0), lane);
-      uint32_t v = raw;
-      switch (K) {
-      case DsLoad::I8:
-        v = uint32_t(int32_t(int8_t(raw)));
-        break;
-      case DsLoad::I16:
-        v = uint32_t(int32_t(int16_t(raw)));
-        break;
-      case DsLoad::U8D16:
-      case DsLoad::U16D16:
-        v = (old & 0xffff0000u) | raw;
-        break;
-      case DsLoad::I8D16:
-        v = (old & 0xffff0000u) | (uint32_t(int32_t(int8_t(raw))) & 0xffff);
-        break;
-      case DsLoad::U8D16Hi:
-      case DsLoad::U16D16Hi:
-        v = (old & 0xffffu) | (raw << 16);
-        break;
-      case DsLoad::I8D16Hi:
-        v = (old & 0xffffu) | (uint32_t(int32_t(int8_t(raw))) << 16);
-        break;
-      default:
-        break;
-      }
-      w.write32(in.op(0), lane, v);
-    }
+    write_load_result(w, in.op(0), lane, load_result(K), buf, n);
   });
 }
 

@@ -1,6 +1,7 @@
 // Vector memory: global_*, flat_*, scratch_* and buffer_* loads, stores and atomics.
 // Buffer accesses honour the resource descriptor: components past num_records read 0 and
 // are not written.
+#include <runtime/emu/load_result.hpp>
 #include <runtime/emu/memory_access.hpp>
 
 #include <cstring>
@@ -59,6 +60,35 @@ constexpr uint32_t width_bytes(Width w) {
     return 16;
   }
   return 4;
+}
+
+constexpr LoadResult load_result(Width w) {
+  switch (w) {
+  case Width::B8:
+  case Width::U8:
+    return LoadResult::U8;
+  case Width::I8:
+    return LoadResult::I8;
+  case Width::B16:
+  case Width::U16:
+    return LoadResult::U16;
+  case Width::I16:
+    return LoadResult::I16;
+  case Width::D16U8:
+    return LoadResult::D16U8;
+  case Width::D16I8:
+    return LoadResult::D16I8;
+  case Width::D16B16:
+    return LoadResult::D16B16;
+  case Width::D16HiU8:
+    return LoadResult::D16HiU8;
+  case Width::D16HiI8:
+    return LoadResult::D16HiI8;
+  case Width::D16HiB16:
+    return LoadResult::D16HiB16;
+  default:
+    return LoadResult::Dwords;
+  }
 }
 
 // Buffer resource (V#) fields used here.
@@ -210,42 +240,7 @@ void vmem_load(WaveContext& c, const DecodedInstr& in) {
     for (uint32_t off = 0; off < bytes; off += unit)
       if (const uint8_t* p = resolve(c, in, a, lane, off, unit, false))
         std::memcpy(buf + off, p, unit);
-    if constexpr (bytes >= 4) {
-      for (uint32_t i = 0; i < bytes / 4; ++i) {
-        uint32_t v;
-        std::memcpy(&v, buf + 4 * i, 4);
-        w.write_dword(dst, lane, static_cast<int>(i), v);
-      }
-    } else {
-      const uint32_t raw = bytes == 1 ? buf[0] : uint32_t(buf[0] | (buf[1] << 8));
-      const uint32_t old = w.read32(dst, lane);
-      uint32_t v = raw;
-      switch (W) {
-      case Width::I8:
-        v = uint32_t(int32_t(int8_t(raw)));
-        break;
-      case Width::I16:
-        v = uint32_t(int32_t(int16_t(raw)));
-        break;
-      case Width::D16U8:
-      case Width::D16B16:
-        v = (old & 0xffff0000u) | raw;
-        break;
-      case Width::D16I8:
-        v = (old & 0xffff0000u) | (uint32_t(int32_t(int8_t(raw))) & 0xffff);
-        break;
-      case Width::D16HiU8:
-      case Width::D16HiB16:
-        v = (old & 0xffffu) | (raw << 16);
-        break;
-      case Width::D16HiI8:
-        v = (old & 0xffffu) | (uint32_t(int32_t(int8_t(raw))) << 16);
-        break;
-      default:
-        break;
-      }
-      w.write32(dst, lane, v);
-    }
+    write_load_result(w, dst, lane, load_result(W), buf, bytes);
   });
 }
 
