@@ -282,7 +282,7 @@ ir::Kernel build_gemm_kernel(const GemmKernelSpec& s) {
                               ", b = " + std::string(dtype_name(s.b)));
 }
 
-void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec, const GemmLaunchArgs& g) {
+emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec) {
   const GemmTarget t = gemm_target();
   // The IR of a spec is traced once per process; compile() caches the code object.
   static std::mutex mu;
@@ -295,19 +295,31 @@ void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec, const 
       it = traced.emplace(spec.name(), build_gemm_kernel(spec)).first;
     kernel = it->second;
   }
-  const emit::CodeObject co = emit::compile(kernel, t.backend, t.arch);
+  return emit::compile(kernel, t.backend, t.arch);
+}
+
+runtime::KernelArgs gemm_kernel_args(const GemmLaunchArgs& g) {
   runtime::KernelArgs args;
   args.ptr(g.a).ptr(g.b).ptr(g.out).ptr(g.c).ptr(g.bias).ptr(g.scale_a).ptr(g.scale_b);
   for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldo, g.ldc})
     args.add<int64_t>(v);
   args.add<float>(g.alpha).add<float>(g.beta);
+  return args;
+}
+
+runtime::Dim3 gemm_grid(const GemmLaunchArgs& g) {
   const auto blocks = [](int64_t x, int tile) {
     return static_cast<uint32_t>((x + tile - 1) / tile);
   };
+  return {blocks(g.m, block_m), blocks(g.n, block_n)};
+}
+
+void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec, const GemmLaunchArgs& g) {
+  const emit::CodeObject co = compile_gemm_kernel(spec);
+  const runtime::KernelArgs args = gemm_kernel_args(g);
   const runtime::ModuleHandle mod = device.load_code_object(co.elf);
-  device.launch(device.get_kernel(mod, co.kernel_name),
-                {blocks(g.m, block_m), blocks(g.n, block_n)}, {static_cast<uint32_t>(threads)},
-                args.span());
+  device.launch(device.get_kernel(mod, co.kernel_name), gemm_grid(g),
+                {static_cast<uint32_t>(threads)}, args.span());
   device.synchronize();
 }
 

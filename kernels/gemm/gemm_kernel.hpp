@@ -9,9 +9,11 @@
 // m/n-contiguous operands), the epilogue (scales, alpha/beta, bias, output conversion).
 // Partial tiles are masked in the kernel (any M, N, K >= 0; K = 0 gives the epilogue of 0).
 #include <dsl/ir/kernel.hpp>
+#include <emit/code_object.hpp>
 #include <kernels/common/arg_check.hpp>
 #include <kernels/common/dtype.hpp>
 #include <runtime/device.hpp>
+#include <runtime/kernel_args.hpp>
 
 #include <cstdint>
 #include <string>
@@ -44,6 +46,12 @@ struct GemmLaunchArgs {
   int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldo = 0, ldc = 0;
   float alpha = 1.0f, beta = 0.0f;
 };
+
+// The spec's code object for gemm_target() (traced once per process, compile-cached).
+emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec);
+// The kernel argument bytes and the full grid of a launch.
+runtime::KernelArgs gemm_kernel_args(const GemmLaunchArgs& args);
+runtime::Dim3 gemm_grid(const GemmLaunchArgs& args);
 
 // Builds (through the compile cache, for gemm_target()) and launches one GEMM.
 void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec,
