@@ -18,9 +18,6 @@ namespace {
 void launch(runtime::Device&, const ScaledMmFusedQuantArgs&, const GemmProblem& p) {
   not_implemented(p);
 }
-void launch(runtime::Device&, const ScaledMmMultiArgs&, const std::vector<GemmProblem>& ps) {
-  not_implemented(ps.front());
-}
 void launch(runtime::Device&, const Int8LinearFusedArgs&, const GemmProblem& p) {
   not_implemented(p);
 }

@@ -87,6 +87,15 @@ void launch(runtime::Device& device, const Int8LinearArgs& args, const GemmProbl
   run_gemm_kernel(device, s, g);
 }
 
+// Not one grouped launch yet: every non-empty problem is its own launch of the scaled_mm
+// kernel (validation guarantees they share dtypes and scale granularities, so one code object).
+void launch(runtime::Device& device, const ScaledMmMultiArgs& args,
+            const std::vector<GemmProblem>& problems) {
+  for (size_t i = 0; i < problems.size(); ++i)
+    if (!problems[i].empty())
+      launch(device, args.problems[i], problems[i]);
+}
+
 void launch(runtime::Device& device, const W8A16Args& args, const GemmProblem& p) {
   GemmKernelSpec s;
   GemmLaunchArgs g;

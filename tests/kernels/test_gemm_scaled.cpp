@@ -155,3 +155,42 @@ TEST_CASE("w8a16: int8 weights converted to f16 / bf16 in the prologue, per-chan
   run_w8a16(7, 13, 0, DType::f16, true, 33);
   run_w8a16(128, 128, 64, DType::bf16, true, 34);
 }
+
+TEST_CASE("scaled_mm_multi: a list of problems of different shapes (one launch each)") {
+  const int64_t shapes[][3] = {{17, 41, 27}, {0, 13, 7}, {129, 7, 96}, {23, 23, 0}};
+  std::vector<HostTensor> keep;
+  kernels::ScaledMmMultiArgs host;
+  for (const auto& s : shapes) {
+    const auto [m, n, k] = std::tuple{s[0], s[1], s[2]};
+    const uint64_t seed = 40 + uint64_t(keep.size());
+    keep.push_back(random_tensor(DType::e5m2, {m, k}, seed));
+    keep.push_back(random_tensor(DType::e4m3, {k, n}, seed + 1, std::nullopt,
+                                 kernels::column_major_strides({k, n})));
+    keep.push_back(scale_tensor(m, true, seed + 2));
+    keep.push_back(scale_tensor(n, false, seed + 3));
+    keep.push_back(HostTensor(DType::f32, {m, n}));
+  }
+  for (size_t i = 0; i < keep.size(); i += 5)
+    host.problems.push_back({keep[i].view(), keep[i + 1].view(), keep[i + 2].view(),
+                             keep[i + 3].view(), keep[i + 4].view()});
+  const std::vector<Reference> want = scaled_mm_multi(host);
+  for_each_backend([&](emit::Backend) {
+    runtime::EmuDevice& dev = emu_device();
+    DeviceTensors d(dev);
+    std::vector<HostTensor> outs;
+    kernels::ScaledMmMultiArgs args;
+    for (size_t i = 0; i < keep.size(); i += 5) {
+      outs.push_back(HostTensor(DType::f32, keep[i + 4].shape()));
+      args.problems.push_back({d.upload(keep[i]), d.upload(keep[i + 1]), d.upload(keep[i + 2]),
+                               d.upload(keep[i + 3]), d.upload(outs.back())});
+    }
+    kernels::scaled_mm_multi(dev, args);
+    for (size_t p = 0; p < args.problems.size(); ++p) {
+      CAPTURE(p);
+      const CompareResult r = compare(DeviceTensors::download(dev, args.problems[p].out, outs[p]),
+                                      want[p], Tolerance::for_output(DType::f32, shapes[p][2]));
+      INFO(r.summary());
+      CHECK(r.ok);
+    }
+  });
+}
