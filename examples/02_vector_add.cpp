@@ -1,19 +1,14 @@
 // c = a + b over n floats, 256 threads per workgroup, any n: the threads of the last workgroup
 // past n neither read nor write (the ragged tail). Builds the kernel with the DSL, prints its
 // IR, compiles it with both backends and runs both code objects on the default device.
+// The kernel is tw::samples::build_vector_add (dsl/samples/vector_add.hpp), also `tilewave emit
+// vector_add`.
+#include <dsl/samples/vector_add.hpp>
 #include <tilewave.hpp>
 
 #include "example_support.hpp"
 
-using namespace tw::dsl;
-
-tw::ir::Kernel build_vector_add() {
-  KernelBuilder kb("vector_add", {256, 1, 1});
-  auto [a, b, c, n] = kb.args(gptr<f32>("a"), gptr<f32>("b"), gptr<f32>("c"), scalar<i64>("n"));
-  const Int64 i = cast<i64>(block_id()) * cast<i64>(block_dim()) + cast<i64>(thread_id());
-  if_(i < n, [&] { c.store(i, a.load(i) + b.load(i)); });
-  return kb.finish();
-}
+using tw::samples::build_vector_add;
 
 int main() {
   return tw::examples::guarded([] {

@@ -2,6 +2,9 @@
 // workgroup. Each lane strides over the row (any cols: the loop stops at the real end), then
 // the wave combines its 32 partial results: the sum with DPP row moves + permlanex16, the
 // maximum with ds_bpermute shuffles (both forms of tw::dsl::lane_reduce).
+// The kernel is tw::samples::build_row_reduce (dsl/samples/row_reduce.hpp), also `tilewave emit
+// row_reduce`.
+#include <dsl/samples/row_reduce.hpp>
 #include <tilewave.hpp>
 
 #include <algorithm>
@@ -9,32 +12,7 @@
 
 #include "example_support.hpp"
 
-using namespace tw::dsl;
-
-tw::ir::Kernel build_row_reduce() {
-  constexpr int kWaves = 8;
-  KernelBuilder kb("row_reduce", {32 * kWaves, 1, 1});
-  auto [x, sums, maxima, rows, cols] =
-      kb.args(gptr<f32>("x"), gptr<f32>("sums"), gptr<f32>("maxima"), scalar<i32>("rows"),
-              scalar<i32>("cols"));
-  const Int32 row = block_id() * kWaves + wave_id();
-  if_(row < rows, [&] {
-    const GlobalPtr<f32> xr = x.offset(cast<i64>(row) * cast<i64>(cols));
-    const Float32 lowest = -std::numeric_limits<float>::infinity();
-    auto [s, m] = for_range(lane_id(), cols, Int32(32), carry(Float32(0.0f), lowest),
-                            [&](Int32 c, Float32 s, Float32 m) {
-                              const Float32 v = xr.load(c);
-                              return carry(s + v, max(m, v));
-                            });
-    const Float32 total = lane_reduce(s, Reduce::sum, 32, Via::dpp);
-    const Float32 largest = lane_reduce(m, Reduce::max, 32, Via::shuffle);
-    if_(lane_id() == 0, [&] {
-      sums.store(row, total);
-      maxima.store(row, largest);
-    });
-  });
-  return kb.finish();
-}
+using tw::samples::build_row_reduce;
 
 int main() {
   return tw::examples::guarded([] {

@@ -8,57 +8,15 @@
 //  - `row_align` is the host's promise about the byte alignment of every row of A and column
 //    of B: 16 (K a multiple of 8, 16-byte aligned buffers) lets the copies use 128-bit loads;
 //    2 works for any K (the example runs both: K = 72 and K = 70).
+// The kernel is tw::samples::build_gemm_f16 (dsl/samples/gemm_f16.hpp), also `tilewave emit
+// gemm_f16`.
+#include <dsl/samples/gemm_f16.hpp>
 #include <tilewave.hpp>
 
 #include "example_support.hpp"
 
-using namespace tw::dsl;
-
-struct GemmConfig {
-  static constexpr int bm = 128, bn = 128, bk = 32;
-  static constexpr auto mma =
-      make_tiled_mma(tw::atoms::wmma_f32_16x16x16_f16{}, wave_layout<2, 2>, repeat<4, 4>);
-  static_assert(mma.tile_m == bm && mma.tile_n == bn, "the TiledMMA must cover the block tile");
-  // 128 threads = 32 rows x 4 threads per row; each thread moves 8 f16 (128 bits) per access.
-  static constexpr auto copy =
-      make_tiled_copy<f16>(tw::atoms::global_load_b128{}, thread_layout<32, 4>);
-  // Rows padded by 8 f16 (80-byte pitch) so that the lanes' 64-bit operand reads spread over
-  // the LDS banks; two stages each for A and B: 2 * 2 * 10240 = 40960 bytes.
-  static constexpr auto lds = lds_plan(lds_buffer<f16>("sA", bm, bk, stages(2), pad(8)),
-                                       lds_buffer<f16>("sB", bn, bk, stages(2), pad(8)));
-};
-
-tw::ir::Kernel build_gemm_f16(int row_align) {
-  using Cfg = GemmConfig;
-  KernelBuilder kb("gemm_f16_128x128x32_align" + std::to_string(row_align),
-                   {Cfg::mma.threads, 1, 1});
-  auto [A, B, C, M, N, K] =
-      kb.args(gtensor<f16>(row_major, "a", row_align), gtensor<f16>(col_major, "b", row_align),
-              gtensor<f32>(row_major, "c"), scalar<i64>("m"), scalar<i64>("n"), scalar<i64>("k"));
-  const auto a = A.shape(M, K);
-  const auto bt = B.shape(K, N).transposed(); // N x K, k contiguous
-  const auto c = C.shape(M, N);
-  auto lds = use_lds<Cfg::lds>(kb);
-  const Int32 bm = block_id(tw::ir::Dim::x), bn = block_id(tw::ir::Dim::y);
-
-  const Int32 k_tiles = cast<i32>(ceil_div(K, Int64(Cfg::bk)));
-  const auto acc = pipeline<2>(
-      k_tiles, Cfg::mma.make_accumulator(0.0f),
-      [&](Int32 kt) { // global -> registers, 128-bit loads
-        return std::pair{Cfg::copy.load(local_tile<Cfg::bm, Cfg::bk>(a, bm, kt)),
-                         Cfg::copy.load(local_tile<Cfg::bn, Cfg::bk>(bt, bn, kt))};
-      },
-      [&](const auto& regs, Int32 stage) { // registers -> LDS stage
-        Cfg::copy.store(regs.first, lds.tile<"sA">(stage));
-        Cfg::copy.store(regs.second, lds.tile<"sB">(stage));
-      },
-      [&](Int32 stage, auto acc) { // 2 k steps x 4 x 4 WMMA per wave
-        gemm(Cfg::mma, lds.tile<"sA">(stage), lds.tile<"sB">(stage), acc);
-        return acc;
-      });
-  Cfg::mma.store(acc, local_tile<Cfg::bm, Cfg::bn>(c, bm, bn)); // masked past M, N
-  return kb.finish();
-}
+using tw::samples::build_gemm_f16;
+using GemmConfig = tw::samples::GemmF16Config;
 
 // Runs the kernel built for `row_align` on an M x N x K product; returns the failures.
 int run_gemm(int row_align, std::int64_t M, std::int64_t N, std::int64_t K) {

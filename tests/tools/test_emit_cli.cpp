@@ -101,7 +101,7 @@ TEST_CASE("tilewave emit: unknown kernel, bad arch, bad parameters are clear err
   const auto unknown = run_tool("emit no_such_kernel --format ir");
   CHECK(unknown.status == 1);
   CHECK(contains(unknown.output,
-                 "unknown kernel 'no_such_kernel' (known kernels: gemm, ir_buffer_copy"));
+                 "unknown kernel 'no_such_kernel' (known kernels: gemm, gemm_f16, ir_buffer_copy"));
   const auto arch = run_tool("emit ir_vector_add --format asm --arch gfx942");
   CHECK(arch.status == 1);
   CHECK(contains(arch.output, "unsupported arch 'gfx942': tilewave targets RDNA4 only"));

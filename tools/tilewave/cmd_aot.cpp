@@ -2,6 +2,7 @@
 // every shipped configuration of every named kernel as code objects, plus DIR/manifest.json
 // (kernel, params, arch, backend, file, resources, kernarg layout).
 #include "tilewave/command.hpp"
+#include "tilewave/dsl_sample_kernels.hpp"
 #include "tilewave/library_kernels.hpp"
 
 #include <emit/code_object_json.hpp>
@@ -35,6 +36,7 @@ void write_text(const std::filesystem::path& p, const std::string& text) {
 
 int run_aot(const AotOptions& o) {
   register_library_kernels(emit::kernel_registry());
+  register_dsl_sample_kernels(emit::kernel_registry());
   if (o.all == !o.kernels.empty())
     throw std::invalid_argument("aot: give either --all or one or more --kernel NAME");
   if (o.output.empty())

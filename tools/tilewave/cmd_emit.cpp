@@ -1,6 +1,7 @@
 // `tilewave emit KERNEL --arch gfx1201 --format ir|hip|llvm|asm|hsaco|report [--backend hip|llvm]
 // [--param k=v ...] [-o FILE]` and `tilewave emit --list`: one stage of a named kernel's compile.
 #include "tilewave/command.hpp"
+#include "tilewave/dsl_sample_kernels.hpp"
 #include "tilewave/library_kernels.hpp"
 
 #include <emit/code_object_json.hpp>
@@ -51,6 +52,7 @@ void list_kernels() {
 
 int run_emit(const EmitOptions& o) {
   register_library_kernels(emit::kernel_registry());
+  register_dsl_sample_kernels(emit::kernel_registry());
   if (o.list) {
     if (!o.kernel.empty())
       throw std::invalid_argument("emit --list takes no KERNEL");
