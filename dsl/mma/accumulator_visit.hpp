@@ -58,3 +58,32 @@ void gemm_with_mods(const TM& mma, const TA& a, const TB& bt, FC& c, const ir::M
 }
 
 } // namespace tw::dsl
+
+namespace tw::dsl {
+
+// map_accumulator: a new accumulator whose value at tile (row, col) is fn(a, b, row, col) of
+// the values of `a` and `b` there (e.g. acc + scale(row, col) * partial for per-K-block scales).
+template <TiledMmaType TM, MmaFragmentType FC, class F>
+FC map_accumulator(const TM&, const FC& a, const FC& b, F&& fn) {
+  using T = std::remove_cvref_t<TM>;
+  static_assert(std::same_as<FC, typename T::CFrag>,
+                "map_accumulator: the accumulators do not fit the TiledMMA");
+  using E = typename FC::elem_type;
+  constexpr const LaneMap& m = T::lanes::c_map;
+  const auto [wm, wn] = T::wave_coord();
+  const Int32 lane = lane_id();
+  const Int32 lr = detail::lane_part(m, lane, true), lc = detail::lane_part(m, lane, false);
+  FC out;
+  for (int i = 0; i < T::repeat_m; ++i)
+    for (int j = 0; j < T::repeat_n; ++j) {
+      const Int32 r0 = wm * T::wave_tile_m + i * T::lanes::M + lr;
+      const Int32 c0 = wn * T::wave_tile_n + j * T::lanes::N + lc;
+      std::array<Scalar<E>, FC::values_per_tile> e;
+      for (int v = 0; v < m.values; ++v)
+        e[v] = fn(a.at(i, j)[v], b.at(i, j)[v], r0 + m.value_row[v], c0 + m.value_col[v]);
+      out.at(i, j) = FC::vec_type::from(e);
+    }
+  return out;
+}
+
+} // namespace tw::dsl

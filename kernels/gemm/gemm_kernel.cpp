@@ -79,6 +79,26 @@ LdsTile<E, R, C> as_elem(const LdsTile<S, R, C>& t) {
                           std::gcd(16, t.pitch() * elem_bytes<S>()));
 }
 
+// The pipeline state of the MX path: the K tile index and the accumulator.
+template <class Frag>
+struct MxState {
+  Int32 kt;
+  Frag acc;
+  void flatten_into(std::vector<ir::Value>& out) const {
+    kt.flatten_into(out);
+    acc.flatten_into(out);
+  }
+  static void append_types(std::vector<ir::Type>& out) {
+    Int32::append_types(out);
+    Frag::append_types(out);
+  }
+  static MxState rebuild(std::span<const ir::Value> vals, std::size_t& pos) {
+    Int32 k = Int32::rebuild(vals, pos);
+    Frag f = Frag::rebuild(vals, pos);
+    return {k, f};
+  }
+};
+
 // BGlobal: the element type of b in global memory when it differs from the atom's (W8A16:
 // int8 weights converted to f16 / bf16 in the prologue, on their way into LDS).
 template <class Atom, bool AKContig, bool BKContig, class BGlobal = void>
@@ -113,11 +133,12 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   KernelBuilder kb(s.name(), {threads, 1, 1});
   const int a_align = s.a_vec_aligned ? 16 : elem_bytes<AS>();
   const int b_align = s.b_vec_aligned ? 16 : elem_bytes<BS>();
-  auto [Ap, Bp, Op, Cp, BiasP, SAp, SBp, M, N, K, lda, ldb, ldo, ldc, alpha, beta] =
+  auto [Ap, Bp, Op, Cp, BiasP, SAp, SBp, M, N, K, lda, ldb, ldo, ldc, ld_sa, ld_sb, alpha, beta] =
       kb.args(gptr<AS>("a", a_align), gptr<BS>("b", b_align), gptr<u8>("out"), gptr<u8>("c"),
               gptr<u8>("bias"), gptr<f32>("scale_a"), gptr<f32>("scale_b"), scalar<i64>("m"),
               scalar<i64>("n"), scalar<i64>("k"), scalar<i64>("lda"), scalar<i64>("ldb"),
-              scalar<i64>("ldo"), scalar<i64>("ldc"), scalar<f32>("alpha"), scalar<f32>("beta"));
+              scalar<i64>("ldo"), scalar<i64>("ldc"), scalar<i64>("ld_scale_a"),
+              scalar<i64>("ld_scale_b"), scalar<f32>("alpha"), scalar<f32>("beta"));
   const GlobalTensor<AS> a = make_tensor(Ap, AKContig ? Major::row : Major::col, M, K, lda);
   // B is K x N; the MMA wants it n-major (N x K).
   const GlobalTensor<BS> bt =
@@ -138,32 +159,70 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       return copy_tb.load(local_tile<bk, block_n>(bt.transposed(), kt, bn));
   };
   const Int32 k_tiles = cast<i32>(ceil_div(K, Int64(bk)));
-  const auto acc = pipeline<2>(
-      k_tiles, mma.make_accumulator(0),
-      [&](Int32 kt) {
-        return std::pair{fetch_a(kt), fetch_b(kt)};
-      },
-      [&](const auto& regs, Int32 stage) {
-        if constexpr (AKContig)
-          copy_ka.store(regs.first, lds.template tile<"sA">(stage));
-        else
-          copy_ta.store(regs.first, transposing_store_view<AS>(lds.template tile<"sA">(stage)));
-        if constexpr (!std::same_as<BS, BL>) // prologue conversion (W8A16)
-          copy_kb.store(regs.second, converting_store_view<BS>(lds.template tile<"sB">(stage)));
-        else if constexpr (BKContig)
-          copy_kb.store(regs.second, lds.template tile<"sB">(stage));
-        else
-          copy_tb.store(regs.second, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
-      },
-      [&](Int32 stage, auto acc) {
-        const auto sa = as_elem<AE>(lds.template tile<"sA">(stage));
-        const auto sb = as_elem<BE>(lds.template tile<"sB">(stage));
-        if constexpr (std::same_as<AE, i8>) // signed int8 x int8
-          gemm_with_mods(mma, sa, sb, acc, ir::MmaMods{.a_signed = true, .b_signed = true});
-        else
-          gemm(mma, sa, sb, acc);
-        return acc;
-      });
+  const auto fetch = [&](Int32 kt) { return std::pair{fetch_a(kt), fetch_b(kt)}; };
+  const auto commit = [&](const auto& regs, Int32 stage) {
+    if constexpr (AKContig)
+      copy_ka.store(regs.first, lds.template tile<"sA">(stage));
+    else
+      copy_ta.store(regs.first, transposing_store_view<AS>(lds.template tile<"sA">(stage)));
+    if constexpr (!std::same_as<BS, BL>) // prologue conversion (W8A16)
+      copy_kb.store(regs.second, converting_store_view<BS>(lds.template tile<"sB">(stage)));
+    else if constexpr (BKContig)
+      copy_kb.store(regs.second, lds.template tile<"sB">(stage));
+    else
+      copy_tb.store(regs.second, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
+  };
+  using CFrag = typename decltype(mma)::CFrag;
+  const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
+    if constexpr (std::same_as<AE, i8>) // signed int8 x int8
+      gemm_with_mods(mma, fa, fb, acc, ir::MmaMods{.a_signed = true, .b_signed = true});
+    else
+      gemm(mma, fa, fb, acc);
+  };
+  CFrag acc;
+  if (!s.mx_block_scales) {
+    acc = pipeline<2>(k_tiles, mma.make_accumulator(0), fetch, commit, [&](Int32 stage, CFrag acc) {
+      mac(as_elem<AE>(lds.template tile<"sA">(stage)), as_elem<BE>(lds.template tile<"sB">(stage)),
+          acc);
+      return acc;
+    });
+  } else if constexpr (!FloatElem<typename decltype(mma)::c_elem>) {
+    throw std::invalid_argument("gemm kernel: MX block scales need a float accumulator");
+  } else {
+    // MX block scales: each 32-element K block's partial product is scaled by
+    // 2^ea[m, blk] * 2^eb[n, blk] and added; the K tile index rides along in the state.
+    static_assert(bk % 32 == 0 && 32 % mma.tile_k == 0);
+    const auto e8m0 = [](const GlobalPtr<f32>& p, const Int64& rows, const Int64& cols,
+                         const Int64& ld) {
+      return make_tensor(GlobalPtr<u8>(p.ir(), 1), Major::row, rows, cols, ld);
+    };
+    const Int64 kblocks = ceil_div(K, Int64(32));
+    const auto sa_t = e8m0(SAp, M, kblocks, ld_sa), sb_t = e8m0(SBp, N, kblocks, ld_sb);
+    const auto decode = [](const Scalar<u8>& e) { // 2^(e - 127); the codes 0..254
+      return exp2(cast<f32>(cast<i32>(e)) - Float32(127.0));
+    };
+    const MxState<CFrag> st = pipeline<2>(
+        k_tiles, MxState<CFrag>{Int32(0), mma.make_accumulator(0)}, fetch, commit,
+        [&](Int32 stage, MxState<CFrag> st) {
+          const auto sa = as_elem<AE>(lds.template tile<"sA">(stage));
+          const auto sb = as_elem<BE>(lds.template tile<"sB">(stage));
+          for (int blk = 0; blk < bk / 32; ++blk) {
+            CFrag part = mma.make_accumulator(0);
+            for (int ks = blk * (32 / mma.tile_k); ks < (blk + 1) * (32 / mma.tile_k); ++ks)
+              mac(mma.load_a(sa, ks), mma.load_b(sb, ks), part);
+            const Int32 kb_index = st.kt * (bk / 32) + blk;
+            const auto ta = local_tile<block_m, 1>(sa_t, bm, kb_index);
+            const auto tb = local_tile<block_n, 1>(sb_t, bn, kb_index);
+            st.acc = map_accumulator(
+                mma, st.acc, part,
+                [&](const auto& a, const auto& p, const Int32& r, const Int32& c) {
+                  return fma(p, decode(ta.load(r, Int32(0))) * decode(tb.load(c, Int32(0))), a);
+                });
+          }
+          return MxState<CFrag>{st.kt + 1, st.acc};
+        });
+    acc = st.acc;
+  }
 
   // ---- epilogue blocks: scales, alpha, beta * C, bias, conversion to the output dtype ----
   const auto tensorwise = [](const GlobalPtr<f32>& p) { return p.load(Int64(0)); };
@@ -255,6 +314,8 @@ std::string GemmKernelSpec::name() const {
     n += "_beta";
   if (has_bias)
     n += "_bias";
+  if (mx_block_scales)
+    n += "_mx";
   return n;
 }
 
@@ -301,7 +362,7 @@ emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec) {
 runtime::KernelArgs gemm_kernel_args(const GemmLaunchArgs& g) {
   runtime::KernelArgs args;
   args.ptr(g.a).ptr(g.b).ptr(g.out).ptr(g.c).ptr(g.bias).ptr(g.scale_a).ptr(g.scale_b);
-  for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldo, g.ldc})
+  for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldo, g.ldc, g.ld_scale_a, g.ld_scale_b})
     args.add<int64_t>(v);
   args.add<float>(g.alpha).add<float>(g.beta);
   return args;

@@ -32,6 +32,9 @@ struct GemmKernelSpec {
   bool alpha_beta = false;                           // multiply by alpha (gemm)
   bool has_c = false, has_bias = false;
   ScaleKind scale_a = ScaleKind::none, scale_b = ScaleKind::none;
+  // MX: scale_a [M, ceil(K/32)] and scale_b [N, ceil(K/32)] e8m0, applied per 32-element K
+  // block in the main loop (then scale_a / scale_b above must be none).
+  bool mx_block_scales = false;
 
   // A kernel name unique to the spec (the code object's symbol).
   std::string name() const;
@@ -44,6 +47,7 @@ ir::Kernel build_gemm_kernel(const GemmKernelSpec& spec);
 struct GemmLaunchArgs {
   runtime::DevicePtr a = 0, b = 0, out = 0, c = 0, bias = 0, scale_a = 0, scale_b = 0;
   int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldo = 0, ldc = 0;
+  int64_t ld_scale_a = 0, ld_scale_b = 0; // MX block scales
   float alpha = 1.0f, beta = 0.0f;
 };
 

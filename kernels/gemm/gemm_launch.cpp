@@ -24,8 +24,5 @@ void launch(runtime::Device&, const Int8LinearFusedArgs&, const GemmProblem& p) 
 void launch(runtime::Device&, const Iu4GemmArgs&, const GemmProblem& p) {
   not_implemented(p);
 }
-void launch(runtime::Device&, const Mxfp8GemmArgs&, const GemmProblem& p) {
-  not_implemented(p);
-}
 
 } // namespace tw::kernels::gemm_launch

@@ -108,4 +108,16 @@ void launch(runtime::Device& device, const W8A16Args& args, const GemmProblem& p
   run_gemm_kernel(device, s, g);
 }
 
+void launch(runtime::Device& device, const Mxfp8GemmArgs& args, const GemmProblem& p) {
+  GemmKernelSpec s;
+  GemmLaunchArgs g;
+  set_operands(s, g, p, args.a, args.b, args.out, args.bias);
+  s.mx_block_scales = true;
+  g.scale_a = args.scale_a.device_address;
+  g.scale_b = args.scale_b.device_address;
+  g.ld_scale_a = args.scale_a.strides[0];
+  g.ld_scale_b = args.scale_b.strides[0];
+  run_gemm_kernel(device, s, g);
+}
+
 } // namespace tw::kernels::gemm_launch

@@ -194,3 +194,47 @@ TEST_CASE("scaled_mm_multi: a list of problems of different shapes (one launch e
     }
   });
 }
+
+namespace {
+void run_mxfp8(int64_t m, int64_t n, int64_t k, DType a_dtype, DType b_dtype, DType out_dtype,
+               bool with_bias, uint64_t seed) {
+  CAPTURE(m);
+  CAPTURE(n);
+  CAPTURE(k);
+  CAPTURE(kernels::dtype_name(a_dtype));
+  CAPTURE(kernels::dtype_name(b_dtype));
+  const int64_t blocks = (k + 31) / 32;
+  const HostTensor a = random_tensor(a_dtype, {m, k}, seed);
+  const HostTensor b =
+      random_tensor(b_dtype, {k, n}, seed + 1, std::nullopt, kernels::column_major_strides({k, n}));
+  const HostTensor sa = random_tensor(DType::e8m0, {m, blocks}, seed + 2);
+  const HostTensor sb = random_tensor(DType::e8m0, {n, blocks}, seed + 3);
+  const HostTensor bias = random_tensor(out_dtype, {n}, seed + 4);
+  const HostTensor host_out(out_dtype, {m, n});
+  kernels::Mxfp8GemmArgs host{a.view(), b.view(), sa.view(), sb.view(), host_out.view()};
+  if (with_bias)
+    host.bias = bias.view();
+  const Reference want = mxfp8_gemm(host);
+  for_each_backend([&](emit::Backend) {
+    runtime::EmuDevice& dev = emu_device();
+    DeviceTensors d(dev);
+    HostTensor out(out_dtype, {m, n});
+    kernels::Mxfp8GemmArgs args{d.upload(a), d.upload(b), d.upload(sa), d.upload(sb),
+                                d.upload(out)};
+    if (with_bias)
+      args.bias = d.upload(bias);
+    kernels::mxfp8_gemm(dev, args);
+    const CompareResult r = compare(DeviceTensors::download(dev, args.out, out), want,
+                                    Tolerance::for_output(out_dtype, k));
+    INFO(r.summary());
+    CHECK(r.ok);
+  });
+}
+} // namespace
+
+TEST_CASE("mxfp8_gemm: e8m0 scales per 32-element K block applied in the main loop") {
+  run_mxfp8(41, 27, 100, DType::e4m3, DType::e4m3, DType::f32, true, 51);
+  run_mxfp8(129, 13, 64, DType::e5m2, DType::e4m3, DType::bf16, false, 52);
+  run_mxfp8(7, 130, 23, DType::e4m3, DType::e5m2, DType::f16, true, 53);
+  run_mxfp8(17, 7, 0, DType::e5m2, DType::e5m2, DType::f32, true, 54);
+}
