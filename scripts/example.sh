@@ -3,7 +3,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${TILEWAVE_BUILD_DIR:-$root/build}"
-example="${1:-01_layout}"
+example="${1:-06_gemm}"
 "$root/scripts/deps.sh"
 "$root/scripts/build.sh"
 echo "example: running $example"
