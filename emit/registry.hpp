@@ -1,8 +1,8 @@
 #pragma once
 // The kernels `tilewave emit` / `tilewave aot` and bench/compile know by name: each entry
 // builds an ir::Kernel from string parameters (`--param k=v`). Registration is explicit
-// (register_builtin_kernels in registry.cpp lists every provider): self-registering static
-// objects would be dropped by the static libraries.
+// (register_builtin_kernels here, and the tool registers the DSL samples and the library):
+// self-registering static objects would be dropped by the static libraries.
 #include <dsl/ir/kernel.hpp>
 
 #include <cstdint>
@@ -67,8 +67,8 @@ private:
 // The process-wide registry, filled by register_builtin_kernels on first use.
 KernelRegistry& kernel_registry();
 
-// Every provider of named kernels (the emitter's sample IR kernels, the DSL examples, later the
-// kernel library) registers here; add one line per provider in registry.cpp.
+// Registers the emitter's own sample IR kernels (ir_*). Providers above emit/ (the DSL
+// samples, the kernel library) register from the tool: see tools/tilewave/*_kernels.cpp.
 void register_builtin_kernels(KernelRegistry& registry);
 
 // "k=v" -> {k, v}; throws std::invalid_argument when there is no '=' or the key is empty.
