@@ -54,4 +54,37 @@ StoreView<Src, Tile, true> transposing_store_view(const Tile& t) {
   return StoreView<Src, Tile, true>(t);
 }
 
+// mapping_store_view<Src>(tile, fn): every element goes through fn(value, row, col), which
+// returns a scalar of the tile's type (e.g. activation quantization with a per-row scale);
+// results are stored as runs of at most 16 bytes.
+template <ElemType Src, class Tile, class F>
+class MappingStoreView {
+public:
+  using elem_type = Src;
+  using tile_elem = typename Tile::elem_type;
+  static constexpr int rows = Tile::rows, cols = Tile::cols;
+
+  MappingStoreView(const Tile& t, F fn) : t_(t), fn_(std::move(fn)) {}
+
+  template <int N>
+  void store_run(const Int32& r, const Int32& c, const Vec<Src, N>& v) const {
+    constexpr int chunk = std::min(N, std::max(1, 16 / elem_bytes<tile_elem>()));
+    for (int base = 0; base < N; base += chunk) {
+      std::array<Scalar<tile_elem>, chunk> e;
+      for (int j = 0; j < chunk; ++j)
+        e[j] = fn_(v[base + j], r, c + base + j);
+      t_.template store_run<chunk>(r, c + base, Vec<tile_elem, chunk>::from(e));
+    }
+  }
+
+private:
+  Tile t_;
+  F fn_;
+};
+
+template <ElemType Src, class Tile, class F>
+MappingStoreView<Src, Tile, F> mapping_store_view(const Tile& t, F fn) {
+  return MappingStoreView<Src, Tile, F>(t, std::move(fn));
+}
+
 } // namespace tw::dsl

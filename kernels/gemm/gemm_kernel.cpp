@@ -3,6 +3,7 @@
 #include <kernels/gemm/gemm_target.hpp>
 
 #include <dsl/dsl.hpp>
+#include <dsl/handles/convert.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
 #include <dsl/tensor/store_view.hpp>
 #include <emit/compile.hpp>
@@ -101,43 +102,55 @@ struct MxState {
 
 // BGlobal: the element type of b in global memory when it differs from the atom's (W8A16:
 // int8 weights converted to f16 / bf16 in the prologue, on their way into LDS).
-template <class Atom, bool AKContig, bool BKContig, class BGlobal = void>
+// AGlobal: the activation's element type when a is quantized in the prologue.
+template <class Atom, bool AKContig, bool BKContig, class BGlobal = void, class AGlobal = void>
 ir::Kernel build_body(const GemmKernelSpec& s) {
   using Lanes = MmaAtomLanes<Atom>;
   using AE = typename Lanes::a_elem; // what the atom reads
   using BE = typename Lanes::b_elem;
   // What global memory and LDS hold: fp8 codes move as i8 (the DSL has no fp8 constants for
   // the zeros of masked loads) and the MMA reads the LDS bytes as fp8 tiles.
-  using AS = std::conditional_t<AE::bits == 8, i8, AE>;
+  constexpr bool quant = !std::is_void_v<AGlobal>;
+  using AL = std::conditional_t<std::is_void_v<AGlobal> && AE::bits == 8, i8, AE>; // a in LDS
+  using AS = std::conditional_t<std::is_void_v<AGlobal>, AL, AGlobal>; // a in global memory
   using BL = std::conditional_t<BE::bits == 8, i8, BE>;                // b in LDS
   using BS = std::conditional_t<std::is_void_v<BGlobal>, BL, BGlobal>; // b in global memory
   constexpr int bk = AE::bits == 8 ? 64 : 32;
   constexpr auto mma = make_tiled_mma(Atom{}, wave_layout<2, 2>, repeat<4, 4>);
   static_assert(mma.tile_m == block_m && mma.tile_n == block_n && mma.threads == threads);
   // Rows padded by 16 bytes so that the lanes' operand reads spread over the LDS banks.
-  constexpr auto plan =
-      lds_plan(lds_buffer<AS>("sA", block_m, bk, stages(2), pad(16 / elem_bytes<AS>())),
+  constexpr auto plan_ab =
+      lds_plan(lds_buffer<AL>("sA", block_m, bk, stages(2), pad(16 / elem_bytes<AL>())),
                lds_buffer<BL>("sB", block_n, bk, stages(2), pad(16 / elem_bytes<BL>())));
+  // The quantizing prologue adds a row of s_m and one of 1 / s_m for the block's rows.
+  constexpr auto plan = [&] {
+    if constexpr (quant)
+      return lds_plan(plan_ab.buffers[0].spec, plan_ab.buffers[1].spec,
+                      lds_buffer<f32>("sQ", 2, block_m));
+    else
+      return plan_ab;
+  }();
   // k-contiguous operands: bk-wide rows of the tile, 128 bits per access.
   constexpr int vec_a = 128 / AS::bits, vec_b = 128 / BS::bits;
-  constexpr auto copy_ka = make_tiled_copy<AS>(atoms::global_load_b128{},
-                                               thread_layout<threads / (bk / vec_a), bk / vec_a>);
-  constexpr auto copy_kb = make_tiled_copy<BS>(atoms::global_load_b128{},
-                                               thread_layout<threads / (bk / vec_b), bk / vec_b>);
+  [[maybe_unused]] constexpr auto copy_ka = make_tiled_copy<AS>(
+      atoms::global_load_b128{}, thread_layout<threads / (bk / vec_a), bk / vec_a>);
+  [[maybe_unused]] constexpr auto copy_kb = make_tiled_copy<BS>(
+      atoms::global_load_b128{}, thread_layout<threads / (bk / vec_b), bk / vec_b>);
   // m/n-contiguous operands: the transposed tile (bk rows of 128), stored transposed in LDS.
-  constexpr auto copy_ta = make_tiled_copy<AS>(
+  [[maybe_unused]] constexpr auto copy_ta = make_tiled_copy<AS>(
       atoms::global_load_b128{}, thread_layout<threads / (block_m / vec_a), block_m / vec_a>);
-  constexpr auto copy_tb = make_tiled_copy<BS>(
+  [[maybe_unused]] constexpr auto copy_tb = make_tiled_copy<BS>(
       atoms::global_load_b128{}, thread_layout<threads / (block_n / vec_b), block_n / vec_b>);
 
   KernelBuilder kb(s.name(), {threads, 1, 1});
   const int a_align = s.a_vec_aligned ? 16 : elem_bytes<AS>();
   const int b_align = s.b_vec_aligned ? 16 : elem_bytes<BS>();
-  auto [Ap, Bp, Op, Cp, BiasP, SAp, SBp, M, N, K, lda, ldb, ldo, ldc, ld_sa, ld_sb, alpha, beta] =
+  auto [Ap, Bp, Op, Cp, BiasP, SAp, SBp, SOp, M, N, K, lda, ldb, ldo, ldc, ld_sa, ld_sb, alpha,
+        beta] =
       kb.args(gptr<AS>("a", a_align), gptr<BS>("b", b_align), gptr<u8>("out"), gptr<u8>("c"),
-              gptr<u8>("bias"), gptr<f32>("scale_a"), gptr<f32>("scale_b"), scalar<i64>("m"),
-              scalar<i64>("n"), scalar<i64>("k"), scalar<i64>("lda"), scalar<i64>("ldb"),
-              scalar<i64>("ldo"), scalar<i64>("ldc"), scalar<i64>("ld_scale_a"),
+              gptr<u8>("bias"), gptr<f32>("scale_a"), gptr<f32>("scale_b"), gptr<f32>("scale_out"),
+              scalar<i64>("m"), scalar<i64>("n"), scalar<i64>("k"), scalar<i64>("lda"),
+              scalar<i64>("ldb"), scalar<i64>("ldo"), scalar<i64>("ldc"), scalar<i64>("ld_scale_a"),
               scalar<i64>("ld_scale_b"), scalar<f32>("alpha"), scalar<f32>("beta"));
   const GlobalTensor<AS> a = make_tensor(Ap, AKContig ? Major::row : Major::col, M, K, lda);
   // B is K x N; the MMA wants it n-major (N x K).
@@ -158,10 +171,53 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     else
       return copy_tb.load(local_tile<bk, block_n>(bt.transposed(), kt, bn));
   };
+  // ---- prologue block: the activation scale of each of the block's rows ----
+  const auto quantize = [](const Float32& y) {
+    if constexpr (std::same_as<AE, i8>) // round to nearest even, then clamp to [-128, 127]
+      return cast<i8>(cast<i32>(round_half_even(min(max(y, Float32(-128.0)), Float32(127.0)))));
+    else
+      return convert_rne<AE>(y, /*saturate=*/true);
+  };
+  const auto inv_scale = [&](const Int32& r) {
+    if constexpr (quant)
+      return lds.template tile<"sQ">().load(Int32(1), r);
+    else
+      return Float32(1.0);
+  };
+  if constexpr (quant) {
+    const double qmax = std::same_as<AE, i8> ? 127.0 : std::same_as<AE, e4m3> ? 448.0 : 57344.0;
+    const Int32 t = thread_id();
+    const Int64 row = cast<i64>(bm) * Int64(block_m) + cast<i64>(t);
+    const Bool valid = row < M;
+    Float32 sc;
+    if (s.act_quant == ActQuant::given_tensorwise) {
+      sc = SAp.load(Int64(0));
+    } else if (s.act_quant == ActQuant::given_rowwise) {
+      sc = select(valid, SAp.load(row, valid), Float32(1.0));
+    } else {
+      const auto [amax] =
+          for_range(Int64(0), K, Int64(1), carry(Float32(0.0)), [&](Int64 k, Float32 m) {
+            return carry(max(m, abs(cast<f32>(Ap.load(row * lda + k, valid)))));
+          });
+      sc = select(amax == Float32(0.0), Float32(1.0), amax / Float32(qmax));
+      if (s.write_scale_out)
+        if_(valid && bn == 0, [&] { SOp.store(row, sc); });
+    }
+    const auto sq = lds.template tile<"sQ">();
+    sq.store(Int32(0), t, sc);
+    sq.store(Int32(1), t, Float32(1.0) / sc);
+    barrier();
+  }
   const Int32 k_tiles = cast<i32>(ceil_div(K, Int64(bk)));
   const auto fetch = [&](Int32 kt) { return std::pair{fetch_a(kt), fetch_b(kt)}; };
   const auto commit = [&](const auto& regs, Int32 stage) {
-    if constexpr (AKContig)
+    if constexpr (quant) // activation quantization: q = sat(rne(x * (1 / s_m)))
+      copy_ka.store(regs.first,
+                    mapping_store_view<AS>(lds.template tile<"sA">(stage),
+                                           [&](const Scalar<AS>& x, const Int32& r, const Int32&) {
+                                             return quantize(cast<f32>(x) * inv_scale(r));
+                                           }));
+    else if constexpr (AKContig)
       copy_ka.store(regs.first, lds.template tile<"sA">(stage));
     else
       copy_ta.store(regs.first, transposing_store_view<AS>(lds.template tile<"sA">(stage)));
@@ -246,6 +302,8 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
         out.store(r, c, cast<i32>(v)); // exact integer results
       } else {
         Float32 x = cast<f32>(v);
+        if constexpr (quant)
+          x = x * lds.template tile<"sQ">().load(Int32(0), r); // dequantize with s_m
         if (sa_t)
           x = x * *sa_t;
         else if (s.scale_a == ScaleKind::rowwise)
@@ -269,6 +327,17 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
 
 template <class Atom, class BGlobal = void>
 ir::Kernel build_ordered(const GemmKernelSpec& s) {
+  if (s.act_quant != ActQuant::none) {
+    if constexpr (std::is_void_v<BGlobal> && MmaAtomLanes<Atom>::a_elem::bits == 8) {
+      if (s.a_order != MatrixOrder::row_major || s.b_order != MatrixOrder::col_major)
+        throw std::invalid_argument("gemm kernel: quantized activations must be k-contiguous");
+      if (s.x == DType::bf16)
+        return build_body<Atom, true, true, void, bf16>(s);
+      return build_body<Atom, true, true, void, f16>(s);
+    } else {
+      throw std::invalid_argument("gemm kernel: activation quantization needs an 8-bit atom");
+    }
+  }
   if constexpr (!std::is_void_v<BGlobal>) {
     if (s.a_order != MatrixOrder::row_major || s.b_order != MatrixOrder::col_major)
       throw std::invalid_argument("gemm kernel: converted b operands must be k-contiguous");
@@ -316,6 +385,15 @@ std::string GemmKernelSpec::name() const {
     n += "_bias";
   if (mx_block_scales)
     n += "_mx";
+  if (act_quant != ActQuant::none) {
+    n += "_q";
+    n += dtype_name(x);
+    n += act_quant == ActQuant::given_tensorwise ? "t"
+         : act_quant == ActQuant::given_rowwise  ? "r"
+                                                 : "d";
+    if (write_scale_out)
+      n += "o";
+  }
   return n;
 }
 
@@ -361,7 +439,8 @@ emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec) {
 
 runtime::KernelArgs gemm_kernel_args(const GemmLaunchArgs& g) {
   runtime::KernelArgs args;
-  args.ptr(g.a).ptr(g.b).ptr(g.out).ptr(g.c).ptr(g.bias).ptr(g.scale_a).ptr(g.scale_b);
+  args.ptr(g.a).ptr(g.b).ptr(g.out).ptr(g.c).ptr(g.bias).ptr(g.scale_a).ptr(g.scale_b).ptr(
+      g.scale_out);
   for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldo, g.ldc, g.ld_scale_a, g.ld_scale_b})
     args.add<int64_t>(v);
   args.add<float>(g.alpha).add<float>(g.beta);

@@ -23,6 +23,9 @@ namespace tw::kernels::gemm_kernel {
 inline constexpr int block_m = 128, block_n = 128, threads = 128;
 
 enum class ScaleKind : std::uint8_t { none, tensorwise, rowwise };
+// Activation quantization in the prologue (docs/kernels.md "Activation quantization"): `a` is
+// then the quantized dtype (e4m3 / e5m2 / int8) and `x` the activation's (f16 / bf16).
+enum class ActQuant : std::uint8_t { none, given_tensorwise, given_rowwise, dynamic_rowwise };
 
 struct GemmKernelSpec {
   DType a = DType::f16, b = DType::f16; // global storage dtypes (also the atom's operand types)
@@ -35,6 +38,9 @@ struct GemmKernelSpec {
   // MX: scale_a [M, ceil(K/32)] and scale_b [N, ceil(K/32)] e8m0, applied per 32-element K
   // block in the main loop (then scale_a / scale_b above must be none).
   bool mx_block_scales = false;
+  ActQuant act_quant = ActQuant::none; // the given scale comes in scale_a
+  DType x = DType::f16;
+  bool write_scale_out = false; // dynamic_rowwise: s_m into scale_out
 
   // A kernel name unique to the spec (the code object's symbol).
   std::string name() const;
@@ -45,7 +51,8 @@ ir::Kernel build_gemm_kernel(const GemmKernelSpec& spec);
 
 // The kernel's arguments (same order in the kernel): unused pointers are 0.
 struct GemmLaunchArgs {
-  runtime::DevicePtr a = 0, b = 0, out = 0, c = 0, bias = 0, scale_a = 0, scale_b = 0;
+  runtime::DevicePtr a = 0, b = 0, out = 0, c = 0, bias = 0, scale_a = 0, scale_b = 0,
+                     scale_out = 0;
   int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldo = 0, ldc = 0;
   int64_t ld_scale_a = 0, ld_scale_b = 0; // MX block scales
   float alpha = 1.0f, beta = 0.0f;

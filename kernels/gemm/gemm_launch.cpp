@@ -15,12 +15,6 @@ namespace {
 }
 } // namespace
 
-void launch(runtime::Device&, const ScaledMmFusedQuantArgs&, const GemmProblem& p) {
-  not_implemented(p);
-}
-void launch(runtime::Device&, const Int8LinearFusedArgs&, const GemmProblem& p) {
-  not_implemented(p);
-}
 void launch(runtime::Device&, const Iu4GemmArgs&, const GemmProblem& p) {
   not_implemented(p);
 }

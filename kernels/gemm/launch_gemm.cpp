@@ -4,6 +4,8 @@
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_launch.hpp>
 
+#include <stdexcept>
+
 namespace tw::kernels::gemm_launch {
 
 namespace {
@@ -45,7 +47,52 @@ void set_operands(GemmKernelSpec& s, GemmLaunchArgs& g, const GemmProblem& p, co
   g.ldb = leading_stride(b, p.b_order);
   g.ldo = out.strides[0];
 }
+// The prologue quantization block of the fused kernels (the quantized dtype becomes `a`).
+void set_act_quant(GemmKernelSpec& s, GemmLaunchArgs& g, const ActivationQuant& q,
+                   const TensorView& x) {
+  s.a = q.dtype;
+  s.x = x.dtype;
+  if (q.mode == ActQuantMode::dynamic_rowwise) {
+    s.act_quant = ActQuant::dynamic_rowwise;
+    s.write_scale_out = q.scale_out.has_value();
+    g.scale_out = q.scale_out ? q.scale_out->device_address : 0;
+  } else {
+    s.act_quant = q.scale->numel() == 1 ? ActQuant::given_tensorwise : ActQuant::given_rowwise;
+    g.scale_a = q.scale->device_address;
+  }
+}
+[[noreturn]] void lora_not_implemented(const GemmProblem& p) {
+  throw std::logic_error(p.kernel + ": the LoRA addition is not implemented yet (the fused "
+                                    "kernel without LoRA is)");
+}
 } // namespace
+
+void launch(runtime::Device& device, const ScaledMmFusedQuantArgs& args, const GemmProblem& p) {
+  if (args.lora)
+    lora_not_implemented(p);
+  GemmKernelSpec s;
+  GemmLaunchArgs g;
+  set_operands(s, g, p, args.x, args.b, args.out, args.bias);
+  set_act_quant(s, g, args.quant, args.x);
+  s.scale_b = scale_kind(p.scale_b);
+  g.scale_b = args.scale_b.device_address;
+  run_gemm_kernel(device, s, g);
+}
+
+void launch(runtime::Device& device, const Int8LinearFusedArgs& args, const GemmProblem& p) {
+  if (args.lora)
+    lora_not_implemented(p);
+  GemmKernelSpec s;
+  GemmLaunchArgs g;
+  set_operands(s, g, p, args.x, args.weight, args.out, args.bias);
+  // weight [N, K] row-major is b = weight^T column-major.
+  g.ldb = args.weight.strides[0];
+  s.b_vec_aligned = vec_aligned(args.weight, MatrixOrder::row_major);
+  set_act_quant(s, g, args.quant, args.x);
+  s.scale_b = scale_kind(p.scale_b);
+  g.scale_b = args.w_scale.device_address;
+  run_gemm_kernel(device, s, g);
+}
 
 void launch(runtime::Device& device, const GemmArgs& args, const GemmProblem& p) {
   GemmKernelSpec s;

@@ -238,3 +238,97 @@ TEST_CASE("mxfp8_gemm: e8m0 scales per 32-element K block applied in the main lo
   run_mxfp8(7, 130, 23, DType::e4m3, DType::e5m2, DType::f16, true, 53);
   run_mxfp8(17, 7, 0, DType::e5m2, DType::e5m2, DType::f32, true, 54);
 }
+
+namespace {
+// The fused kernels: the activation x is quantized in the prologue (dynamic rowwise amax or
+// a given scale), then the 8-bit GEMM runs and s_m is applied in the epilogue.
+void run_fused(bool int8, int64_t m, int64_t n, int64_t k, DType x_dtype, DType q_dtype,
+               kernels::ActQuantMode mode, bool rowwise_given, DType out_dtype, uint64_t seed) {
+  CAPTURE(m);
+  CAPTURE(n);
+  CAPTURE(k);
+  CAPTURE(int8);
+  CAPTURE(kernels::dtype_name(q_dtype));
+  CAPTURE(int(mode));
+  const HostTensor x = random_tensor(x_dtype, {m, k}, seed, ValueRange{-3.0, 3.0});
+  const HostTensor b =
+      int8 ? random_tensor(DType::int8, {n, k}, seed + 1)
+           : random_tensor(q_dtype == DType::e4m3 ? DType::e5m2 : DType::e4m3, {k, n}, seed + 1,
+                           std::nullopt, kernels::column_major_strides({k, n}));
+  const HostTensor given = scale_tensor(m, rowwise_given, seed + 2, {0.01, 0.05});
+  const HostTensor sb = scale_tensor(n, true, seed + 3, {0.01, 0.05});
+  const HostTensor bias = random_tensor(out_dtype, {n}, seed + 4);
+  const HostTensor host_out(out_dtype, {m, n}), host_scale_out(DType::f32, {m});
+  const auto make_quant = [&](const HostTensor& g, const HostTensor& so, auto view) {
+    kernels::ActivationQuant q;
+    q.dtype = q_dtype;
+    q.mode = mode;
+    if (mode == kernels::ActQuantMode::given_scale)
+      q.scale = view(g);
+    else
+      q.scale_out = view(so);
+    return q;
+  };
+  const auto host_view = [](const HostTensor& t) { return t.view(); };
+  Reference want;
+  if (int8) {
+    kernels::Int8LinearFusedArgs a{x.view(), make_quant(given, host_scale_out, host_view), b.view(),
+                                   sb.view(), host_out.view()};
+    a.bias = bias.view();
+    want = int8_linear_fused(a);
+  } else {
+    kernels::ScaledMmFusedQuantArgs a{x.view(), make_quant(given, host_scale_out, host_view),
+                                      b.view(), sb.view(), host_out.view()};
+    a.bias = bias.view();
+    want = scaled_mm_fused_quant(a);
+  }
+  for_each_backend([&](emit::Backend) {
+    runtime::EmuDevice& dev = emu_device();
+    DeviceTensors d(dev);
+    HostTensor out(out_dtype, {m, n}), scale_out(DType::f32, {m});
+    const auto dev_view = [&](const HostTensor& t) { return d.upload(t); };
+    const kernels::ActivationQuant q = make_quant(given, scale_out, dev_view);
+    const TensorView dout = d.upload(out);
+    if (int8) {
+      kernels::Int8LinearFusedArgs a{d.upload(x), q, d.upload(b), d.upload(sb), dout};
+      a.bias = d.upload(bias);
+      kernels::int8_linear_fused(dev, a);
+    } else {
+      kernels::ScaledMmFusedQuantArgs a{d.upload(x), q, d.upload(b), d.upload(sb), dout};
+      a.bias = d.upload(bias);
+      kernels::scaled_mm_fused_quant(dev, a);
+    }
+    const CompareResult r = compare(DeviceTensors::download(dev, dout, out), want,
+                                    Tolerance::for_output(out_dtype, int8 ? 0 : k));
+    INFO(r.summary());
+    CHECK(r.ok);
+    if (q.scale_out) { // s_m = amax / qmax, exactly the oracle's rule
+      dev.copy_to_host(scale_out.bytes().data(), q.scale_out->device_address,
+                       scale_out.bytes().size());
+      const std::vector<double> s = decode_flat(scale_out.view());
+      const QuantizedActivation qa =
+          quantize_activation(x.view(), make_quant(given, host_scale_out, host_view));
+      for (int64_t i = 0; i < m; ++i)
+        CHECK(s[size_t(i)] == qa.scale[size_t(i)]);
+    }
+  });
+}
+} // namespace
+
+TEST_CASE("scaled_mm_fused_quant: bf16 / f16 activations quantized to fp8 in the prologue") {
+  using kernels::ActQuantMode;
+  run_fused(false, 41, 27, 100, DType::bf16, DType::e4m3, ActQuantMode::dynamic_rowwise, false,
+            DType::bf16, 61);
+  run_fused(false, 129, 13, 23, DType::f16, DType::e5m2, ActQuantMode::given_scale, false,
+            DType::f32, 62);
+  run_fused(false, 7, 17, 0, DType::bf16, DType::e4m3, ActQuantMode::dynamic_rowwise, false,
+            DType::f32, 63);
+}
+
+TEST_CASE("int8_linear_fused: roundeven + clamp [-128, 127] activation quantization") {
+  using kernels::ActQuantMode;
+  run_fused(true, 100, 41, 96, DType::f16, DType::int8, ActQuantMode::dynamic_rowwise, false,
+            DType::f32, 71);
+  run_fused(true, 23, 129, 27, DType::bf16, DType::int8, ActQuantMode::given_scale, true,
+            DType::bf16, 72);
+}
