@@ -4,6 +4,7 @@
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_launch.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace tw::kernels::gemm_launch {
@@ -61,15 +62,53 @@ void set_act_quant(GemmKernelSpec& s, GemmLaunchArgs& g, const ActivationQuant& 
     g.scale_a = q.scale->device_address;
   }
 }
-[[noreturn]] void lora_not_implemented(const GemmProblem& p) {
-  throw std::logic_error(p.kernel + ": the LoRA addition is not implemented yet (the fused "
-                                    "kernel without LoRA is)");
+// LoRA as two more launches of the GEMM composition (not fused into the main kernel):
+//   t = x @ down^T   ([M, R], held in the activation dtype, device scratch)
+//   out = lora.scale * (t @ up^T) + 1 * out   (in place through beta = 1)
+// A 16-bit `out` would be rounded twice (at the main product's magnitude, then after the
+// addition), which breaks the one-ulp contract when LoRA cancels part of the product: only
+// an f32 `out` is accepted for now (check_lora_output, before anything runs).
+void check_lora_output(const GemmProblem& p) {
+  if (p.out_dtype != DType::f32)
+    throw std::logic_error(p.kernel + ": LoRA with out dtype " +
+                           std::string(dtype_name(p.out_dtype)) +
+                           " is not implemented yet (LoRA runs as separate launches; only an "
+                           "f32 out keeps the accuracy contract)");
+}
+void add_lora(runtime::Device& device, const TensorView& x, const LoraArgs& lora,
+              const TensorView& out) {
+  const int64_t m = x.shape[0], k = x.shape[1], r = lora.down.shape[0], n = out.shape[1];
+  const runtime::DevicePtr t_ptr =
+      device.allocate(size_t(std::max<int64_t>(dtype_storage_bytes(x.dtype, m * r), 1)));
+  try {
+    const TensorView t = TensorView::on_device(device, t_ptr, x.dtype, {m, r});
+    GemmArgs down;
+    down.a = x;
+    // down [R, K] row-major is down^T [K, R] column-major.
+    down.b = TensorView::on_device(device, lora.down.device_address, x.dtype, {k, r},
+                                   {1, lora.down.strides[0]});
+    down.out = t;
+    gemm(device, down);
+    GemmArgs up;
+    up.a = t;
+    up.b = TensorView::on_device(device, lora.up.device_address, x.dtype, {r, n},
+                                 {1, lora.up.strides[0]});
+    up.out = out;
+    up.c = out;
+    up.alpha = lora.scale;
+    up.beta = 1.0f;
+    gemm(device, up);
+  } catch (...) {
+    device.free(t_ptr);
+    throw;
+  }
+  device.free(t_ptr);
 }
 } // namespace
 
 void launch(runtime::Device& device, const ScaledMmFusedQuantArgs& args, const GemmProblem& p) {
   if (args.lora)
-    lora_not_implemented(p);
+    check_lora_output(p);
   GemmKernelSpec s;
   GemmLaunchArgs g;
   set_operands(s, g, p, args.x, args.b, args.out, args.bias);
@@ -77,11 +116,13 @@ void launch(runtime::Device& device, const ScaledMmFusedQuantArgs& args, const G
   s.scale_b = scale_kind(p.scale_b);
   g.scale_b = args.scale_b.device_address;
   run_gemm_kernel(device, s, g);
+  if (args.lora)
+    add_lora(device, args.x, *args.lora, args.out);
 }
 
 void launch(runtime::Device& device, const Int8LinearFusedArgs& args, const GemmProblem& p) {
   if (args.lora)
-    lora_not_implemented(p);
+    check_lora_output(p);
   GemmKernelSpec s;
   GemmLaunchArgs g;
   set_operands(s, g, p, args.x, args.weight, args.out, args.bias);
@@ -92,6 +133,8 @@ void launch(runtime::Device& device, const Int8LinearFusedArgs& args, const Gemm
   s.scale_b = scale_kind(p.scale_b);
   g.scale_b = args.w_scale.device_address;
   run_gemm_kernel(device, s, g);
+  if (args.lora)
+    add_lora(device, args.x, *args.lora, args.out);
 }
 
 void launch(runtime::Device& device, const GemmArgs& args, const GemmProblem& p) {

@@ -243,7 +243,8 @@ namespace {
 // The fused kernels: the activation x is quantized in the prologue (dynamic rowwise amax or
 // a given scale), then the 8-bit GEMM runs and s_m is applied in the epilogue.
 void run_fused(bool int8, int64_t m, int64_t n, int64_t k, DType x_dtype, DType q_dtype,
-               kernels::ActQuantMode mode, bool rowwise_given, DType out_dtype, uint64_t seed) {
+               kernels::ActQuantMode mode, bool rowwise_given, DType out_dtype, uint64_t seed,
+               int64_t lora_rank = 0) {
   CAPTURE(m);
   CAPTURE(n);
   CAPTURE(k);
@@ -259,6 +260,13 @@ void run_fused(bool int8, int64_t m, int64_t n, int64_t k, DType x_dtype, DType 
   const HostTensor sb = scale_tensor(n, true, seed + 3, {0.01, 0.05});
   const HostTensor bias = random_tensor(out_dtype, {n}, seed + 4);
   const HostTensor host_out(out_dtype, {m, n}), host_scale_out(DType::f32, {m});
+  const HostTensor down = random_tensor(x_dtype, {std::max<int64_t>(lora_rank, 1), k}, seed + 5);
+  const HostTensor up = random_tensor(x_dtype, {n, std::max<int64_t>(lora_rank, 1)}, seed + 6);
+  const auto make_lora = [&](auto view) -> std::optional<kernels::LoraArgs> {
+    if (lora_rank == 0)
+      return std::nullopt;
+    return kernels::LoraArgs{view(down), view(up), 0.5f};
+  };
   const auto make_quant = [&](const HostTensor& g, const HostTensor& so, auto view) {
     kernels::ActivationQuant q;
     q.dtype = q_dtype;
@@ -275,11 +283,13 @@ void run_fused(bool int8, int64_t m, int64_t n, int64_t k, DType x_dtype, DType 
     kernels::Int8LinearFusedArgs a{x.view(), make_quant(given, host_scale_out, host_view), b.view(),
                                    sb.view(), host_out.view()};
     a.bias = bias.view();
+    a.lora = make_lora(host_view);
     want = int8_linear_fused(a);
   } else {
     kernels::ScaledMmFusedQuantArgs a{x.view(), make_quant(given, host_scale_out, host_view),
                                       b.view(), sb.view(), host_out.view()};
     a.bias = bias.view();
+    a.lora = make_lora(host_view);
     want = scaled_mm_fused_quant(a);
   }
   for_each_backend([&](emit::Backend) {
@@ -292,14 +302,22 @@ void run_fused(bool int8, int64_t m, int64_t n, int64_t k, DType x_dtype, DType 
     if (int8) {
       kernels::Int8LinearFusedArgs a{d.upload(x), q, d.upload(b), d.upload(sb), dout};
       a.bias = d.upload(bias);
+      a.lora = make_lora(dev_view);
       kernels::int8_linear_fused(dev, a);
     } else {
       kernels::ScaledMmFusedQuantArgs a{d.upload(x), q, d.upload(b), d.upload(sb), dout};
       a.bias = d.upload(bias);
+      a.lora = make_lora(dev_view);
       kernels::scaled_mm_fused_quant(dev, a);
     }
-    const CompareResult r = compare(DeviceTensors::download(dev, dout, out), want,
-                                    Tolerance::for_output(out_dtype, int8 ? 0 : k));
+    Tolerance tol = Tolerance::for_output(out_dtype, int8 ? 0 : k);
+    if (lora_rank > 0) {
+      // LoRA runs as two more launches: t = x @ down^T rounded to the activation dtype and
+      // f32 sums over K and R.
+      tol.accumulation = f32_accumulation(k + lora_rank);
+      tol.intermediate = x_dtype == DType::bf16 ? 0x1p-8 : 0x1p-11;
+    }
+    const CompareResult r = compare(DeviceTensors::download(dev, dout, out), want, tol);
     INFO(r.summary());
     CHECK(r.ok);
     if (q.scale_out) { // s_m = amax / qmax, exactly the oracle's rule
@@ -331,4 +349,17 @@ TEST_CASE("int8_linear_fused: roundeven + clamp [-128, 127] activation quantizat
             DType::f32, 71);
   run_fused(true, 23, 129, 27, DType::bf16, DType::int8, ActQuantMode::given_scale, true,
             DType::bf16, 72);
+}
+
+TEST_CASE("fused kernels with a LoRA addition (two more GEMM launches)") {
+  using kernels::ActQuantMode;
+  run_fused(true, 41, 27, 100, DType::bf16, DType::int8, ActQuantMode::dynamic_rowwise, false,
+            DType::f32, 81, 16);
+  run_fused(false, 23, 129, 27, DType::f16, DType::e4m3, ActQuantMode::given_scale, true,
+            DType::f32, 82, 7);
+  // A 16-bit out with LoRA is refused (it would be rounded twice).
+  CHECK_THROWS_WITH_AS(run_fused(false, 23, 13, 27, DType::f16, DType::e4m3,
+                                 ActQuantMode::given_scale, true, DType::bf16, 83, 7),
+                       doctest::Contains("LoRA with out dtype bf16 is not implemented yet"),
+                       std::logic_error);
 }
