@@ -15,10 +15,10 @@
 //  - M = 0 or N = 0: validated, then nothing to do. K = 0: out = bias (or 0), written by
 //    the kernel.
 //
-// STATUS: validation is implemented and tested; the launch (tile config, build through the
-// compile cache, kernel launch) is NOT: after validation every non-empty problem throws
-// std::logic_error("gemm kernel bodies not implemented yet ..."): the launch functions
-// in kernels/gemm/gemm_launch.hpp are placeholders for the kernel bodies.
+// STATUS: validation is implemented and tested; every launch runs on the GEMM composition
+// (kernels/gemm/gemm_kernel.hpp) except iu4_gemm, which still throws std::logic_error("gemm
+// kernel bodies not implemented yet ..."). LoRA needs an f32 out; scaled_mm_multi is one
+// launch per problem. docs/kernels.md "GEMM kernel bodies" has the details.
 #include <kernels/common/arg_check.hpp>
 #include <kernels/common/tensor.hpp>
 

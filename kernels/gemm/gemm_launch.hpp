@@ -2,8 +2,9 @@
 // The launch step of each GEMM entry point, called after validation with a non-empty
 // problem: pick a tile config, build the kernel through the compile cache, launch.
 //
-// NOT IMPLEMENTED YET: every function here throws std::logic_error("gemm kernel bodies not
-// implemented yet: ..."). The kernel bodies (issue 6, DSL compositions) replace them.
+// Implemented in launch_gemm.cpp on the GEMM composition (kernels/gemm/gemm_kernel.hpp);
+// only the iu4_gemm launch (gemm_launch.cpp) still throws std::logic_error("gemm kernel
+// bodies not implemented yet: ...").
 #include <kernels/gemm/gemm_api.hpp>
 
 namespace tw::kernels::gemm_launch {
