@@ -5,7 +5,7 @@
 ; TILEWAVE-EMIT: ir_wmma_loop --format asm --backend hip
 ; CHECK-LABEL: {{^}}ir_wmma_loop:
 ; CHECK-NOT: scratch_
-; CHECK: [[LOOP:.LBB0_[0-9]+]]:
+; CHECK: [[LOOP:.LBB0_[0-9]+]]:{{.*(Loop Header|%for.body)}}
 ; CHECK-NOT: s_endpgm
 ; CHECK: global_load_b128
 ; CHECK-NOT: s_endpgm
