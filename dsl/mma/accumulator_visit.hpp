@@ -41,16 +41,17 @@ void gemm_with_mods(const TM&, const FA& a, const FB& b, FC& c, const ir::MmaMod
   for (int i = 0; i < TM::repeat_m; ++i)
     for (int j = 0; j < TM::repeat_n; ++j)
       c.at(i, j) = typename FC::vec_type(
-          ob.wmma(TM::lanes::mnemonic, a.at(i, 0).ir(), b.at(0, j).ir(), c.at(i, j).ir(), mods));
+          ob.wmma(TM::lanes::mnemonic, detail::mma_input<typename TM::lanes>(a.at(i, 0)),
+                  detail::mma_input<typename TM::lanes>(b.at(0, j)), c.at(i, j).ir(), mods));
 }
 
 // C += A * B over whole LDS tiles (A tile_m x BK, B n-major tile_n x BK) with WMMA modifiers.
 template <TiledMmaType TM, TileView TA, TileView TB, MmaFragmentType FC>
 void gemm_with_mods(const TM& mma, const TA& a, const TB& bt, FC& c, const ir::MmaMods& mods) {
-  static_assert(TA::cols == TB::cols && TA::cols % TM::tile_k == 0,
+  static_assert(TA::cols == TB::cols && TA::cols % TM::tile_k_storage == 0,
                 "gemm_with_mods: the A and B tiles must have the same K extent, a multiple of "
                 "the atom's K");
-  for (int ks = 0; ks < TA::cols / TM::tile_k; ++ks) {
+  for (int ks = 0; ks < TA::cols / TM::tile_k_storage; ++ks) {
     const auto fa = mma.load_a(a, ks);
     const auto fb = mma.load_b(bt, ks);
     gemm_with_mods(mma, fa, fb, c, mods);

@@ -42,30 +42,38 @@ struct LaneMap {
 };
 
 // Splits a TvMap (column-major element index row + rows * col) into lane and value parts.
-constexpr LaneMap make_lane_map(const atoms::TvMap& tv) {
+// pack > 1 (packed int4: 2 nibbles per byte) merges each group of `pack` values, consecutive
+// along k, into one storage element: the map then counts k in storage elements (bytes), k
+// being the columns (k_is_col, operand A) or the rows (operand B). Such a map is separable
+// only if every group is `pack` consecutive k values starting at a multiple of `pack`.
+constexpr LaneMap make_lane_map(const atoms::TvMap& tv, int pack = 1, bool k_is_col = true) {
   LaneMap m;
-  m.rows = tv.rows;
-  m.cols = tv.cols;
-  m.values = tv.values_per_lane();
-  m.elem_bits = tv.elem_bits;
+  const int kdiv_r = k_is_col ? 1 : pack, kdiv_c = k_is_col ? pack : 1;
+  m.rows = tv.rows / kdiv_r;
+  m.cols = tv.cols / kdiv_c;
+  m.values = tv.values_per_lane() / pack;
+  m.elem_bits = tv.elem_bits * pack;
   int divisor = 1;
   for (int i = 0; i < 2; ++i) {
     const atoms::TvMode& t = tv.thread[i];
-    m.thread[i] = {t.extent, divisor, t.stride % tv.rows, t.stride / tv.rows};
+    m.thread[i] = {t.extent, divisor, t.stride % tv.rows / kdiv_r, t.stride / tv.rows / kdiv_c};
     divisor *= t.extent;
   }
-  if (m.values > int(m.value_row.size()))
+  if (m.values > int(m.value_row.size()) || m.values * pack != tv.values_per_lane())
     return m;
   for (int v = 0; v < m.values; ++v) {
-    const auto [r, c] = tv.coord(0, v);
-    m.value_row[v] = r;
-    m.value_col[v] = c;
+    const auto [r, c] = tv.coord(0, pack * v);
+    m.value_row[v] = r / kdiv_r;
+    m.value_col[v] = c / kdiv_c;
   }
   m.separable = true;
   for (int l = 0; l < 32 && m.separable; ++l)
-    for (int v = 0; v < m.values; ++v) {
+    for (int v = 0; v < m.values * pack; ++v) {
       const auto [r, c] = tv.coord(l, v);
-      if (r != m.lane_row(l) + m.value_row[v] || c != m.lane_col(l) + m.value_col[v])
+      const int p = v % pack, s = v / pack; // nibble p of storage value s
+      const int kk = k_is_col ? c : r;
+      if (kk % pack != p || r / kdiv_r != m.lane_row(l) + m.value_row[s] ||
+          c / kdiv_c != m.lane_col(l) + m.value_col[s])
         m.separable = false;
     }
   return m;
@@ -94,6 +102,12 @@ template <>
 struct mma_elem_tag<atoms::MmaElem::iu8> {
   using type = i8;
 };
+// Packed int4 operands are held as their storage bytes (two nibbles each, element 2i in the low
+// nibble); the WMMA reads the registers of those bytes as packed int4.
+template <>
+struct mma_elem_tag<atoms::MmaElem::iu4> {
+  using type = i8;
+};
 template <>
 struct mma_elem_tag<atoms::MmaElem::fp8> {
   using type = e4m3;
@@ -118,12 +132,15 @@ struct MmaAtomLanes {
   static_assert(!info.sparse,
                 "TiledMMA: SWMMAC (sparse) atoms are not supported by the tiled layer yet; use a "
                 "dense WMMA atom such as tw::atoms::wmma_f32_16x16x16_f16");
-  static_assert(info.a_type != atoms::MmaElem::iu4,
-                "TiledMMA: packed int4 atoms are not supported by the tiled layer yet");
 
   static constexpr int M = info.m, N = info.n, K = info.k;
-  static constexpr LaneMap a_map = make_lane_map(info.a);
-  static constexpr LaneMap b_map = make_lane_map(info.b);
+  // Packed int4 atoms: operand tiles, fragments and lane maps count k in storage bytes (two
+  // k values each); K stays the atom's K in elements.
+  static constexpr bool packed_int4 = info.a_type == atoms::MmaElem::iu4;
+  static constexpr int k_pack = packed_int4 ? 2 : 1;
+  static constexpr int k_storage = K / k_pack; // one k step in tile columns
+  static constexpr LaneMap a_map = make_lane_map(info.a, k_pack, true);
+  static constexpr LaneMap b_map = make_lane_map(info.b, k_pack, false);
   static constexpr LaneMap c_map = make_lane_map(info.cd);
   static_assert(a_map.separable && b_map.separable && c_map.separable,
                 "TiledMMA: the atom's lane map does not split into lane and value parts");

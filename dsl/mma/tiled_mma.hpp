@@ -40,6 +40,8 @@ struct TiledMma {
   static constexpr int waves = WM * WN, threads = 32 * waves;
   static constexpr int wave_tile_m = RM * lanes::M, wave_tile_n = RN * lanes::N;
   static constexpr int tile_m = WM * wave_tile_m, tile_n = WN * wave_tile_n, tile_k = lanes::K;
+  // One k step in operand tile columns: tile_k, or tile_k / 2 bytes for packed int4 atoms.
+  static constexpr int tile_k_storage = lanes::k_storage;
 
   using AFrag = MmaFragment<Atom, MmaOperand::A, RM, 1>; // one k step
   using BFrag = MmaFragment<Atom, MmaOperand::B, 1, RN>;
@@ -76,7 +78,7 @@ struct TiledMma {
     AFrag f;
     for (int i = 0; i < RM; ++i)
       f.at(i, 0) = load_operand<Atom, MmaOperand::A>(a, wm * wave_tile_m + i * lanes::M,
-                                                     Int32(ks * lanes::K), false);
+                                                     Int32(ks * lanes::k_storage), false);
     return f;
   }
   // B operand of k step `ks` from a tile that holds B transposed: tile_n rows of n, k along
@@ -93,7 +95,7 @@ struct TiledMma {
     (void)wm;
     BFrag f;
     for (int j = 0; j < RN; ++j)
-      f.at(0, j) = load_operand<Atom, MmaOperand::B>(bt, Int32(ks * lanes::K),
+      f.at(0, j) = load_operand<Atom, MmaOperand::B>(bt, Int32(ks * lanes::k_storage),
                                                      wn * wave_tile_n + j * lanes::N, true);
     return f;
   }
@@ -113,9 +115,10 @@ struct TiledMma {
 private:
   template <class Tile>
   static constexpr void check_k_tile(const char*) {
-    static_assert(Tile::cols % lanes::K == 0,
+    static_assert(Tile::cols % lanes::k_storage == 0,
                   "TiledMMA: the K extent of the operand tile is not a multiple of the atom's K "
-                  "(16 for f16 / bf16 WMMA): the tile does not divide into atoms");
+                  "(16 for f16 / bf16 WMMA; 16 bytes = 32 nibbles for the 16x16x32 iu4 WMMA): "
+                  "the tile does not divide into atoms");
   }
 };
 
@@ -145,6 +148,18 @@ concept TileView = requires {
   typename T::elem_type;
 };
 
+namespace detail {
+// The IR value a WMMA takes for an A / B fragment tile: packed int4 bytes are reinterpreted as
+// the atom's packed int4 vector (same registers).
+template <class Lanes, class V>
+ir::Value mma_input(const V& x) {
+  if constexpr (Lanes::packed_int4)
+    return KernelBuilder::current("gemm").ops().bitcast(ir::Type::packed_i4(2 * V::size), x.ir());
+  else
+    return x.ir();
+}
+} // namespace detail
+
 // C += A * B on register fragments: RM x RN WMMA issues.
 template <TiledMmaType TM, MmaFragmentType FA, MmaFragmentType FB, MmaFragmentType FC>
 void gemm(const TM&, const FA& a, const FB& b, FC& c) {
@@ -162,7 +177,8 @@ void gemm(const TM&, const FA& a, const FB& b, FC& c) {
   for (int i = 0; i < TM::repeat_m; ++i)
     for (int j = 0; j < TM::repeat_n; ++j)
       c.at(i, j) = typename FC::vec_type(
-          ob.wmma(TM::lanes::mnemonic, a.at(i, 0).ir(), b.at(0, j).ir(), c.at(i, j).ir()));
+          ob.wmma(TM::lanes::mnemonic, detail::mma_input<typename TM::lanes>(a.at(i, 0)),
+                  detail::mma_input<typename TM::lanes>(b.at(0, j)), c.at(i, j).ir()));
 }
 
 // store(mma, acc, tile): the accumulator into a tile_m x tile_n tile (same as mma.store).
@@ -179,9 +195,9 @@ void gemm(const TM& mma, const TA& a, const TB& bt, FC& c) {
   static_assert(TA::cols == TB::cols,
                 "gemm: the A and B tiles have different K extents (A is tile_m x BK, B is "
                 "tile_n x BK)");
-  static_assert(TA::cols % TM::tile_k == 0,
+  static_assert(TA::cols % TM::tile_k_storage == 0,
                 "gemm: the tiles' K extent is not a multiple of the atom's K");
-  for (int ks = 0; ks < TA::cols / TM::tile_k; ++ks) {
+  for (int ks = 0; ks < TA::cols / TM::tile_k_storage; ++ks) {
     const auto fa = mma.load_a(a, ks);
     const auto fb = mma.load_b(bt, ks);
     gemm(mma, fa, fb, c);

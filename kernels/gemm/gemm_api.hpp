@@ -16,9 +16,9 @@
 //    the kernel.
 //
 // STATUS: validation is implemented and tested; every launch runs on the GEMM composition
-// (kernels/gemm/gemm_kernel.hpp) except iu4_gemm, which still throws std::logic_error("gemm
-// kernel bodies not implemented yet ..."). LoRA needs an f32 out; scaled_mm_multi is one
-// launch per problem. docs/kernels.md "GEMM kernel bodies" has the details.
+// (kernels/gemm/gemm_kernel.hpp), iu4_gemm included (16x16x32 iu4 WMMA). LoRA needs an f32
+// out; scaled_mm_multi is one launch per problem. docs/kernels.md "GEMM kernel bodies" has the
+// details.
 #include <kernels/common/arg_check.hpp>
 #include <kernels/common/tensor.hpp>
 

@@ -111,6 +111,9 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   // What global memory and LDS hold: fp8 codes move as i8 (the DSL has no fp8 constants for
   // the zeros of masked loads) and the MMA reads the LDS bytes as fp8 tiles.
   constexpr bool quant = !std::is_void_v<AGlobal>;
+  // Packed int4 (iu4 atom): a and b move as their bytes (two k values each, like fp8 codes);
+  // K tiles, leading strides and the operand tensors count bytes, K itself counts nibbles.
+  constexpr bool packed = Lanes::packed_int4;
   using AL = std::conditional_t<std::is_void_v<AGlobal> && AE::bits == 8, i8, AE>; // a in LDS
   using AS = std::conditional_t<std::is_void_v<AGlobal>, AL, AGlobal>; // a in global memory
   using BL = std::conditional_t<BE::bits == 8, i8, BE>;                // b in LDS
@@ -152,10 +155,11 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
               scalar<i64>("m"), scalar<i64>("n"), scalar<i64>("k"), scalar<i64>("lda"),
               scalar<i64>("ldb"), scalar<i64>("ldo"), scalar<i64>("ldc"), scalar<i64>("ld_scale_a"),
               scalar<i64>("ld_scale_b"), scalar<f32>("alpha"), scalar<f32>("beta"));
-  const GlobalTensor<AS> a = make_tensor(Ap, AKContig ? Major::row : Major::col, M, K, lda);
+  const Int64 k_storage = packed ? (K + Int64(1)) / Int64(2) : K; // bytes of a k run
+  const GlobalTensor<AS> a = make_tensor(Ap, AKContig ? Major::row : Major::col, M, k_storage, lda);
   // B is K x N; the MMA wants it n-major (N x K).
   const GlobalTensor<BS> bt =
-      make_tensor(Bp, BKContig ? Major::col : Major::row, K, N, ldb).transposed();
+      make_tensor(Bp, BKContig ? Major::col : Major::row, k_storage, N, ldb).transposed();
   auto lds = use_lds<plan>(kb);
   const Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
 
@@ -208,29 +212,49 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     sq.store(Int32(1), t, Float32(1.0) / sc);
     barrier();
   }
-  const Int32 k_tiles = cast<i32>(ceil_div(K, Int64(bk)));
-  const auto fetch = [&](Int32 kt) { return std::pair{fetch_a(kt), fetch_b(kt)}; };
+  const Int32 k_tiles = cast<i32>(ceil_div(k_storage, Int64(bk)));
+  const auto fetch = [&](Int32 kt) { return std::tuple{fetch_a(kt), fetch_b(kt), kt}; };
+  // Odd K (packed int4): the high nibble of the last byte of every k run lies past K and may
+  // hold anything; it is cleared on the way into LDS so that it contributes 0 to the sums.
+  const auto clear_past_k = [&](const Int32& kt) {
+    return [&, kt](const auto& x, const Int32&, const Int32& c) { // x: Scalar<AS>, an int
+      using S = std::remove_cvref_t<decltype(x)>;
+      const Bool last_odd = (kt * bk + c) * 2 + 1 == cast<i32>(K);
+      return x & select(last_odd, S(0x0F), S(-1));
+    };
+  };
   const auto commit = [&](const auto& regs, Int32 stage) {
+    const auto& [regs_a, regs_b, kt] = regs;
+    if constexpr (packed) {
+      copy_ka.store(regs_a,
+                    mapping_store_view<AS>(lds.template tile<"sA">(stage), clear_past_k(kt)));
+      copy_kb.store(regs_b,
+                    mapping_store_view<BS>(lds.template tile<"sB">(stage), clear_past_k(kt)));
+      return;
+    }
     if constexpr (quant) // activation quantization: q = sat(rne(x * (1 / s_m)))
-      copy_ka.store(regs.first,
+      copy_ka.store(regs_a,
                     mapping_store_view<AS>(lds.template tile<"sA">(stage),
                                            [&](const Scalar<AS>& x, const Int32& r, const Int32&) {
                                              return quantize(cast<f32>(x) * inv_scale(r));
                                            }));
     else if constexpr (AKContig)
-      copy_ka.store(regs.first, lds.template tile<"sA">(stage));
+      copy_ka.store(regs_a, lds.template tile<"sA">(stage));
     else
-      copy_ta.store(regs.first, transposing_store_view<AS>(lds.template tile<"sA">(stage)));
+      copy_ta.store(regs_a, transposing_store_view<AS>(lds.template tile<"sA">(stage)));
     if constexpr (!std::same_as<BS, BL>) // prologue conversion (W8A16)
-      copy_kb.store(regs.second, converting_store_view<BS>(lds.template tile<"sB">(stage)));
+      copy_kb.store(regs_b, converting_store_view<BS>(lds.template tile<"sB">(stage)));
     else if constexpr (BKContig)
-      copy_kb.store(regs.second, lds.template tile<"sB">(stage));
+      copy_kb.store(regs_b, lds.template tile<"sB">(stage));
     else
-      copy_tb.store(regs.second, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
+      copy_tb.store(regs_b, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
   };
   using CFrag = typename decltype(mma)::CFrag;
   const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
-    if constexpr (std::same_as<AE, i8>) // signed int8 x int8
+    if constexpr (packed) // int4 or uint4 nibbles, each operand by its dtype
+      gemm_with_mods(mma, fa, fb, acc,
+                     ir::MmaMods{.a_signed = s.a == DType::int4, .b_signed = s.b == DType::int4});
+    else if constexpr (std::same_as<AE, i8>) // signed int8 x int8
       gemm_with_mods(mma, fa, fb, acc, ir::MmaMods{.a_signed = true, .b_signed = true});
     else
       gemm(mma, fa, fb, acc);
@@ -328,7 +352,8 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
 template <class Atom, class BGlobal = void>
 ir::Kernel build_ordered(const GemmKernelSpec& s) {
   if (s.act_quant != ActQuant::none) {
-    if constexpr (std::is_void_v<BGlobal> && MmaAtomLanes<Atom>::a_elem::bits == 8) {
+    if constexpr (std::is_void_v<BGlobal> && MmaAtomLanes<Atom>::a_elem::bits == 8 &&
+                  !MmaAtomLanes<Atom>::packed_int4) {
       if (s.a_order != MatrixOrder::row_major || s.b_order != MatrixOrder::col_major)
         throw std::invalid_argument("gemm kernel: quantized activations must be k-contiguous");
       if (s.x == DType::bf16)
@@ -417,6 +442,8 @@ ir::Kernel build_gemm_kernel(const GemmKernelSpec& s) {
     return build_ordered<atoms::wmma_f32_16x16x16_bf16, i8>(s);
   if (s.a == int8 && s.b == int8)
     return build_ordered<atoms::wmma_i32_16x16x16_iu8>(s);
+  if (is_packed_int4(s.a) && is_packed_int4(s.b)) // signedness per operand (WMMA modifiers)
+    return build_ordered<atoms::wmma_i32_16x16x32_iu4>(s);
   throw std::invalid_argument("gemm kernel: no WMMA atom for a = " + std::string(dtype_name(s.a)) +
                               ", b = " + std::string(dtype_name(s.b)));
 }

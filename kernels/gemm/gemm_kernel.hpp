@@ -1,9 +1,11 @@
 #pragma once
 // The GEMM composition (issue 6): one kernel body, specialised by a GemmKernelSpec, for every
-// GEMM-family kernel that runs on a dense 16x16x16 WMMA atom. CK-Tile style, in three parts:
+// GEMM-family kernel that runs on a dense WMMA atom (16x16x16; 16x16x32 for packed int4). CK-Tile
+// style, in three parts:
 //  - problem: operand storage dtypes and orders, the output dtype, which epilogue terms exist;
 //  - policy: 128 x 128 block tile, 4 waves (2 x 2) with 4 x 4 atoms each, K tile 32 (16-bit
-//    operands) or 64 (8-bit), 128-bit global loads when the operand is 16-byte aligned;
+//    operands), 64 (8-bit) or 128 (packed int4: 64 bytes), 128-bit global loads when the
+//    operand is 16-byte aligned;
 //  - pipeline: LDS double buffering (dsl::pipeline<2>), WMMA on LDS stages in the K loop.
 // Feature blocks instead of copies: the prologue (k-contiguous copy, transposing copy for
 // m/n-contiguous operands), the epilogue (scales, alpha/beta, bias, output conversion).
@@ -49,7 +51,8 @@ struct GemmKernelSpec {
 // Throws std::invalid_argument naming the unsupported combination.
 ir::Kernel build_gemm_kernel(const GemmKernelSpec& spec);
 
-// The kernel's arguments (same order in the kernel): unused pointers are 0.
+// The kernel's arguments (same order in the kernel): unused pointers are 0. Leading strides
+// count storage elements (bytes for packed int4); m, n, k count elements (k: nibbles).
 struct GemmLaunchArgs {
   runtime::DevicePtr a = 0, b = 0, out = 0, c = 0, bias = 0, scale_a = 0, scale_b = 0,
                      scale_out = 0;

@@ -2,9 +2,8 @@
 // The launch step of each GEMM entry point, called after validation with a non-empty
 // problem: pick a tile config, build the kernel through the compile cache, launch.
 //
-// Implemented in launch_gemm.cpp on the GEMM composition (kernels/gemm/gemm_kernel.hpp);
-// only the iu4_gemm launch (gemm_launch.cpp) still throws std::logic_error("gemm kernel
-// bodies not implemented yet: ...").
+// All launch on the GEMM composition (kernels/gemm/gemm_kernel.hpp): launch_gemm.cpp, and
+// gemm_launch.cpp for iu4_gemm.
 #include <kernels/gemm/gemm_api.hpp>
 
 namespace tw::kernels::gemm_launch {
