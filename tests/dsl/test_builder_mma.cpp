@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <dsl/dsl.hpp>
+#include <dsl/mma/accumulator_visit.hpp>
 
 #include <functional>
 
@@ -88,6 +89,53 @@ TEST_CASE("single-wave WMMA tile: one wmma, vector operand loads, masked stores"
   // Each lane stores its 8 accumulator values as f32, each under its own bound check.
   CHECK(count_ops(k, [&](const ir::Op& op) { return op.opcode == ir::Opcode::store; }) == 8);
   CHECK(count_ops(k, [](const ir::Op& op) { return op.opcode == ir::Opcode::lane_id; }) >= 1);
+}
+
+TEST_CASE("packed int4 atom: lane maps and k steps in bytes and WMMA operands as packed int4") {
+  using Iu4 = MmaAtomLanes<tw::atoms::wmma_i32_16x16x32_iu4>;
+  static_assert(Iu4::packed_int4 && Iu4::K == 32 && Iu4::k_storage == 16);
+  constexpr const LaneMap& a = Iu4::a_map;
+  constexpr const LaneMap& b = Iu4::b_map;
+  static_assert(a.separable && b.separable && a.values == 8 && a.elem_bits == 8);
+  CHECK((a.rows == 16 && a.cols == 16 && b.rows == 16 && b.cols == 16));
+  // RDNA4: lane l, VGPR g, nibble n holds k = 16*(l/16) + 8g + n; byte value v holds nibbles
+  // 2v and 2v + 1, i.e. k byte 8*(l/16) + v. A: lane 17, byte 5: row 1, k byte 13.
+  CHECK(a.lane_row(17) + a.value_row[5] == 1);
+  CHECK(a.lane_col(17) + a.value_col[5] == 13);
+  // B: lane 30, byte 7: column 14, k byte 15.
+  CHECK(b.lane_col(30) + b.value_col[7] == 14);
+  CHECK(b.lane_row(30) + b.value_row[7] == 15);
+  // The 8 bytes of a lane are one run (one 64-bit load).
+  CHECK(detail::run_length(a, 0, false, 16) == 8);
+  CHECK(detail::run_length(b, 0, true, 16) == 8);
+
+  KernelBuilder kb("iu4_tile", {32, 1, 1});
+  auto [A, B, D] = kb.args(gtensor<i8>(row_major, "a", 16), gtensor<i8>(col_major, "b", 16),
+                           gtensor<i32>(row_major, "d"));
+  constexpr auto mma = make_tiled_mma(tw::atoms::wmma_i32_16x16x32_iu4{}, wave_layout<1, 1>);
+  static_assert(mma.tile_k == 32 && mma.tile_k_storage == 16);
+  const auto gA = local_tile<16, 16>(A.shape(16, 16), 0, 0); // 16 rows of 32 nibbles
+  const auto gBt = local_tile<16, 16>(B.shape(16, 16).transposed(), 0, 0);
+  auto acc = mma.make_accumulator(0);
+  gemm_with_mods(mma, mma.load_a(gA, 0), mma.load_b(gBt, 0), acc,
+                 ir::MmaMods{.a_signed = true, .b_signed = false});
+  mma.store(acc, local_tile<16, 16>(D.shape(16, 16), 0, 0));
+  const ir::Kernel k = kb.finish();
+  int wmmas = 0;
+  walk(k.body, [&](const ir::Op& op) {
+    if (op.opcode != ir::Opcode::wmma)
+      return;
+    ++wmmas;
+    CHECK(op.attrs.atom == "v_wmma_i32_16x16x32_iu4");
+    CHECK(k.type_of(op.operands[0]) == ir::Type::packed_i4(16));
+    CHECK(k.type_of(op.operands[1]) == ir::Type::packed_i4(16));
+    CHECK(k.type_of(op.operands[2]) == ir::Type::vec(ir::Type::i32(), 8));
+  });
+  CHECK(wmmas == 1);
+  // Each operand: one <8 x i8> load (8 consecutive bytes = 16 nibbles of k per lane).
+  CHECK(count_ops(k, [&](const ir::Op& op) {
+          return is_load_of(k, op, ir::Type::vec(ir::Type::i8(), 8), ir::AddrSpace::global);
+        }) == 2);
 }
 
 TEST_CASE("tiled f16 GEMM: LDS plan, double-buffered loop, 128-bit loads, 32 WMMA per tile") {
