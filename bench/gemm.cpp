@@ -45,7 +45,7 @@ emu::LaunchStats one_workgroup(runtime::EmuDevice& dev, const emit::CodeObject& 
   g.m = c.m;
   g.n = c.n;
   g.k = k;
-  g.lda = g.ldb = k;
+  g.lda = g.ldb = is_packed_int4(c.spec.a) ? k / 2 : k; // storage elements (int4: bytes)
   g.ldo = c.n;
   const runtime::KernelArgs args = gemm_kernel_args(g);
   const runtime::ModuleHandle mod = dev.load_code_object(co.elf);
@@ -72,6 +72,9 @@ int main() {
       {"w8a16 f16",
        spec_of(DType::f16, DType::int8, DType::f16, ScaleKind::none, ScaleKind::rowwise), 1024,
        1024, 1024},
+      {"iu4_gemm int4->i32",
+       spec_of(DType::int4, DType::int4, DType::i32, ScaleKind::none, ScaleKind::none), 1024, 1024,
+       1024},
   };
   runtime::EmuDevice dev;
   dev.set_memcheck(false); // one workgroup reads rows of the real problem only

@@ -1,5 +1,5 @@
 // The GEMM entry points: validate everything, return on an empty problem, otherwise hand
-// over to the launch step (kernels/gemm/gemm_launch.hpp, not implemented yet).
+// over to the launch step (kernels/gemm/gemm_launch.hpp).
 #include <kernels/gemm/gemm_api.hpp>
 #include <kernels/gemm/gemm_launch.hpp>
 

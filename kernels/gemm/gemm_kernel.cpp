@@ -215,7 +215,8 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   const Int32 k_tiles = cast<i32>(ceil_div(k_storage, Int64(bk)));
   const auto fetch = [&](Int32 kt) { return std::tuple{fetch_a(kt), fetch_b(kt), kt}; };
   // Odd K (packed int4): the high nibble of the last byte of every k run lies past K and may
-  // hold anything; it is cleared on the way into LDS so that it contributes 0 to the sums.
+  // hold anything; a's is cleared on the way into LDS, so that nibble's products with b's
+  // (whatever b holds there) are 0 and the integer sums stay exact.
   const auto clear_past_k = [&](const Int32& kt) {
     return [&, kt](const auto& x, const Int32&, const Int32& c) { // x: Scalar<AS>, an int
       using S = std::remove_cvref_t<decltype(x)>;
@@ -228,8 +229,7 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     if constexpr (packed) {
       copy_ka.store(regs_a,
                     mapping_store_view<AS>(lds.template tile<"sA">(stage), clear_past_k(kt)));
-      copy_kb.store(regs_b,
-                    mapping_store_view<BS>(lds.template tile<"sB">(stage), clear_past_k(kt)));
+      copy_kb.store(regs_b, lds.template tile<"sB">(stage));
       return;
     }
     if constexpr (quant) // activation quantization: q = sat(rne(x * (1 / s_m)))
