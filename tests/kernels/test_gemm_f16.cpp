@@ -86,7 +86,7 @@ TEST_CASE("gemm: column-major and row-major operands in every combination") {
   run_case({13, 7, 100, DType::f16, DType::f16, true, false, true}, 8);
 }
 
-TEST_CASE("gemm: K = 0 gives zeros plus bias; M = 1, N = 1, K = 1") {
+TEST_CASE("gemm: K = 0 gives zeros plus bias, and M = N = K = 1") {
   run_case({27, 13, 0, DType::f16, DType::f32, false, true, true}, 9);
   run_case({1, 1, 1}, 10);
 }

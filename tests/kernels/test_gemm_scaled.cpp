@@ -106,7 +106,7 @@ TEST_CASE("scaled_mm: the four fp8 combinations at ragged shapes") {
   run_scaled_mm({7, 23, 41, DType::e5m2, DType::e5m2, DType::f32, true, true, true}, 14);
 }
 
-TEST_CASE("scaled_mm: K = 0 gives bias; a full 128 x 128 tile") {
+TEST_CASE("scaled_mm: K = 0 gives bias, and a full 128 x 128 tile") {
   run_scaled_mm({17, 27, 0, DType::e4m3, DType::e4m3, DType::f32, true, true, true}, 15);
   run_scaled_mm({128, 128, 64, DType::e4m3, DType::e4m3, DType::f32}, 16);
 }

@@ -230,7 +230,7 @@ TEST_CASE("gemm validation: alpha, beta, c and bias") {
   CHECK(c.dev.calls == 0);
 }
 
-TEST_CASE("gemm validation: empty problems validate and launch nothing; K = 0 launches") {
+TEST_CASE("gemm validation: empty problems validate and launch nothing, and K = 0 launches") {
   GemmCase c;
   c.args.a = c.dev.tensor(DType::bf16, {0, 12});
   c.args.b = c.dev.tensor(DType::bf16, {12, 8});
