@@ -53,7 +53,7 @@ TEST_CASE("lds plan splits chunked K and V buffers into the same number of chunk
   static_assert(plan["v"].offset == 16384 + 32768);
 }
 
-TEST_CASE("lds plan chunk rows round up to the granule; the last chunk is partial") {
+TEST_CASE("lds plan chunk rows round up to the granule, the last chunk is partial") {
   // fixed: 8000 f32 = 32000 B. rows: 100 x 256 f32 = 1024 B per row, chunked(32).
   // 2 chunks: ceil(100/2) = 50 -> 64 rows = 65536 B (+32000: too big); 3 chunks: 34 -> 64,
   // too big; 4 chunks: 25 -> 32 rows = 32768 B, total 64768 B fits. ceil(100/32) = 4 chunks.

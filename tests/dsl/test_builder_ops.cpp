@@ -47,7 +47,7 @@ TEST_CASE("lane_reduce over 32 lanes: 4 DPP row_xmask steps and one permlanex16"
   CHECK(count(k.body, ir::Opcode::bpermute) == 0);
 }
 
-TEST_CASE("lane_reduce over 16 lanes stops inside the row; shuffles use 5 bpermutes") {
+TEST_CASE("lane_reduce over 16 lanes stops inside the row, shuffles use 5 bpermutes") {
   KernelBuilder kb("reduce_shuffle", {32, 1, 1});
   auto [x] = kb.args(gptr<f32>("x"));
   const Float32 v = x.load(lane_id());
@@ -66,7 +66,7 @@ TEST_CASE("lane_reduce over 16 lanes stops inside the row; shuffles use 5 bpermu
       doctest::Contains("width 12 must be 2, 4, 8, 16 or 32"));
 }
 
-TEST_CASE("local_partition gives each thread a strided share; maps stay in registers") {
+TEST_CASE("local_partition gives each thread a strided share, maps stay in registers") {
   KernelBuilder kb("partition", {256, 1, 1});
   auto [X, rows, cols] =
       kb.args(gtensor<f32>(row_major, "x"), scalar<i64>("rows"), scalar<i64>("cols"));
