@@ -1,5 +1,6 @@
 // Black-box tests of `tilewave emit` and `tilewave aot` on the registered sample kernels.
 #include "tools/run_tool.hpp"
+#include "tools/scratch_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -14,31 +15,15 @@
 namespace {
 
 namespace fs = std::filesystem;
+using tw::test::slurp;
+struct Scratch : tw::test::ScratchDir {
+  Scratch() : ScratchDir("emit-cli") {}
+};
 using tw::test::run_tool;
 
 bool contains(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
 }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// A scratch directory for one test case, also used as the compile cache (the tool must not
-// write into the user's ~/.cache during tests).
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    char tmpl[] = "/tmp/tilewave-emit-cli-XXXXXX";
-    dir = mkdtemp(tmpl);
-    setenv("TILEWAVE_CACHE_DIR", (dir / "cache").c_str(), 1);
-  }
-  ~Scratch() {
-    unsetenv("TILEWAVE_CACHE_DIR");
-    fs::remove_all(dir);
-  }
-};
 
 } // namespace
 

@@ -3,6 +3,7 @@
 // instructions its algorithm needs, aot --all ships them, and bad names / parameters are clear
 // errors.
 #include "tools/run_tool.hpp"
+#include "tools/scratch_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,10 @@
 namespace {
 
 namespace fs = std::filesystem;
+using tw::test::slurp;
+struct Scratch : tw::test::ScratchDir {
+  Scratch() : ScratchDir("emit-samples") {}
+};
 using tw::test::run_tool;
 
 bool contains(const std::string& text, const std::string& what) {
@@ -38,25 +43,6 @@ int count_instructions(const std::string& asm_text, const std::string& mnemonic)
   }
   return n;
 }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// A scratch directory that is also the compile cache, so the tests never write into ~/.cache.
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    char tmpl[] = "/tmp/tilewave-emit-samples-XXXXXX";
-    dir = mkdtemp(tmpl);
-    setenv("TILEWAVE_CACHE_DIR", (dir / "cache").c_str(), 1);
-  }
-  ~Scratch() {
-    unsetenv("TILEWAVE_CACHE_DIR");
-    fs::remove_all(dir);
-  }
-};
 
 // What one sample kernel's gfx12 assembly must contain: its symbol and, per instruction, the
 // least number of times it appears (from the algorithm, e.g. 2 k steps x 4 x 4 WMMAs per wave).
