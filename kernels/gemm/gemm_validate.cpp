@@ -54,17 +54,21 @@ ScaleGranularity check_scale(const ArgChecker& chk, const Device& dev, const Ten
 }
 
 // The output: [M, N], one of `dtypes`, row-major.
-void check_out(const ArgChecker& chk, const Device& dev, const TensorView& out, int64_t m,
-               int64_t n, std::initializer_list<DType> dtypes, std::string_view why) {
+// Checks `out` as the problem's [M, N] row-major output and records its dtype in `p`.
+void check_out(const ArgChecker& chk, const Device& dev, const TensorView& out, GemmProblem& p,
+               std::initializer_list<DType> dtypes, std::string_view why) {
   check_memory(chk, dev, out, "out");
   chk.dtype_in(out, "out", dtypes);
   chk.rank(out, "out", 2);
-  chk.shape_is(out, "out", {m, n}, why);
+  chk.shape_is(out, "out", {p.m, p.n}, why);
   chk.order(out, "out", row_major_only);
+  p.out_dtype = out.dtype;
 }
 
+// Checks the optional [N] bias against `out` and records its presence in `p`.
 void check_bias(const ArgChecker& chk, const Device& dev, const std::optional<TensorView>& bias,
-                const TensorView& out) {
+                const TensorView& out, GemmProblem& p) {
+  p.has_bias = bias.has_value();
   if (!bias)
     return;
   check_memory(chk, dev, *bias, "bias");
@@ -206,8 +210,7 @@ GemmProblem validate_gemm(const Device& dev, const GemmArgs& args) {
   p.kernel = "gemm";
   check_gemm_operands(chk, dev, args.a, args.b, f16_or_bf16, f16_or_bf16, any_order, any_order, p);
   chk.same_dtype(args.b, "b", args.a, "a");
-  check_out(chk, dev, args.out, p.m, p.n, float_outputs, mn_from(args.a, "a", 0, args.b, "b", 1));
-  p.out_dtype = args.out.dtype;
+  check_out(chk, dev, args.out, p, float_outputs, mn_from(args.a, "a", 0, args.b, "b", 1));
   if (!std::isfinite(args.alpha))
     chk.fail_parameter("alpha", "is " + std::to_string(args.alpha) + "; expected a finite value");
   if (!std::isfinite(args.beta))
@@ -223,8 +226,7 @@ GemmProblem validate_gemm(const Device& dev, const GemmArgs& args) {
     chk.order(*args.c, "c", row_major_only);
     p.has_c = args.beta != 0.0f;
   }
-  check_bias(chk, dev, args.bias, args.out);
-  p.has_bias = args.bias.has_value();
+  check_bias(chk, dev, args.bias, args.out, p);
   check_no_overlap(chk, args.out, "out",
                    {{&args.a, "a"}, {&args.b, "b"}, {opt(args.bias), "bias"}});
   if (args.c)
@@ -240,10 +242,8 @@ GemmProblem validate_scaled_mm(const Device& dev, const ScaledMmArgs& args) {
                       col_major_only, p);
   p.scale_a = check_scale(chk, dev, args.scale_a, "scale_a", p.m, "row of 'a' (M)");
   p.scale_b = check_scale(chk, dev, args.scale_b, "scale_b", p.n, "column of 'b' (N)");
-  check_out(chk, dev, args.out, p.m, p.n, float_outputs, mn_from(args.a, "a", 0, args.b, "b", 1));
-  p.out_dtype = args.out.dtype;
-  check_bias(chk, dev, args.bias, args.out);
-  p.has_bias = args.bias.has_value();
+  check_out(chk, dev, args.out, p, float_outputs, mn_from(args.a, "a", 0, args.b, "b", 1));
+  check_bias(chk, dev, args.bias, args.out, p);
   check_no_overlap(chk, args.out, "out",
                    {{&args.a, "a"},
                     {&args.b, "b"},
@@ -273,10 +273,8 @@ GemmProblem validate_scaled_mm_fused_quant(const Device& dev, const ScaledMmFuse
   p.b_dtype = args.b.dtype;
   p.scale_a = check_act_quant(chk, dev, args.quant, args.x, fp8_types);
   p.scale_b = check_scale(chk, dev, args.scale_b, "scale_b", p.n, "column of 'b' (N)");
-  check_out(chk, dev, args.out, p.m, p.n, float_outputs, mn_from(args.x, "x", 0, args.b, "b", 1));
-  p.out_dtype = args.out.dtype;
-  check_bias(chk, dev, args.bias, args.out);
-  p.has_bias = args.bias.has_value();
+  check_out(chk, dev, args.out, p, float_outputs, mn_from(args.x, "x", 0, args.b, "b", 1));
+  check_bias(chk, dev, args.bias, args.out, p);
   check_lora(chk, dev, args.lora, args.x, args.out, p);
   const TensorView* down = args.lora ? &args.lora->down : nullptr;
   const TensorView* up = args.lora ? &args.lora->up : nullptr;
@@ -374,11 +372,9 @@ GemmProblem validate_w8a16(const Device& dev, const W8A16Args& args) {
                           "; expected one scale per output channel (shape [" + std::to_string(p.n) +
                           "]): w8a16 scales are per channel");
   p.scale_b = ScaleGranularity::rowwise;
-  check_out(chk, dev, args.out, p.m, p.n, {args.x.dtype},
+  check_out(chk, dev, args.out, p, {args.x.dtype},
             mn_from(args.x, "x", 0, args.weight, "weight", 0) + ", the dtype of 'x'");
-  p.out_dtype = args.out.dtype;
-  check_bias(chk, dev, args.bias, args.out);
-  p.has_bias = args.bias.has_value();
+  check_bias(chk, dev, args.bias, args.out, p);
   check_no_overlap(
       chk, args.out, "out",
       {{&args.x, "x"}, {&args.weight, "weight"}, {&args.scale, "scale"}, {opt(args.bias), "bias"}});
@@ -392,11 +388,9 @@ GemmProblem validate_int8_linear(const Device& dev, const Int8LinearArgs& args) 
   check_linear_operands(chk, dev, args.x, args.weight, {DType::int8}, {DType::int8}, p);
   p.scale_a = check_scale(chk, dev, args.x_scale, "x_scale", p.m, "row of 'x' (M)");
   p.scale_b = check_scale(chk, dev, args.w_scale, "w_scale", p.n, "row of 'weight' (N)");
-  check_out(chk, dev, args.out, p.m, p.n, float_outputs,
+  check_out(chk, dev, args.out, p, float_outputs,
             mn_from(args.x, "x", 0, args.weight, "weight", 0));
-  p.out_dtype = args.out.dtype;
-  check_bias(chk, dev, args.bias, args.out);
-  p.has_bias = args.bias.has_value();
+  check_bias(chk, dev, args.bias, args.out, p);
   check_no_overlap(chk, args.out, "out",
                    {{&args.x, "x"},
                     {&args.weight, "weight"},
@@ -414,11 +408,9 @@ GemmProblem validate_int8_linear_fused(const Device& dev, const Int8LinearFusedA
   p.a_dtype = DType::int8;
   p.scale_a = check_act_quant(chk, dev, args.quant, args.x, {DType::int8});
   p.scale_b = check_scale(chk, dev, args.w_scale, "w_scale", p.n, "row of 'weight' (N)");
-  check_out(chk, dev, args.out, p.m, p.n, float_outputs,
+  check_out(chk, dev, args.out, p, float_outputs,
             mn_from(args.x, "x", 0, args.weight, "weight", 0));
-  p.out_dtype = args.out.dtype;
-  check_bias(chk, dev, args.bias, args.out);
-  p.has_bias = args.bias.has_value();
+  check_bias(chk, dev, args.bias, args.out, p);
   check_lora(chk, dev, args.lora, args.x, args.out, p);
   const TensorView* down = args.lora ? &args.lora->down : nullptr;
   const TensorView* up = args.lora ? &args.lora->up : nullptr;
@@ -450,8 +442,7 @@ GemmProblem validate_iu4_gemm(const Device& dev, const Iu4GemmArgs& args) {
   const std::initializer_list<DType> int4_types = {DType::int4, DType::uint4};
   check_gemm_operands(chk, dev, args.a, args.b, int4_types, int4_types, row_major_only,
                       col_major_only, p);
-  check_out(chk, dev, args.out, p.m, p.n, {DType::i32}, mn_from(args.a, "a", 0, args.b, "b", 1));
-  p.out_dtype = DType::i32;
+  check_out(chk, dev, args.out, p, {DType::i32}, mn_from(args.a, "a", 0, args.b, "b", 1));
   check_no_overlap(chk, args.out, "out", {{&args.a, "a"}, {&args.b, "b"}});
   return p;
 }
@@ -477,10 +468,8 @@ GemmProblem validate_mxfp8_gemm(const Device& dev, const Mxfp8GemmArgs& args) {
                "[N, " + bl + "]: one scale per column of 'b' and 32-element K block");
   chk.order(args.scale_b, "scale_b", row_major_only);
   p.scale_a = p.scale_b = ScaleGranularity::rowwise;
-  check_out(chk, dev, args.out, p.m, p.n, float_outputs, mn_from(args.a, "a", 0, args.b, "b", 1));
-  p.out_dtype = args.out.dtype;
-  check_bias(chk, dev, args.bias, args.out);
-  p.has_bias = args.bias.has_value();
+  check_out(chk, dev, args.out, p, float_outputs, mn_from(args.a, "a", 0, args.b, "b", 1));
+  check_bias(chk, dev, args.bias, args.out, p);
   check_no_overlap(chk, args.out, "out",
                    {{&args.a, "a"},
                     {&args.b, "b"},
