@@ -9,71 +9,8 @@
 namespace tw::emu {
 namespace {
 
-enum class DsLoad {
-  B32,
-  B64,
-  B96,
-  B128,
-  U8,
-  I8,
-  U16,
-  I16,
-  U8D16,
-  I8D16,
-  U16D16,
-  U8D16Hi,
-  I8D16Hi,
-  U16D16Hi
-};
 enum class DsStore { B8, B16, B32, B64, B96, B128, B8D16Hi, B16D16Hi };
 
-constexpr uint32_t load_bytes(DsLoad k) {
-  switch (k) {
-  case DsLoad::B32:
-    return 4;
-  case DsLoad::B64:
-    return 8;
-  case DsLoad::B96:
-    return 12;
-  case DsLoad::B128:
-    return 16;
-  case DsLoad::U8:
-  case DsLoad::I8:
-  case DsLoad::U8D16:
-  case DsLoad::I8D16:
-  case DsLoad::U8D16Hi:
-  case DsLoad::I8D16Hi:
-    return 1;
-  default:
-    return 2;
-  }
-}
-constexpr LoadResult load_result(DsLoad k) {
-  switch (k) {
-  case DsLoad::U8:
-    return LoadResult::U8;
-  case DsLoad::I8:
-    return LoadResult::I8;
-  case DsLoad::U16:
-    return LoadResult::U16;
-  case DsLoad::I16:
-    return LoadResult::I16;
-  case DsLoad::U8D16:
-    return LoadResult::D16U8;
-  case DsLoad::I8D16:
-    return LoadResult::D16I8;
-  case DsLoad::U16D16:
-    return LoadResult::D16B16;
-  case DsLoad::U8D16Hi:
-    return LoadResult::D16HiU8;
-  case DsLoad::I8D16Hi:
-    return LoadResult::D16HiI8;
-  case DsLoad::U16D16Hi:
-    return LoadResult::D16HiB16;
-  default:
-    return LoadResult::Dwords;
-  }
-}
 constexpr uint32_t store_bytes(DsStore k) {
   switch (k) {
   case DsStore::B8:
@@ -100,14 +37,13 @@ uint64_t ds_addr(const WaveState& w, const DecodedInstr& in, int addr_op, int la
                                static_cast<uint32_t>(in.mods.offset));
 }
 
-template <DsLoad K>
+template <LoadResult K, uint32_t n>
 void ds_load(WaveContext& c, const DecodedInstr& in) {
   WaveState& w = c.wave;
-  constexpr uint32_t n = load_bytes(K);
   w.for_each_active([&](int lane) {
     uint8_t buf[16] = {};
     lds_read(c, in, lane, ds_addr(w, in, 1, lane), buf, n);
-    write_load_result(w, in.op(0), lane, load_result(K), buf, n);
+    write_load_result(w, in.op(0), lane, K, buf, n);
   });
 }
 
@@ -254,20 +190,20 @@ void ds_swizzle_b32(WaveContext& c, const DecodedInstr& in) {
 } // namespace
 
 void register_lds_handlers(HandlerTable& t) {
-  t.add("ds_load_b32", ds_load<DsLoad::B32>);
-  t.add("ds_load_b64", ds_load<DsLoad::B64>);
-  t.add("ds_load_b96", ds_load<DsLoad::B96>);
-  t.add("ds_load_b128", ds_load<DsLoad::B128>);
-  t.add("ds_load_u8", ds_load<DsLoad::U8>);
-  t.add("ds_load_i8", ds_load<DsLoad::I8>);
-  t.add("ds_load_u16", ds_load<DsLoad::U16>);
-  t.add("ds_load_i16", ds_load<DsLoad::I16>);
-  t.add("ds_load_u8_d16", ds_load<DsLoad::U8D16>);
-  t.add("ds_load_i8_d16", ds_load<DsLoad::I8D16>);
-  t.add("ds_load_u16_d16", ds_load<DsLoad::U16D16>);
-  t.add("ds_load_u8_d16_hi", ds_load<DsLoad::U8D16Hi>);
-  t.add("ds_load_i8_d16_hi", ds_load<DsLoad::I8D16Hi>);
-  t.add("ds_load_u16_d16_hi", ds_load<DsLoad::U16D16Hi>);
+  t.add("ds_load_b32", ds_load<LoadResult::Dwords, 4>);
+  t.add("ds_load_b64", ds_load<LoadResult::Dwords, 8>);
+  t.add("ds_load_b96", ds_load<LoadResult::Dwords, 12>);
+  t.add("ds_load_b128", ds_load<LoadResult::Dwords, 16>);
+  t.add("ds_load_u8", ds_load<LoadResult::U8, 1>);
+  t.add("ds_load_i8", ds_load<LoadResult::I8, 1>);
+  t.add("ds_load_u16", ds_load<LoadResult::U16, 2>);
+  t.add("ds_load_i16", ds_load<LoadResult::I16, 2>);
+  t.add("ds_load_u8_d16", ds_load<LoadResult::D16U8, 1>);
+  t.add("ds_load_i8_d16", ds_load<LoadResult::D16I8, 1>);
+  t.add("ds_load_u16_d16", ds_load<LoadResult::D16B16, 2>);
+  t.add("ds_load_u8_d16_hi", ds_load<LoadResult::D16HiU8, 1>);
+  t.add("ds_load_i8_d16_hi", ds_load<LoadResult::D16HiI8, 1>);
+  t.add("ds_load_u16_d16_hi", ds_load<LoadResult::D16HiB16, 2>);
   t.add("ds_store_b8", ds_store<DsStore::B8>);
   t.add("ds_store_b16", ds_store<DsStore::B16>);
   t.add("ds_store_b32", ds_store<DsStore::B32>);
