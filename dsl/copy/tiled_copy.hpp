@@ -6,12 +6,15 @@
 //   constexpr auto copy_a = make_tiled_copy<f16>(tw::atoms::global_load_b128{}, thread_layout<32,
 //   4>); copy(copy_a, gA, sA);                 // or: auto r = copy_a.load(gA); ... copy_a.store(r,
 //   sA);
-// Global sources are masked (elements past the tensor read 0), global destinations too.
+// Global sources are masked (elements past the tensor read 0), global destinations too. A
+// global source tile that lies wholly inside its tensor (every interior tile of a GEMM) takes
+// one uniform branch to straight unmasked loads; only edge tiles pay for per-run masks.
 #include <array>
 
 #include <atoms/copy/copy_atom.hpp>
 #include <layouts/dyn_layout.hpp>
 
+#include <dsl/builder/control.hpp>
 #include <dsl/builder/ids.hpp>
 #include <dsl/handles/vec.hpp>
 
@@ -37,6 +40,29 @@ concept CopyAtomType = requires {
 template <ElemType T, int Vec_, int Count>
 struct CopyFragment {
   std::array<Vec<T, Vec_>, Count> parts{};
+
+  // Carried protocol (an if_ may yield a fragment).
+  void flatten_into(std::vector<ir::Value>& out) const {
+    for (const auto& p : parts)
+      p.flatten_into(out);
+  }
+  static void append_types(std::vector<ir::Type>& out) {
+    for (int i = 0; i < Count; ++i)
+      Vec<T, Vec_>::append_types(out);
+  }
+  static CopyFragment rebuild(std::span<const ir::Value> vals, std::size_t& pos) {
+    CopyFragment f;
+    for (auto& p : f.parts)
+      p = Vec<T, Vec_>::rebuild(vals, pos);
+    return f;
+  }
+};
+
+// A source tile that can say at run time whether it lies wholly inside its tensor.
+template <class Tile>
+concept WholeTestable = requires(const Tile& t, const Int32& i) {
+  { t.whole() } -> std::same_as<Bool>;
+  t.template load_run_unmasked<1>(i, i);
 };
 
 template <ElemType T, CopyAtomType Atom, int TR, int TC>
@@ -78,12 +104,30 @@ struct TiledCopy {
   CopyFragment<T, vec, passes<Tile>()> load(const Tile& src) const {
     check_tile<Tile>();
     const auto [tr, tc] = thread_coord();
-    CopyFragment<T, vec, passes<Tile>()> f;
-    int p = 0;
-    for (int i = 0; i < Tile::rows / rows_per_pass; ++i)
-      for (int j = 0; j < Tile::cols / cols_per_pass; ++j)
-        f.parts[p++] = src.template load_run<vec>(tr + i * TR, (tc + j * TC) * vec);
-    return f;
+    const auto load_all = [&](auto load_run) {
+      CopyFragment<T, vec, passes<Tile>()> f;
+      int p = 0;
+      for (int i = 0; i < Tile::rows / rows_per_pass; ++i)
+        for (int j = 0; j < Tile::cols / cols_per_pass; ++j)
+          f.parts[p++] = load_run(tr + i * TR, (tc + j * TC) * vec);
+      return f;
+    };
+    const auto masked = [&] {
+      return load_all([&](const Int32& r, const Int32& c) {
+        return src.template load_run<vec>(r, c);
+      });
+    };
+    if constexpr (WholeTestable<Tile>)
+      return if_(
+          src.whole(),
+          [&] {
+            return load_all([&](const Int32& r, const Int32& c) {
+              return src.template load_run_unmasked<vec>(r, c);
+            });
+          },
+          masked);
+    else
+      return masked();
   }
   // This thread's registers -> tile.
   template <class Tile, int Count>

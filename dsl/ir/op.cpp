@@ -92,6 +92,8 @@ std::string_view opcode_name(Opcode op) {
     return "concat";
   case Opcode::ptr_add:
     return "ptr_add";
+  case Opcode::int_to_ptr:
+    return "int_to_ptr";
   case Opcode::load:
     return "load";
   case Opcode::store:

@@ -63,6 +63,7 @@ enum class Opcode : std::uint16_t {
   concat,       // vectors of one element type -> their concatenation
   // --- memory ------------------------------------------------------------------------------
   ptr_add,      // ptr + signed byte offset (i32 or i64; LDS pointers: i32) -> same pointer type
+  int_to_ptr,   // i64 address -> ptr<global> (pointer tables: grouped GEMM problem lists)
   load,         // load(ptr) -> result type; attrs.align (bytes)
   store,        // store(ptr, value); attrs.align
   lds_ptr,      // pointer to byte attrs.index of the kernel's static LDS block -> ptr<lds>

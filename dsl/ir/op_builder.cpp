@@ -171,6 +171,9 @@ Value OpBuilder::concat(std::span<const Value> vecs) {
 Value OpBuilder::ptr_add(Value p, Value off) {
   return single(Opcode::ptr_add, {p, off}, type_of(p));
 }
+Value OpBuilder::int_to_ptr(Value address) {
+  return single(Opcode::int_to_ptr, {address}, Type::ptr(AddrSpace::global));
+}
 Value OpBuilder::load(Type t, Value p, std::uint32_t align) {
   Attrs at;
   at.align = align;

@@ -92,6 +92,7 @@ public:
 
   // --- memory ------------------------------------------------------------------------------
   Value ptr_add(Value ptr, Value byte_offset);
+  Value int_to_ptr(Value address); // i64 -> ptr<global>
   // align = 0: the natural alignment of `t` (README); widths: 8, 16, 32, 64, 96, 128 bits.
   Value load(Type t, Value ptr, std::uint32_t align = 0);
   void store(Value ptr, Value value, std::uint32_t align = 0);

@@ -307,6 +307,12 @@ private:
         return "byte offset has type " + ty(opd(1)) + ", expected " +
                (opd(0).is_ptr(AddrSpace::lds) ? "i32 (LDS pointers are 32-bit)" : "i32 or i64");
       return result_is(opd(0));
+    case Opcode::int_to_ptr:
+      if (auto e = counts(1, 1); !e.empty())
+        return e;
+      if (!opd(0).is_scalar() || !opd(0).is_int(64))
+        return "address has type " + ty(opd(0)) + ", expected i64";
+      return result_is(Type::ptr(AddrSpace::global));
     case Opcode::load:
     case Opcode::store: {
       const bool st = op_.opcode == Opcode::store;

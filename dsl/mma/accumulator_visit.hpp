@@ -9,24 +9,65 @@
 
 namespace tw::dsl {
 
-template <TiledMmaType TM, MmaFragmentType FC, class F>
-void for_each_accumulator(const TM& mma, const FC& acc, F&& fn) {
-  static_assert(std::same_as<FC, typename std::remove_cvref_t<TM>::CFrag>,
-                "for_each_accumulator: the accumulator does not fit the TiledMMA (another atom "
-                "or repeat)");
-  using T = std::remove_cvref_t<TM>;
+namespace detail {
+// Calls fn(i, j, v, row, col) for value v of atom (i, j) this lane holds, (row, col) in the
+// TiledMMA's C tile.
+template <class T, class F>
+void visit_c_positions(F&& fn) {
   constexpr const LaneMap& m = T::lanes::c_map;
-  (void)mma;
   const auto [wm, wn] = T::wave_coord();
   const Int32 lane = lane_id();
-  const Int32 lr = detail::lane_part(m, lane, true), lc = detail::lane_part(m, lane, false);
+  const Int32 lr = lane_part(m, lane, true), lc = lane_part(m, lane, false);
   for (int i = 0; i < T::repeat_m; ++i)
     for (int j = 0; j < T::repeat_n; ++j) {
       const Int32 r0 = wm * T::wave_tile_m + i * T::lanes::M + lr;
       const Int32 c0 = wn * T::wave_tile_n + j * T::lanes::N + lc;
       for (int v = 0; v < m.values; ++v)
-        fn(acc.at(i, j)[v], r0 + m.value_row[v], c0 + m.value_col[v]);
+        fn(i, j, v, r0 + m.value_row[v], c0 + m.value_col[v]);
     }
+}
+// True when two TiledMMAs put every C value of every lane at the same tile position.
+template <class T1, class T2>
+consteval bool same_c_placement() {
+  constexpr const LaneMap &a = T1::lanes::c_map, &b = T2::lanes::c_map;
+  if (T1::repeat_m != T2::repeat_m || T1::repeat_n != T2::repeat_n ||
+      T1::wave_tile_m != T2::wave_tile_m || T1::wave_tile_n != T2::wave_tile_n ||
+      T1::tile_m != T2::tile_m || T1::tile_n != T2::tile_n || T1::lanes::M != T2::lanes::M ||
+      T1::lanes::N != T2::lanes::N || a.values != b.values)
+    return false;
+  for (int l = 0; l < 32; ++l)
+    if (a.lane_row(l) != b.lane_row(l) || a.lane_col(l) != b.lane_col(l))
+      return false;
+  for (int v = 0; v < a.values; ++v)
+    if (a.value_row[v] != b.value_row[v] || a.value_col[v] != b.value_col[v])
+      return false;
+  return true;
+}
+} // namespace detail
+
+template <TiledMmaType TM, MmaFragmentType FC, class F>
+void for_each_accumulator(const TM&, const FC& acc, F&& fn) {
+  static_assert(std::same_as<FC, typename std::remove_cvref_t<TM>::CFrag>,
+                "for_each_accumulator: the accumulator does not fit the TiledMMA (another atom "
+                "or repeat)");
+  detail::visit_c_positions<std::remove_cvref_t<TM>>(
+      [&](int i, int j, int v, const Int32& r, const Int32& c) { fn(acc.at(i, j)[v], r, c); });
+}
+
+// The values of two accumulators of two TiledMMAs that place C identically (e.g. an fp8 main
+// product and an f16 LoRA product over the same output tile): fn(v1, v2, row, col).
+template <TiledMmaType TM1, MmaFragmentType FC1, TiledMmaType TM2, MmaFragmentType FC2, class F>
+void for_each_accumulator(const TM1&, const FC1& acc1, const TM2&, const FC2& acc2, F&& fn) {
+  using T1 = std::remove_cvref_t<TM1>;
+  using T2 = std::remove_cvref_t<TM2>;
+  static_assert(std::same_as<FC1, typename T1::CFrag> && std::same_as<FC2, typename T2::CFrag>,
+                "for_each_accumulator: an accumulator does not fit its TiledMMA");
+  static_assert(detail::same_c_placement<T1, T2>(),
+                "for_each_accumulator: the two TiledMMAs place their C values differently "
+                "(another wave layout, repeat or atom C layout)");
+  detail::visit_c_positions<T1>([&](int i, int j, int v, const Int32& r, const Int32& c) {
+    fn(acc1.at(i, j)[v], acc2.at(i, j)[v], r, c);
+  });
 }
 
 // C += A * B on register fragments with WMMA modifiers (signedness of iu8 / iu4 operands,
@@ -70,20 +111,14 @@ FC map_accumulator(const TM&, const FC& a, const FC& b, F&& fn) {
   static_assert(std::same_as<FC, typename T::CFrag>,
                 "map_accumulator: the accumulators do not fit the TiledMMA");
   using E = typename FC::elem_type;
-  constexpr const LaneMap& m = T::lanes::c_map;
-  const auto [wm, wn] = T::wave_coord();
-  const Int32 lane = lane_id();
-  const Int32 lr = detail::lane_part(m, lane, true), lc = detail::lane_part(m, lane, false);
+  std::array<std::array<std::array<Scalar<E>, FC::values_per_tile>, T::repeat_n>, T::repeat_m> e;
+  detail::visit_c_positions<T>([&](int i, int j, int v, const Int32& r, const Int32& c) {
+    e[i][j][v] = fn(a.at(i, j)[v], b.at(i, j)[v], r, c);
+  });
   FC out;
   for (int i = 0; i < T::repeat_m; ++i)
-    for (int j = 0; j < T::repeat_n; ++j) {
-      const Int32 r0 = wm * T::wave_tile_m + i * T::lanes::M + lr;
-      const Int32 c0 = wn * T::wave_tile_n + j * T::lanes::N + lc;
-      std::array<Scalar<E>, FC::values_per_tile> e;
-      for (int v = 0; v < m.values; ++v)
-        e[v] = fn(a.at(i, j)[v], b.at(i, j)[v], r0 + m.value_row[v], c0 + m.value_col[v]);
-      out.at(i, j) = FC::vec_type::from(e);
-    }
+    for (int j = 0; j < T::repeat_n; ++j)
+      out.at(i, j) = FC::vec_type::from(e[i][j]);
   return out;
 }
 

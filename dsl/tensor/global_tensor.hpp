@@ -34,6 +34,12 @@ public:
   // `align` is the byte alignment the host guarantees for the base pointer.
   explicit GlobalPtr(ir::Value ptr, int align = elem_bytes<T>()) : ptr_(ptr), align_(align) {}
 
+  // The pointer whose 64-bit address is `address` (read from a table of pointers, e.g. the
+  // problem list of a grouped GEMM); `align` is the byte alignment the table's writer promises.
+  static GlobalPtr from_address(const Int64& address, int align = elem_bytes<T>()) {
+    return GlobalPtr(ops().int_to_ptr(address.ir()), align);
+  }
+
   ir::Value ir() const { return ptr_; }
   int align() const { return align_; }
 

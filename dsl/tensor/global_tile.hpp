@@ -29,6 +29,10 @@ public:
   const GlobalTensor<T>& tensor() const { return t_; }
   bool rows_contiguous() const { return t_.rows_contiguous(); }
 
+  // True when every element of the tile exists (an interior tile): uniform across the
+  // workgroup, so a copy can branch once to unmasked loads.
+  Bool whole() const { return (rows_left_ == R) && (cols_left_ == C); }
+
   Bool in_range(const Int32& r, const Int32& c) const {
     return (r < rows_left_) && (c < cols_left_);
   }
@@ -59,6 +63,17 @@ public:
             e[j] = load(r, c + j);
           return Vec<T, N>::from(e);
         });
+  }
+  // As load_run, for a tile known to be whole(): no masks, no branches.
+  template <int N>
+  Vec<T, N> load_run_unmasked(const Int32& r, const Int32& c) const {
+    if (N == 1 || !rows_contiguous()) {
+      std::array<Scalar<T>, N> e;
+      for (int j = 0; j < N; ++j)
+        e[j] = here().load(t_.offset(r, c + j));
+      return Vec<T, N>::from(e);
+    }
+    return here().template load_vec<N>(t_.offset(r, c), run_align<N>());
   }
   template <int N>
   void store_run(const Int32& r, const Int32& c, const Vec<T, N>& v) const {

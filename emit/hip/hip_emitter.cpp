@@ -703,6 +703,10 @@ private:
       define(depth, op.results[0], cat(opd(0), " + ", off, opd(1)));
       return;
     }
+    case Opcode::int_to_ptr:
+      define(depth, op.results[0],
+             cat("(", HipTypes::pointer(AddrSpace::global), ")(unsigned long long)", opd(0)));
+      return;
     case Opcode::load:
     case Opcode::store:
       emit_load_store(op, depth);

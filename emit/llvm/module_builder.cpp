@@ -380,6 +380,8 @@ private:
       return concat(op);
     case O::ptr_add:
       return b_.CreateGEP(b_.getInt8Ty(), opd(op, 0), opd(op, 1));
+    case O::int_to_ptr:
+      return b_.CreateIntToPtr(opd(op, 0), type(res_ty(op)));
     case O::load: {
       llvm::Type* t = type(res_ty(op));
       return b_.CreateAlignedLoad(t, opd(op, 0), alignment(res_ty(op), a.align));

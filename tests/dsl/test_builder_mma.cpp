@@ -186,11 +186,26 @@ TEST_CASE("tiled f16 GEMM: LDS plan, double-buffered loop, 128-bit loads, 32 WMM
   CHECK(count_ops(k, [](const ir::Op& op) { return op.opcode == ir::Opcode::wmma; }) == 32);
   // Barriers: after the prologue and once per iteration.
   CHECK(count_ops(k, [](const ir::Op& op) { return op.opcode == ir::Opcode::barrier; }) == 2);
-  // 128-bit global loads: 4 (A) + 4 (B) per thread per fetch, prologue + loop.
+  // 128-bit global loads: 4 (A) + 4 (B) per thread per fetch, prologue + loop, each traced
+  // twice: once on the whole-tile path (no masks) and once on the edge path (masked runs).
   const ir::Type v8h = ir::Type::vec(ir::Type::f16(), 8);
   CHECK(count_ops(k, [&](const ir::Op& op) {
           return is_load_of(k, op, v8h, ir::AddrSpace::global) && op.attrs.align == 16;
-        }) == 16);
+        }) == 32);
+  // The whole-tile path: one if_ per fetched tile (A and B, prologue and loop) whose then
+  // region loads its 4 runs with no further branch.
+  int whole_paths = 0;
+  walk(k.body, [&](const ir::Op& op) {
+    if (op.opcode != ir::Opcode::if_ || op.results.size() != 4)
+      return;
+    int loads = 0, branches = 0;
+    walk(op.regions[0], [&](const ir::Op& inner) {
+      loads += is_load_of(k, inner, v8h, ir::AddrSpace::global);
+      branches += inner.opcode == ir::Opcode::if_;
+    });
+    whole_paths += loads == 4 && branches == 0;
+  });
+  CHECK(whole_paths == 4);
   // 128-bit LDS stores (16-byte aligned: the 80-byte pitch keeps rows aligned).
   CHECK(count_ops(k, [&](const ir::Op& op) {
           return op.opcode == ir::Opcode::store && op.attrs.align == 16 &&

@@ -571,3 +571,11 @@ TEST_CASE("ir verify: control flow structure and SSA visibility") {
         }).find("ir.verify: op #6 'add': operand 0 is not a value of kernel 't'") !=
         std::string::npos);
 }
+
+TEST_CASE("ir verify: int_to_ptr takes an i64 address and makes a global pointer") {
+  expect_build_error([](Fixture& fx) { fx.b.int_to_ptr(fx.n); }, "ir.verify: op #",
+                     "'int_to_ptr': address has type i32, expected i64");
+  Fixture fx;
+  const Value q = fx.b.int_to_ptr(fx.big);
+  CHECK(fx.k.type_of(q) == gptr);
+}
