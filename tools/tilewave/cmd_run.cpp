@@ -115,20 +115,13 @@ private:
 
 // The .npy dtype that stores a tensor of dtype `t` (fp8, e8m0, packed int4, uint8: bytes).
 std::string storage_descr(DType t) {
-  switch (t) {
-  case DType::f32:
-    return "<f4";
-  case DType::f16:
-    return "<f2";
-  case DType::bf16:
-    return "<u2";
-  case DType::int8:
-    return "|i1";
-  case DType::i32:
-    return "<i4";
-  default:
-    return "|u1";
-  }
+  static const std::map<DType, std::string> descrs = {{DType::f32, "<f4"},
+                                                      {DType::f16, "<f2"},
+                                                      {DType::bf16, "<u2"},
+                                                      {DType::int8, "|i1"},
+                                                      {DType::i32, "<i4"}};
+  const auto it = descrs.find(t);
+  return it == descrs.end() ? "|u1" : it->second;
 }
 
 // The tensor dtype an .npy storage type holds, given the optional --param NAME_dtype.
