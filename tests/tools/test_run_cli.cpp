@@ -2,7 +2,10 @@
 // documented conventions (docs/kernels.md), and bad input ends in a sentence. While a GEMM
 // kernel body is missing, a valid call must end in the entry point's "not implemented yet"
 // error (exit 1); once it exists, in an output file of the right shape holding the right
-// values (all inputs here are zero, so all outputs are zero).
+// values (the inputs of those tests are zero, so all outputs are zero). The tests of the fused
+// kernels and scaled_mm_multi feed non-zero inputs and compare against the float64 references
+// of tests/kernels/oracles.hpp, computed here from the very arrays written to the .npy files.
+#include "kernels/oracles.hpp"
 #include "tools/run_tool.hpp"
 
 #include <tools/npy/npy.hpp>
@@ -105,8 +108,9 @@ TEST_CASE("tilewave run: command-line errors") {
                " --param alpha=2" + out_arg());
   CHECK(r.output.find("run: --param 'alpha' is not a parameter of w8a16") != std::string::npos);
   r = run_tool("run nope --in a=" + a + out_arg());
-  CHECK(r.output.find("run: unknown kernel 'nope': expected one of gemm, int8_linear, iu4_gemm, "
-                      "mxfp8_gemm, scaled_mm, w8a16") != std::string::npos);
+  CHECK(r.output.find("run: unknown kernel 'nope': expected one of gemm, int8_linear, "
+                      "int8_linear_fused, iu4_gemm, mxfp8_gemm, scaled_mm, scaled_mm_fused_quant, "
+                      "scaled_mm_multi, w8a16") != std::string::npos);
   const std::string v = npy_file("v.npy", "<f2", {12});
   r = run_tool("run gemm --in a=" + v + " --in b=" + b + out_arg());
   CHECK(r.output.find("run: input 'a' (" + v + ") has shape [12]; expected a matrix (rank 2)") !=
@@ -127,6 +131,17 @@ TEST_CASE("tilewave run scaled_mm: fp8 codes as uint8, b stored as [N, K]") {
         std::string::npos);
 }
 
+TEST_CASE("tilewave run mxfp8_gemm: the e8m0 scales need no dtype parameter") {
+  const std::string a = npy_file("mx_a.npy", "|u1", {4, 40});
+  const std::string bt = npy_file("mx_bt.npy", "|u1", {8, 40});
+  const std::string sa = npy_file("mx_sa.npy", "|u1", {4, 2}); // ceil(40 / 32) blocks
+  const std::string sb = npy_file("mx_sb.npy", "|u1", {8, 2});
+  const auto r = run_tool("run mxfp8_gemm --in a=" + a + " --in b=" + bt + " --in scale_a=" + sa +
+                          " --in scale_b=" + sb + out_arg() +
+                          " --param a_dtype=e4m3 --param b_dtype=e5m2 --param out_dtype=f32");
+  check_valid_run(r, "mxfp8_gemm (M=4, N=8, K=40)", "<f4", {4, 8});
+}
+
 TEST_CASE("tilewave run iu4_gemm: packed nibbles with an odd K") {
   const std::string a = npy_file("a4.npy", "|u1", {4, 4});   // M = 4 rows of ceil(7 / 2) bytes
   const std::string bt = npy_file("bt4.npy", "|u1", {6, 4}); // N = 6
@@ -136,4 +151,356 @@ TEST_CASE("tilewave run iu4_gemm: packed nibbles with an odd K") {
   check_valid_run(r, "iu4_gemm (M=4, N=6, K=7)", "<i4", {4, 6});
   r = run_tool(base + " --param k=9");
   CHECK(r.output.find("run: --param k=9 does not fit input 'a'") != std::string::npos);
+}
+
+// ---- the fused kernels and scaled_mm_multi: non-zero inputs against the references ---------
+
+namespace {
+
+namespace to = tw::oracle;
+using tw::kernels::DType;
+using tw::kernels::HostTensor;
+using tw::kernels::TensorView;
+
+// Writes a row-major host tensor as it sits in memory (fp8 codes as |u1) and returns its path.
+std::string save(const std::string& name, const HostTensor& t) {
+  tw::npy::Array a;
+  const bool fp8 = t.dtype() == DType::e4m3 || t.dtype() == DType::e5m2;
+  a.dtype = fp8 ? "|u1" : tw::npy::dtype_from_name(tw::kernels::dtype_name(t.dtype()));
+  a.shape.assign(t.shape().begin(), t.shape().end());
+  a.data = t.bytes();
+  const std::string path = (dir() / name).string();
+  tw::npy::write(path, a);
+  return path;
+}
+
+// The logical [K, N] column-major view of b^T, a row-major [N, K] host tensor.
+TensorView transposed(const HostTensor& bt) {
+  TensorView v = bt.view();
+  std::swap(v.shape[0], v.shape[1]);
+  std::swap(v.strides[0], v.strides[1]);
+  return v;
+}
+
+// An output path with no file behind it yet (so a stale file cannot pass a check).
+std::string fresh(const std::string& name) {
+  const fs::path p = dir() / name;
+  fs::remove(p);
+  return p.string();
+}
+
+// Reads an f32 output file of `shape` as a host tensor.
+HostTensor load_f32(const std::string& path, tw::kernels::Extents shape) {
+  const tw::npy::Array a = tw::npy::read(path);
+  CHECK(a.dtype == "<f4");
+  CHECK(a.shape == std::vector<size_t>(shape.begin(), shape.end()));
+  HostTensor t(DType::f32, shape);
+  REQUIRE(a.data.size() == t.bytes().size());
+  t.bytes() = a.data;
+  return t;
+}
+
+// The f32 [rows, cols] output in `path` meets the reference within `tol`.
+void check_output(const std::string& path, const to::Reference& want, const to::Tolerance& tol) {
+  const HostTensor got = load_f32(path, {want.value.rows, want.value.cols});
+  const to::CompareResult r = to::compare(to::decode_matrix(got.view()), want, tol);
+  INFO(path << ": " << r.summary());
+  CHECK(r.ok);
+  CHECK(r.elements == want.value.rows * want.value.cols);
+  if (!want.value.v.empty()) // the inputs are not degenerate
+    CHECK(std::any_of(want.value.v.begin(), want.value.v.end(), [](double v) { return v != 0; }));
+}
+
+tw::kernels::ActivationQuant quant_of(DType dtype, const HostTensor* given = nullptr) {
+  tw::kernels::ActivationQuant q;
+  q.dtype = dtype;
+  if (given) {
+    q.mode = tw::kernels::ActQuantMode::given_scale;
+    q.scale = given->view();
+  }
+  return q;
+}
+
+constexpr int64_t M = 5, N = 7, K = 13;
+
+HostTensor scales(tw::kernels::Extents shape, uint64_t seed,
+                  to::ValueRange range = to::ValueRange{0.01, 0.05}) {
+  return to::random_tensor(DType::f32, std::move(shape), seed, range);
+}
+
+// The inputs of a fused-kernel test, x [M, K] with values in [-3, 3] and a zero row (row 2,
+// whose dynamic scale is 1), and their --in arguments (the files are <tag>_NAME.npy).
+struct FusedInputs {
+  HostTensor x, weight, w_scale, given, bias, down, up;
+  std::string required, bias_arg, given_arg, lora_arg;
+
+  // `weight` is b^T [N, K] (named `weight_name`, its scale `scale_name`); `given` is the
+  // shape of x_scale, `rank` the rank of the LoRA factors.
+  FusedInputs(const std::string& tag, DType x_dtype, HostTensor w, const std::string& weight_name,
+              const std::string& scale_name, tw::kernels::Extents given_shape, int64_t rank,
+              uint64_t seed)
+      : x(to::random_tensor(x_dtype, {M, K}, seed, to::ValueRange{-3.0, 3.0})),
+        weight(std::move(w)), w_scale(scales({N}, seed + 1)),
+        given(scales(std::move(given_shape), seed + 2)),
+        bias(to::random_tensor(DType::f32, {N}, seed + 3)),
+        down(to::random_tensor(x_dtype, {rank, K}, seed + 4)),
+        up(to::random_tensor(x_dtype, {N, rank}, seed + 5)) {
+    for (int64_t k = 0; k < K; ++k)
+      x.set({2, k}, 0.0);
+    const auto arg = [&](const std::string& name, const HostTensor& t) {
+      return " --in " + name + "=" + save(tag + "_" + name + ".npy", t);
+    };
+    required = arg("x", x) + arg(weight_name, weight) + arg(scale_name, w_scale);
+    bias_arg = arg("bias", bias);
+    given_arg = arg("x_scale", given);
+    lora_arg = arg("lora_down", down) + arg("lora_up", up);
+  }
+};
+
+// Runs `command` with --out out=<tag>_out.npy and checks out against `want` within `tol`;
+// with `dynamic` (the quantization of `x` in dynamic_rowwise mode) also asks for scale_out
+// and checks that it holds s_m exactly as the documented rule computes it.
+void check_run(const std::string& command, const std::string& tag, const to::Reference& want,
+               const to::Tolerance& tol, const HostTensor* x = nullptr,
+               const tw::kernels::ActivationQuant* dynamic = nullptr) {
+  const std::string out = fresh(tag + "_out.npy"), scale_out = fresh(tag + "_scale_out.npy");
+  const auto r =
+      run_tool(command + " --out out=" + out + (dynamic ? " --out scale_out=" + scale_out : ""));
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  check_output(out, want, tol);
+  if (!dynamic)
+    return;
+  const std::vector<double> got = to::decode_flat(load_f32(scale_out, {M}).view());
+  const std::vector<double> rule = to::quantize_activation(x->view(), *dynamic).scale;
+  REQUIRE(got.size() == rule.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i] == rule[i]);
+  }
+  CHECK(got[2] == 1.0); // the zero row
+}
+
+// The tolerance with a LoRA of rank `r`: f32 sums over K and R, and the intermediate
+// x @ down^T may be held in the activation dtype.
+to::Tolerance with_lora(int64_t r, DType x_dtype) {
+  to::Tolerance tol = to::Tolerance::for_output(DType::f32, K);
+  tol.accumulation = to::f32_accumulation(K + r);
+  tol.intermediate = x_dtype == DType::bf16 ? 0x1p-8 : 0x1p-11;
+  return tol;
+}
+
+} // namespace
+
+TEST_CASE("tilewave run scaled_mm_fused_quant: non-zero inputs match the float64 reference") {
+  const FusedInputs in("fq", DType::f16, to::random_tensor(DType::e5m2, {N, K}, 102), "b",
+                       "scale_b", {1}, 3, 101);
+  const std::string base =
+      "run scaled_mm_fused_quant" + in.required + " --param b_dtype=e5m2 --param out_dtype=f32";
+  tw::kernels::ScaledMmFusedQuantArgs args{in.x.view(), quant_of(DType::e4m3),
+                                           transposed(in.weight), in.w_scale.view(), TensorView{}};
+
+  // dynamic_rowwise to e4m3 (the default), bias, and the per-row scale as a second output
+  args.bias = in.bias.view();
+  check_run(base + in.bias_arg, "fq", to::scaled_mm_fused_quant(args),
+            to::Tolerance::for_output(DType::f32, K), &in.x, &args.quant);
+
+  // a given tensorwise scale, e5m2, and a rank-3 LoRA with lora_scale, no bias
+  args.quant = quant_of(DType::e5m2, &in.given);
+  args.bias.reset();
+  args.lora = tw::kernels::LoraArgs{in.down.view(), in.up.view(), 0.5f};
+  check_run(base + in.given_arg + in.lora_arg + " --param quant_dtype=e5m2 --param lora_scale=0.5",
+            "fq", to::scaled_mm_fused_quant(args), with_lora(3, DType::f16));
+}
+
+TEST_CASE("tilewave run int8_linear_fused: non-zero inputs match the float64 reference") {
+  const FusedInputs in("i8", DType::bf16, to::random_tensor(DType::int8, {N, K}, 202), "weight",
+                       "w_scale", {M}, 2, 201);
+  const std::string base = "run int8_linear_fused" + in.required + in.bias_arg +
+                           " --param x_dtype=bf16 --param out_dtype=f32";
+  tw::kernels::Int8LinearFusedArgs args{in.x.view(), quant_of(DType::int8), in.weight.view(),
+                                        in.w_scale.view(), TensorView{}};
+  args.bias = in.bias.view();
+
+  // dynamic_rowwise (int8 is the default), scale_out; the i32 sum is exact
+  check_run(base, "i8", to::int8_linear_fused(args), to::Tolerance::for_output(DType::f32, 0),
+            &in.x, &args.quant);
+
+  // a given rowwise scale (small enough that some codes clamp) and a rank-2 LoRA
+  args.quant = quant_of(DType::int8, &in.given);
+  args.lora = tw::kernels::LoraArgs{in.down.view(), in.up.view(), -0.75f};
+  check_run(base + in.given_arg + in.lora_arg +
+                " --param lora_down_dtype=bf16 --param lora_up_dtype=bf16 --param quant_dtype=int8"
+                " --param lora_scale=-0.75",
+            "i8", to::int8_linear_fused(args), with_lora(2, DType::bf16));
+}
+
+namespace {
+// ".i=" of an indexed NAME.i=FILE.npy (built by appending: GCC 12 warns about
+// `"." + std::to_string(i)` with -Wrestrict, a known false positive).
+std::string index_suffix(size_t i) {
+  std::string s = ".";
+  s += std::to_string(i);
+  s += '=';
+  return s;
+}
+
+struct Mnk {
+  int64_t m, n, k;
+};
+
+// One scaled_mm_multi run (a e4m3, b e5m2, rowwise scale_a, tensorwise scale_b, bias, f32
+// out) over problems of the given shapes; every out.i against the scaled_mm reference.
+void check_multi(const std::vector<Mnk>& shapes, uint64_t seed) {
+  std::string cmd = "run scaled_mm_multi --param a_dtype=e4m3 --param b_dtype=e5m2 "
+                    "--param out_dtype=f32";
+  std::vector<to::Reference> want;
+  std::vector<std::string> outs;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const auto [m, n, k] = shapes[i];
+    const uint64_t s = seed + 10 * i;
+    const std::string tag = "mm" + std::to_string(seed) + "_" + std::to_string(i);
+    const std::string idx = index_suffix(i);
+    const HostTensor a = to::random_tensor(DType::e4m3, {m, k}, s);
+    const HostTensor bt = to::random_tensor(DType::e5m2, {n, k}, s + 1);
+    // scales near 1, so that the product, not the bias, dominates out
+    const HostTensor sa = scales({m}, s + 2, {0.5, 2.0}), sb = scales({1}, s + 3, {0.5, 2.0});
+    const HostTensor bias = to::random_tensor(DType::f32, {n}, s + 4);
+    outs.push_back(fresh(tag + "_out.npy"));
+    cmd += " --in a" + idx + save(tag + "_a.npy", a) + " --in b" + idx + save(tag + "_bt.npy", bt) +
+           " --in scale_a" + idx + save(tag + "_sa.npy", sa) + " --in scale_b" + idx +
+           save(tag + "_sb.npy", sb) + " --in bias" + idx + save(tag + "_bias.npy", bias) +
+           " --out out" + idx + outs.back();
+    want.push_back(
+        to::scaled_mm({a.view(), transposed(bt), sa.view(), sb.view(), TensorView{}, bias.view()}));
+  }
+  const auto r = run_tool(cmd);
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    CAPTURE(i);
+    check_output(outs[i], want[i], to::Tolerance::for_output(DType::f32, shapes[i].k));
+  }
+}
+} // namespace
+
+TEST_CASE("tilewave run scaled_mm_multi: problems of different shapes, K = 0 and M = 0") {
+  check_multi({{M, N, K}, {3, 9, 70}, {4, 6, 0}}, 301); // K = 0: out = bias
+  check_multi({{2, 3, 5}, {0, 4, 8}}, 401);             // M = 0: an empty [0, 4] out
+}
+
+namespace {
+// A run that must fail with `sentence` and write no output file at `out`.
+void check_refused(const std::string& args, const std::string& sentence, const std::string& out) {
+  fs::remove(out);
+  const auto r = run_tool(args);
+  CAPTURE(args);
+  CAPTURE(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find(sentence) != std::string::npos);
+  CHECK(!fs::exists(out));
+}
+} // namespace
+
+TEST_CASE("tilewave run scaled_mm_multi: indexed names and problem numbering errors") {
+  const std::string a = npy_file("ma.npy", "|u1", {4, 12});
+  const std::string bt = npy_file("mbt.npy", "|u1", {8, 12});
+  const std::string s = npy_file("ms.npy", "<f4", {1});
+  const std::string bias = npy_file("mbias.npy", "<f4", {8});
+  const std::string out = (dir() / "m_out.npy").string();
+  const auto problem = [&](int i) {
+    const std::string n = index_suffix(size_t(i));
+    return " --in a" + n + a + " --in b" + n + bt + " --in scale_a" + n + s + " --in scale_b" + n +
+           s;
+  };
+  const auto out_of = [&](int i) { return " --out out." + std::to_string(i) + "=" + out; };
+  const std::string run = "run scaled_mm_multi --param a_dtype=e4m3 --param b_dtype=e4m3";
+  const std::string inputs = "(inputs of each problem i: a.i, b.i, scale_a.i, scale_b.i; "
+                             "optional: bias.i)";
+  check_refused(run + problem(0) + " --in a=" + a + out_of(0),
+                "run: --in 'a' needs a problem index: scaled_mm_multi names every input NAME.i "
+                "for its problem i = 0, 1, ... (e.g. a.0)",
+                out);
+  check_refused(run + problem(0) + " --in a.x=" + a + out_of(0), "run: --in 'a.x' needs a problem",
+                out);
+  check_refused(run + problem(0) + " --out out=" + out,
+                "run: --out 'out' needs a problem index: scaled_mm_multi names every output "
+                "NAME.i for its problem i = 0, 1, ... (e.g. out.0)",
+                out);
+  check_refused(run + problem(0) + " --in c.0=" + a + out_of(0),
+                "run: scaled_mm_multi has no input 'c.0' " + inputs, out);
+  check_refused(run + problem(0) + out_of(0) + " --out scale_out.0=" + out,
+                "run: scaled_mm_multi has no output 'scale_out.0' (outputs of each problem i: "
+                "out.i)",
+                out);
+  check_refused(run + problem(0) + out_of(0) + out_of(2),
+                "run: --out out.2 names problem 2, which has no inputs (no --in NAME.2=FILE.npy)",
+                out);
+  check_refused(run + problem(0) + problem(2) + out_of(0) + out_of(2),
+                "run: scaled_mm_multi problems are numbered 0 .. P-1 without gaps; problem 1 is "
+                "missing (inputs name problems 0, 2)",
+                out);
+  check_refused(run + problem(0) + " --in a.1=" + a + " --in b.1=" + bt + " --in scale_a.1=" + s +
+                    out_of(0) + out_of(1),
+                "run: scaled_mm_multi needs --in scale_b.1=FILE.npy for problem 1 (inputs of each "
+                "problem i: a.i, b.i, scale_a.i, scale_b.i)",
+                out);
+  check_refused(run + problem(0) + problem(1) + out_of(0),
+                "run: scaled_mm_multi needs --out out.1=FILE.npy for problem 1", out);
+  check_refused(run + problem(0) + problem(0) + out_of(0), "run: input 'a.0' is given twice", out);
+  check_refused(run + problem(0) + out_of(0) + out_of(0), "run: output 'out.0' is given twice",
+                out);
+  // The entry point's own rules, with the problem named.
+  check_refused(run + " --param out_dtype=f32" + problem(0) + problem(1) + " --in bias.1=" + bias +
+                    out_of(0) + " --out out.1=" + (dir() / "m_out1.npy").string(),
+                "scaled_mm_multi: problem 1: argument 'bias' was given; expected no bias, as "
+                "problem 0 has none: one launch runs one kernel",
+                out);
+}
+
+TEST_CASE("tilewave run fused kernels: quantization and LoRA option errors") {
+  const std::string x = npy_file("fx.npy", "<f2", {4, 12});
+  const std::string bt = npy_file("fbt.npy", "|u1", {8, 12});
+  const std::string w = npy_file("fw.npy", "|i1", {8, 12});
+  const std::string s = npy_file("fs.npy", "<f4", {1});
+  const std::string down = npy_file("fdown.npy", "<f2", {2, 12});
+  const std::string out = (dir() / "f_out.npy").string();
+  const std::string o = " --out out=" + out + " --param out_dtype=f32";
+  const std::string fq = "run scaled_mm_fused_quant --in x=" + x + " --in b=" + bt +
+                         " --in scale_b=" + s + " --param b_dtype=e4m3";
+  const std::string i8 =
+      "run int8_linear_fused --in x=" + x + " --in weight=" + w + " --in w_scale=" + s;
+  check_refused(fq + " --in x_scale=" + s + o + " --out scale_out=" + (dir() / "f_so.npy").string(),
+                "run: scaled_mm_fused_quant writes --out scale_out only without --in x_scale (with "
+                "a given scale there is no per-row scale to write)",
+                out);
+  check_refused(i8 + " --in lora_down=" + down + o,
+                "run: int8_linear_fused needs both --in lora_down=FILE.npy and --in "
+                "lora_up=FILE.npy for LoRA (only lora_down was given)",
+                out);
+  check_refused(fq + " --param lora_scale=2" + o,
+                "run: scaled_mm_fused_quant takes --param lora_scale only with --in "
+                "lora_down=FILE.npy and --in lora_up=FILE.npy",
+                out);
+  check_refused(fq + " --param quant_dtype=int8" + o,
+                "scaled_mm_fused_quant: parameter 'quant.dtype' is int8; expected one of e4m3, "
+                "e5m2",
+                out);
+  check_refused(i8 + " --param quant_dtype=e4m3" + o,
+                "int8_linear_fused: parameter 'quant.dtype' is e4m3; expected int8", out);
+  check_refused(fq + " --param quant_dtype=fp9" + o,
+                "run: --param quant_dtype=fp9 is not a dtype (expected one of ", out);
+  check_refused(fq + o + " --out scales=" + out,
+                "run: scaled_mm_fused_quant has no output 'scales' (outputs: out; optional: "
+                "scale_out)",
+                out);
+  check_refused(fq + " --out scale_out=" + out,
+                "run: scaled_mm_fused_quant needs --out out=FILE.npy", out);
+  check_refused(i8 + " --in scale=" + s + o,
+                "run: int8_linear_fused has no input 'scale' (inputs: x, weight, w_scale; "
+                "optional: bias, x_scale, lora_down, lora_up)",
+                out);
+  check_refused("run gemm --in a=" + x + " --in b=" + x + " --out out=" + out +
+                    " --out scale_out=" + out,
+                "run: gemm has no output 'scale_out' (outputs: out)", out);
 }

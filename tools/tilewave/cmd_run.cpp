@@ -1,12 +1,16 @@
 // `tilewave run KERNEL --in NAME=FILE.npy ... --out out=FILE.npy [--param k=v ...]` runs a
-// shipped kernel on the default device (TILEWAVE_DEVICE=hip|emu overrides) with NumPy
-// inputs and writes its output. The .npy conventions are in docs/kernels.md ("tilewave run
+// shipped GEMM kernel on the default device (TILEWAVE_DEVICE=hip|emu overrides) with NumPy
+// inputs and writes its outputs. The .npy conventions are in docs/kernels.md ("tilewave run
 // .npy conventions"): C-order arrays; fp8 / e8m0 / int4 as uint8 codes (int4 two per byte,
 // element 2i in the low nibble) and bf16 as uint16 bits, named with --param NAME_dtype=...;
-// K-contiguous operands (b of scaled_mm, mxfp8_gemm, iu4_gemm) stored as b^T, [N, K].
+// K-contiguous operands (b of scaled_mm, scaled_mm_fused_quant, scaled_mm_multi, mxfp8_gemm,
+// iu4_gemm) stored as b^T, [N, K]. scaled_mm_multi names every input and output NAME.i for
+// its problem i = 0 .. P-1; the fused kernels may also write the per-row activation scale
+// (--out scale_out=FILE.npy).
 //
-// The GEMM kernel bodies are not written yet: valid arguments end in the entry point's
-// "gemm kernel bodies not implemented yet" error, bad ones in its validation sentence.
+// Every GEMM entry point runs: valid arguments end in the output files, bad ones in a
+// sentence (the tool's own for the command line, the entry point's validation sentence for
+// the tensors) before anything is launched.
 #include "tilewave/command.hpp"
 
 #include <kernels/gemm/gemm_api.hpp>
@@ -35,12 +39,30 @@ std::runtime_error run_error(const std::string& what) {
   return std::runtime_error("run: " + what);
 }
 
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& e : v)
+    s += (s.empty() ? "" : ", ") + e;
+  return s;
+}
+
 // Splits "NAME=VALUE" (the option is named in the error).
 std::pair<std::string, std::string> split_assignment(const std::string& text, const char* option) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
     throw run_error(std::string(option) + " '" + text + "' must be NAME=VALUE");
   return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+// A dtype name given as --param KEY=NAME.
+DType parse_dtype_param(const std::string& key, const std::string& name) {
+  if (const auto t = kernels::try_parse_dtype(name))
+    return *t;
+  std::string known;
+  for (const kernels::DTypeInfo& info : kernels::dtype_table)
+    known += (known.empty() ? "" : ", ") + std::string(info.name);
+  throw run_error("--param " + key + "=" + name + " is not a dtype (expected one of " + known +
+                  ")");
 }
 
 // --param values, each of which must be used by the kernel.
@@ -58,15 +80,22 @@ public:
     auto it = values_.find(key);
     return it == values_.end() ? std::nullopt : std::optional(it->second);
   }
-  float take_float(const std::string& key, float fallback) {
+  std::optional<float> take_number(const std::string& key) {
     const auto v = take(key);
     if (!v)
-      return fallback;
+      return std::nullopt;
     float f = 0;
     const auto r = std::from_chars(v->data(), v->data() + v->size(), f);
     if (r.ec != std::errc() || r.ptr != v->data() + v->size())
       throw run_error("--param " + key + "=" + *v + " is not a number");
     return f;
+  }
+  float take_float(const std::string& key, float fallback) {
+    return take_number(key).value_or(fallback);
+  }
+  std::optional<DType> take_dtype(const std::string& key) {
+    const auto v = take(key);
+    return v ? std::optional(parse_dtype_param(key, *v)) : std::nullopt;
   }
   void reject_unused(const std::string& kernel) const {
     for (const auto& [k, v] : values_)
@@ -84,9 +113,20 @@ private:
   std::set<std::string> used_;
 };
 
+// The .npy dtype that stores a tensor of dtype `t` (fp8, e8m0, packed int4, uint8: bytes).
+std::string storage_descr(DType t) {
+  static const std::map<DType, std::string> descrs = {{DType::f32, "<f4"},
+                                                      {DType::f16, "<f2"},
+                                                      {DType::bf16, "<u2"},
+                                                      {DType::int8, "|i1"},
+                                                      {DType::i32, "<i4"}};
+  const auto it = descrs.find(t);
+  return it == descrs.end() ? "|u1" : it->second;
+}
+
 // The tensor dtype an .npy storage type holds, given the optional --param NAME_dtype.
 DType input_dtype(const std::string& name, const std::string& path, const npy::Array& a,
-                  const std::optional<std::string>& declared) {
+                  const std::optional<DType>& declared) {
   if (!declared) {
     if (a.dtype == "<f4")
       return DType::f32;
@@ -101,13 +141,8 @@ DType input_dtype(const std::string& name, const std::string& path, const npy::A
     throw run_error("input '" + name + "' (" + path + ") has NumPy dtype " + a.dtype +
                     ", which needs --param " + name + "_dtype=... to say what it holds");
   }
-  const DType t = kernels::parse_dtype(*declared);
-  const std::string want = t == DType::f32    ? "<f4"
-                           : t == DType::f16  ? "<f2"
-                           : t == DType::bf16 ? "<u2"
-                           : t == DType::int8 ? "|i1"
-                           : t == DType::i32  ? "<i4"
-                                              : "|u1";
+  const DType t = *declared;
+  const std::string want = storage_descr(t);
   if (a.dtype != want)
     throw run_error("input '" + name + "' (" + path + ") has NumPy dtype " + a.dtype + "; " +
                     std::string(kernels::dtype_name(t)) + " is stored as " + want);
@@ -142,139 +177,252 @@ private:
   std::vector<runtime::DevicePtr> owned_;
 };
 
-// How a kernel's inputs are stored in the .npy files and how to call its entry point.
-struct KernelRun {
-  std::vector<std::string> required, optional;
-  std::set<std::string> transposed; // stored [N, K] for a logical [K, N] column-major operand
-  std::set<std::string> matrices;   // rank-2 operands (int4 packing applies to them)
-  // out shape and default out dtype from the inputs
-  std::function<Extents(std::map<std::string, DeviceInput>&)> out_shape;
-  std::function<DType(std::map<std::string, DeviceInput>&)> default_out;
-  std::function<void(runtime::Device&, std::map<std::string, DeviceInput>&, const TensorView&,
-                     Params&)>
-      call;
-  std::vector<std::string> scalar_params{}; // --param names the call reads (alpha, beta)
+// One problem of a launch: its inputs and outputs by name (without the problem index).
+struct Problem {
+  std::map<std::string, DeviceInput> in;
+  std::map<std::string, TensorView> out; // "out", and the optional outputs that were given
+
+  const TensorView& input(const std::string& name) const { return in.at(name).view; }
+  std::optional<TensorView> maybe(const std::string& name) const {
+    auto it = in.find(name);
+    return it == in.end() ? std::nullopt : std::optional(it->second.view);
+  }
+  std::optional<TensorView> maybe_out(const std::string& name) const {
+    auto it = out.find(name);
+    return it == out.end() ? std::nullopt : std::optional(it->second);
+  }
 };
 
-std::optional<TensorView> maybe(std::map<std::string, DeviceInput>& in, const std::string& n) {
-  auto it = in.find(n);
-  return it == in.end() ? std::nullopt : std::optional(it->second.view);
+// How a kernel's inputs are stored in the .npy files and how to call its entry point.
+struct KernelRun {
+  std::vector<std::string> required{}, optional{};
+  std::set<std::string> transposed{}; // stored [N, K] for a logical [K, N] column-major operand
+  std::set<std::string> matrices{};   // rank-2 operands (int4 packing applies to them)
+  // out shape and default out dtype from the inputs
+  std::function<Extents(const Problem&)> out_shape{};
+  std::function<DType(const Problem&)> default_out{};
+  // Calls the entry point on the problems (exactly one unless `indexed`).
+  std::function<void(runtime::Device&, std::vector<Problem>&, Params&)> call{};
+  std::vector<std::string> scalar_params{}; // --param names the call reads (alpha, beta, ...)
+  // f32 outputs besides `out` that the caller may ask for, with their shapes
+  std::map<std::string, std::function<Extents(const Problem&)>> optional_outputs{};
+  bool indexed = false; // every input and output is NAME.i, for problems i = 0 .. P-1
+  // dtypes of inputs that need no --param NAME_dtype (the e8m0 MX scales)
+  std::map<std::string, DType> implied_dtypes{};
+
+  // "a, b" or, indexed, "a.i, b.i".
+  std::string list(const std::vector<std::string>& names) const {
+    std::vector<std::string> shown;
+    for (const std::string& n : names)
+      shown.push_back(indexed ? n + ".i" : n);
+    return join(shown);
+  }
+  std::string inputs_text(bool with_optional = true) const {
+    return "(inputs" + std::string(indexed ? " of each problem i" : "") + ": " + list(required) +
+           (optional.empty() || !with_optional ? "" : "; optional: " + list(optional)) + ")";
+  }
+  std::string outputs_text() const {
+    std::vector<std::string> extra;
+    for (const auto& [name, shape] : optional_outputs)
+      extra.push_back(name);
+    return "(outputs" + std::string(indexed ? " of each problem i" : "") + ": " + list({"out"}) +
+           (extra.empty() ? "" : "; optional: " + list(extra)) + ")";
+  }
+  // The name of input or output `name` of problem `i` on the command line.
+  std::string shown(const std::string& name, size_t i) const {
+    return indexed ? name + "." + std::to_string(i) : name;
+  }
+};
+
+using Call = std::function<void(runtime::Device&, Problem&, Params&)>;
+
+// The call of a kernel with one problem.
+std::function<void(runtime::Device&, std::vector<Problem>&, Params&)> single(Call call) {
+  return
+      [call](runtime::Device& d, std::vector<Problem>& ps, Params& p) { call(d, ps.front(), p); };
+}
+
+// out is [rows of `m_from`, dimension `n_dim` of `n_from`].
+std::function<Extents(const Problem&)> mn(std::string m_from, std::string n_from, size_t n_dim) {
+  return [=](const Problem& p) {
+    return Extents{p.input(m_from).shape[0], p.input(n_from).shape[n_dim]};
+  };
+}
+
+kernels::ScaledMmArgs scaled_mm_args(const Problem& p) {
+  return {p.input("a"),       p.input("b"),    p.input("scale_a"),
+          p.input("scale_b"), p.out.at("out"), p.maybe("bias")};
+}
+
+// The activation quantization of a fused kernel: given_scale with --in x_scale, otherwise
+// dynamic_rowwise (whose s_m goes to --out scale_out when given); --param quant_dtype.
+kernels::ActivationQuant activation_quant(const std::string& kernel, const Problem& p,
+                                          Params& params, DType default_dtype) {
+  kernels::ActivationQuant q;
+  q.dtype = params.take_dtype("quant_dtype").value_or(default_dtype);
+  q.scale = p.maybe("x_scale");
+  q.scale_out = p.maybe_out("scale_out");
+  q.mode = q.scale ? kernels::ActQuantMode::given_scale : kernels::ActQuantMode::dynamic_rowwise;
+  if (q.scale && q.scale_out)
+    throw run_error(kernel + " writes --out scale_out only without --in x_scale (with a given " +
+                    "scale there is no per-row scale to write)");
+  return q;
+}
+
+// The LoRA addition of a fused kernel: --in lora_down, --in lora_up, --param lora_scale.
+std::optional<kernels::LoraArgs> lora_args(const std::string& kernel, const Problem& p,
+                                           Params& params) {
+  const auto down = p.maybe("lora_down"), up = p.maybe("lora_up");
+  const auto scale = params.take_number("lora_scale");
+  if (!down && !up) {
+    if (scale)
+      throw run_error(kernel + " takes --param lora_scale only with --in lora_down=FILE.npy and " +
+                      "--in lora_up=FILE.npy");
+    return std::nullopt;
+  }
+  if (!down || !up)
+    throw run_error(kernel + " needs both --in lora_down=FILE.npy and --in lora_up=FILE.npy for " +
+                    "LoRA (only " + (down ? "lora_down" : "lora_up") + " was given)");
+  return kernels::LoraArgs{*down, *up, scale.value_or(1.0f)};
+}
+
+// A fused kernel (scaled_mm_fused_quant, int8_linear_fused): x (f16 / bf16) quantized in the
+// prologue, the 8-bit `weight` with its scale `w_scale`, optional bias, given activation scale
+// and LoRA factors, and scale_out as an optional output. `Args` lists x, quant, weight,
+// w_scale, out, bias and lora in this order.
+template <class Args>
+KernelRun fused_kernel(const std::string& kernel, const std::string& weight,
+                       const std::string& w_scale, bool transposed, DType default_quant,
+                       void (*entry)(runtime::Device&, const Args&)) {
+  KernelRun k;
+  k.required = {"x", weight, w_scale};
+  k.optional = {"bias", "x_scale", "lora_down", "lora_up"};
+  if (transposed)
+    k.transposed = {weight};
+  k.matrices = {"x", weight, "lora_down", "lora_up"};
+  k.out_shape = mn("x", weight, transposed ? 1 : 0);
+  k.default_out = [](const Problem&) { return DType::bf16; };
+  k.call = single([=](runtime::Device& d, Problem& p, Params& params) {
+    Args args{p.input("x"), activation_quant(kernel, p, params, default_quant), p.input(weight),
+              p.input(w_scale), p.out.at("out")};
+    args.bias = p.maybe("bias");
+    args.lora = lora_args(kernel, p, params);
+    entry(d, args);
+  });
+  k.scalar_params = {"quant_dtype", "lora_scale"};
+  k.optional_outputs["scale_out"] = [](const Problem& p) { return Extents{p.input("x").shape[0]}; };
+  return k;
 }
 
 const std::map<std::string, KernelRun>& kernel_table() {
-  using In = std::map<std::string, DeviceInput>;
   static const std::map<std::string, KernelRun> table = [] {
     std::map<std::string, KernelRun> t;
-    const auto mn_ab = [](In& in) { return Extents{in["a"].view.shape[0], in["b"].view.shape[1]}; };
-    const auto mn_xw = [](In& in) {
-      return Extents{in["x"].view.shape[0], in["weight"].view.shape[0]};
+    const auto mn_ab = mn("a", "b", 1);
+    const auto mn_xw = mn("x", "weight", 0);
+    const auto bf16_out = [](const Problem&) { return DType::bf16; };
+    const auto a_dtype = [](const Problem& p) { return p.input("a").dtype; };
+    const auto x_dtype = [](const Problem& p) { return p.input("x").dtype; };
+    t["gemm"] = {.required = {"a", "b"},
+                 .optional = {"c", "bias"},
+                 .matrices = {"a", "b", "c"},
+                 .out_shape = mn_ab,
+                 .default_out = a_dtype,
+                 .call = single([](runtime::Device& d, Problem& p, Params& params) {
+                   kernels::gemm(d, {p.input("a"), p.input("b"), p.out.at("out"), p.maybe("c"),
+                                     p.maybe("bias"), params.take_float("alpha", 1.0f),
+                                     params.take_float("beta", 0.0f)});
+                 }),
+                 .scalar_params = {"alpha", "beta"}};
+    t["scaled_mm"] = {.required = {"a", "b", "scale_a", "scale_b"},
+                      .optional = {"bias"},
+                      .transposed = {"b"},
+                      .matrices = {"a", "b"},
+                      .out_shape = mn_ab,
+                      .default_out = bf16_out,
+                      .call = single([](runtime::Device& d, Problem& p, Params&) {
+                        kernels::scaled_mm(d, scaled_mm_args(p));
+                      })};
+    KernelRun multi = t["scaled_mm"];
+    multi.indexed = true;
+    multi.call = [](runtime::Device& d, std::vector<Problem>& ps, Params&) {
+      kernels::ScaledMmMultiArgs args;
+      for (const Problem& p : ps)
+        args.problems.push_back(scaled_mm_args(p));
+      kernels::scaled_mm_multi(d, args);
     };
-    const auto bf16_out = [](In&) { return DType::bf16; };
-    t["gemm"] = {{"a", "b"},
-                 {"c", "bias"},
-                 {},
-                 {"a", "b", "c"},
-                 mn_ab,
-                 [](In& in) { return in["a"].view.dtype; },
-                 [](runtime::Device& d, In& in, const TensorView& out, Params& p) {
-                   kernels::GemmArgs g{in["a"].view,
-                                       in["b"].view,
-                                       out,
-                                       maybe(in, "c"),
-                                       maybe(in, "bias"),
-                                       p.take_float("alpha", 1.0f),
-                                       p.take_float("beta", 0.0f)};
-                   kernels::gemm(d, g);
-                 },
-                 {"alpha", "beta"}};
-    t["scaled_mm"] = {{"a", "b", "scale_a", "scale_b"},
-                      {"bias"},
-                      {"b"},
-                      {"a", "b"},
-                      mn_ab,
-                      bf16_out,
-                      [](runtime::Device& d, In& in, const TensorView& out, Params&) {
-                        kernels::scaled_mm(d, {in["a"].view, in["b"].view, in["scale_a"].view,
-                                               in["scale_b"].view, out, maybe(in, "bias")});
-                      }};
-    t["mxfp8_gemm"] = {{"a", "b", "scale_a", "scale_b"},
-                       {"bias"},
-                       {"b"},
-                       {"a", "b", "scale_a", "scale_b"},
-                       mn_ab,
-                       bf16_out,
-                       [](runtime::Device& d, In& in, const TensorView& out, Params&) {
-                         kernels::mxfp8_gemm(d, {in["a"].view, in["b"].view, in["scale_a"].view,
-                                                 in["scale_b"].view, out, maybe(in, "bias")});
-                       }};
-    t["iu4_gemm"] = {{"a", "b"},
-                     {},
-                     {"b"},
-                     {"a", "b"},
-                     mn_ab,
-                     [](In&) { return DType::i32; },
-                     [](runtime::Device& d, In& in, const TensorView& out, Params&) {
-                       kernels::iu4_gemm(d, {in["a"].view, in["b"].view, out});
-                     }};
-    t["w8a16"] = {{"x", "weight", "scale"},
-                  {"bias"},
-                  {},
-                  {"x", "weight"},
-                  mn_xw,
-                  [](In& in) { return in["x"].view.dtype; },
-                  [](runtime::Device& d, In& in, const TensorView& out, Params&) {
-                    kernels::w8a16(d, {in["x"].view, in["weight"].view, in["scale"].view, out,
-                                       maybe(in, "bias")});
-                  }};
-    t["int8_linear"] = {{"x", "weight", "x_scale", "w_scale"},
-                        {"bias"},
-                        {},
-                        {"x", "weight"},
-                        mn_xw,
-                        bf16_out,
-                        [](runtime::Device& d, In& in, const TensorView& out, Params&) {
-                          kernels::int8_linear(d,
-                                               {in["x"].view, in["weight"].view, in["x_scale"].view,
-                                                in["w_scale"].view, out, maybe(in, "bias")});
-                        }};
+    t["scaled_mm_multi"] = multi;
+    t["scaled_mm_fused_quant"] = fused_kernel("scaled_mm_fused_quant", "b", "scale_b", true,
+                                              DType::e4m3, &kernels::scaled_mm_fused_quant);
+    t["mxfp8_gemm"] = {.required = {"a", "b", "scale_a", "scale_b"},
+                       .optional = {"bias"},
+                       .transposed = {"b"},
+                       .matrices = {"a", "b", "scale_a", "scale_b"},
+                       .out_shape = mn_ab,
+                       .default_out = bf16_out,
+                       .call = single([](runtime::Device& d, Problem& p, Params&) {
+                         kernels::mxfp8_gemm(d, {p.input("a"), p.input("b"), p.input("scale_a"),
+                                                 p.input("scale_b"), p.out.at("out"),
+                                                 p.maybe("bias")});
+                       }),
+                       .implied_dtypes = {{"scale_a", DType::e8m0}, {"scale_b", DType::e8m0}}};
+    t["iu4_gemm"] = {.required = {"a", "b"},
+                     .transposed = {"b"},
+                     .matrices = {"a", "b"},
+                     .out_shape = mn_ab,
+                     .default_out = [](const Problem&) { return DType::i32; },
+                     .call = single([](runtime::Device& d, Problem& p, Params&) {
+                       kernels::iu4_gemm(d, {p.input("a"), p.input("b"), p.out.at("out")});
+                     })};
+    t["w8a16"] = {.required = {"x", "weight", "scale"},
+                  .optional = {"bias"},
+                  .matrices = {"x", "weight"},
+                  .out_shape = mn_xw,
+                  .default_out = x_dtype,
+                  .call = single([](runtime::Device& d, Problem& p, Params&) {
+                    kernels::w8a16(d, {p.input("x"), p.input("weight"), p.input("scale"),
+                                       p.out.at("out"), p.maybe("bias")});
+                  })};
+    t["int8_linear"] = {.required = {"x", "weight", "x_scale", "w_scale"},
+                        .optional = {"bias"},
+                        .matrices = {"x", "weight"},
+                        .out_shape = mn_xw,
+                        .default_out = bf16_out,
+                        .call = single([](runtime::Device& d, Problem& p, Params&) {
+                          kernels::int8_linear(d, {p.input("x"), p.input("weight"),
+                                                   p.input("x_scale"), p.input("w_scale"),
+                                                   p.out.at("out"), p.maybe("bias")});
+                        })};
+    t["int8_linear_fused"] = fused_kernel("int8_linear_fused", "weight", "w_scale", false,
+                                          DType::int8, &kernels::int8_linear_fused);
     return t;
   }();
   return table;
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& e : v)
-    s += (s.empty() ? "" : ", ") + e;
-  return s;
-}
-
+// The .npy dtype of an output of dtype `t`.
 std::string npy_descr(DType t) {
-  switch (t) {
-  case DType::f32:
-    return "<f4";
-  case DType::f16:
-    return "<f2";
-  case DType::bf16:
-    return "<u2";
-  case DType::i32:
-    return "<i4";
-  default:
+  if (t != DType::f32 && t != DType::f16 && t != DType::bf16 && t != DType::i32)
     throw run_error("an output of dtype " + std::string(kernels::dtype_name(t)) +
                     " cannot be written (f32, f16, bf16, i32)");
-  }
+  return storage_descr(t);
 }
 
-// Reads one input file and uploads it; `k_param` is the logical K of packed int4 matrices.
+// Reads one input file and uploads it. `name` is the input's name in the kernel (it picks
+// the --param NAME_dtype), `shown` its name on the command line; `k` is the logical K of
+// packed int4 matrices.
 DeviceInput load_input(runtime::Device& dev, Buffers& buffers, const KernelRun& spec,
-                       const std::string& name, const std::string& path, Params& params) {
+                       const std::string& name, const std::string& shown, const std::string& path,
+                       Params& params) {
   const npy::Array a = npy::read(path);
-  const DType dtype = input_dtype(name, path, a, params.take(name + "_dtype"));
+  std::optional<DType> declared = params.take_dtype(name + "_dtype");
+  if (!declared && spec.implied_dtypes.count(name))
+    declared = spec.implied_dtypes.at(name);
+  const DType dtype = input_dtype(name, path, a, declared);
   Extents shape(a.shape.begin(), a.shape.end());
   Extents strides = kernels::contiguous_strides(shape);
   if (spec.matrices.count(name)) {
     if (shape.size() != 2)
-      throw run_error("input '" + name + "' (" + path + ") has shape " +
+      throw run_error("input '" + shown + "' (" + path + ") has shape " +
                       kernels::format_extents(shape) + "; expected a matrix (rank 2)");
     if (kernels::is_packed_int4(dtype)) {
       // [rows, ceil(K / 2)] bytes hold rows of K nibbles; the row stride is 2 * bytes.
@@ -283,7 +431,7 @@ DeviceInput load_input(runtime::Device& dev, Buffers& buffers, const KernelRun& 
       if (const auto kp = params.take("k")) {
         k = std::stoll(*kp);
         if (k < 0 || (k + 1) / 2 != bytes)
-          throw run_error("--param k=" + *kp + " does not fit input '" + name + "' (" + path +
+          throw run_error("--param k=" + *kp + " does not fit input '" + shown + "' (" + path +
                           "), whose rows are " + std::to_string(bytes) + " bytes (K = " +
                           std::to_string(2 * bytes - 1) + " or " + std::to_string(2 * bytes) + ")");
       }
@@ -301,6 +449,89 @@ DeviceInput load_input(runtime::Device& dev, Buffers& buffers, const KernelRun& 
   return in;
 }
 
+// Files by problem index, then by name without the index.
+using FilesByProblem = std::map<size_t, std::map<std::string, std::string>>;
+
+// Reads the NAME=FILE.npy options of `option` (--in or --out); `known` says which names
+// the kernel has (without the index), `what` is "input" or "output".
+FilesByProblem parse_files(const std::string& kernel, const KernelRun& spec,
+                           const std::vector<std::string>& texts, const char* option,
+                           const std::function<bool(const std::string&)>& known,
+                           const std::string& what, const std::string& names_text) {
+  FilesByProblem files;
+  for (const std::string& text : texts) {
+    const auto [full, path] = split_assignment(text, option);
+    std::string name = full;
+    size_t index = 0;
+    if (spec.indexed) {
+      const auto dot = full.rfind('.');
+      const std::string digits = dot == std::string::npos ? "" : full.substr(dot + 1);
+      const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+      if (digits.empty() || r.ec != std::errc() || r.ptr != digits.data() + digits.size())
+        throw run_error(std::string(option) + " '" + full + "' needs a problem index: " + kernel +
+                        " names every " + what + " NAME.i for its problem i = 0, 1, ... (e.g. " +
+                        full.substr(0, dot) + ".0)");
+      name = full.substr(0, dot);
+    }
+    if (!known(name))
+      throw run_error(kernel + " has no " + what + " '" + full + "' " + names_text);
+    if (!files[index].emplace(name, path).second)
+      throw run_error(what + " '" + full + "' is given twice");
+  }
+  return files;
+}
+
+// The problems' files, checked against each other: every problem 0 .. P-1 has its required
+// inputs and its out, and no out names a problem without inputs.
+void check_problems(const std::string& kernel, const KernelRun& spec, const FilesByProblem& ins,
+                    const FilesByProblem& outs) {
+  for (const auto& [i, files] : outs)
+    if (!ins.count(i))
+      throw run_error("--out " + spec.shown(files.begin()->first, i) + " names problem " +
+                      std::to_string(i) + ", which has no inputs (no --in NAME." +
+                      std::to_string(i) + "=FILE.npy)");
+  size_t expected = 0;
+  for (const auto& [i, files] : ins) {
+    if (i != expected) {
+      std::vector<std::string> given;
+      for (const auto& [j, f] : ins)
+        given.push_back(std::to_string(j));
+      throw run_error(kernel + " problems are numbered 0 .. P-1 without gaps; problem " +
+                      std::to_string(expected) + " is missing (inputs name problems " +
+                      join(given) + ")");
+    }
+    ++expected;
+    const std::string of = spec.indexed ? " for problem " + std::to_string(i) : "";
+    for (const std::string& r : spec.required)
+      if (!files.count(r))
+        throw run_error(kernel + " needs --in " + spec.shown(r, i) + "=FILE.npy" + of + " " +
+                        spec.inputs_text(false));
+    const auto o = outs.find(i);
+    if (o == outs.end() || !o->second.count("out"))
+      throw run_error(kernel + " needs --out " + spec.shown("out", i) + "=FILE.npy" + of);
+  }
+}
+
+// An output buffer on the device and the file it goes to.
+struct DeviceOutput {
+  std::string path;
+  npy::Array array; // zeros until the kernel ran
+  runtime::DevicePtr ptr = 0;
+  TensorView view;
+};
+
+DeviceOutput make_output(runtime::Device& dev, Buffers& buffers, const std::string& path,
+                         DType dtype, const Extents& shape) {
+  DeviceOutput o;
+  o.path = path;
+  o.array.dtype = npy_descr(dtype);
+  o.array.shape.assign(shape.begin(), shape.end());
+  o.array.data.assign(o.array.count() * o.array.element_size(), 0);
+  o.ptr = buffers.upload(o.array.data);
+  o.view = TensorView::on_device(dev, o.ptr, dtype, shape);
+  return o;
+}
+
 int run_kernel(const std::string& kernel, const std::vector<std::string>& ins,
                const std::vector<std::string>& outs, const std::vector<std::string>& param_texts) {
   const auto& table = kernel_table();
@@ -314,70 +545,76 @@ int run_kernel(const std::string& kernel, const std::vector<std::string>& ins,
   const KernelRun& spec = it->second;
   Params params(param_texts);
 
-  std::map<std::string, std::string> in_files;
-  for (const std::string& text : ins) {
-    auto [name, path] = split_assignment(text, "--in");
-    const bool known = std::count(spec.required.begin(), spec.required.end(), name) ||
-                       std::count(spec.optional.begin(), spec.optional.end(), name);
-    if (!known)
-      throw run_error(kernel + " has no input '" + name + "' (inputs: " + join(spec.required) +
-                      (spec.optional.empty() ? "" : "; optional: " + join(spec.optional)) + ")");
-    if (!in_files.emplace(name, path).second)
-      throw run_error("input '" + name + "' is given twice");
-  }
-  for (const std::string& r : spec.required)
-    if (!in_files.count(r))
-      throw run_error(kernel + " needs --in " + r + "=FILE.npy (inputs: " + join(spec.required) +
-                      ")");
-  if (outs.size() != 1 || split_assignment(outs[0], "--out").first != "out")
-    throw run_error("expected exactly one --out out=FILE.npy");
-  const std::string out_path = split_assignment(outs[0], "--out").second;
+  const auto is_input = [&](const std::string& n) {
+    return std::count(spec.required.begin(), spec.required.end(), n) ||
+           std::count(spec.optional.begin(), spec.optional.end(), n);
+  };
+  const auto is_output = [&](const std::string& n) {
+    return n == "out" || spec.optional_outputs.count(n);
+  };
+  const FilesByProblem in_files =
+      parse_files(kernel, spec, ins, "--in", is_input, "input", spec.inputs_text());
+  const FilesByProblem out_files =
+      parse_files(kernel, spec, outs, "--out", is_output, "output", spec.outputs_text());
+  check_problems(kernel, spec, in_files, out_files);
 
   std::unique_ptr<runtime::Device> dev = runtime::make_default_device();
   Buffers buffers(*dev);
-  std::map<std::string, DeviceInput> inputs;
-  for (const auto& [name, path] : in_files)
-    inputs[name] = load_input(*dev, buffers, spec, name, path, params);
+  std::vector<Problem> problems(in_files.size());
+  for (const auto& [i, files] : in_files)
+    for (const auto& [name, path] : files)
+      problems[i].in[name] =
+          load_input(*dev, buffers, spec, name, spec.shown(name, i), path, params);
 
-  const DType out_dtype = params.take("out_dtype") ? kernels::parse_dtype(*params.take("out_dtype"))
-                                                   : spec.default_out(inputs);
-  const Extents out_shape = spec.out_shape(inputs);
-  const std::string descr = npy_descr(out_dtype);
-  npy::Array result;
-  result.dtype = descr;
-  result.shape.assign(out_shape.begin(), out_shape.end());
-  result.data.assign(result.count() * result.element_size(), 0);
-  const runtime::DevicePtr out_ptr = buffers.upload(result.data);
-  const TensorView out = TensorView::on_device(*dev, out_ptr, out_dtype, out_shape);
+  const DType out_dtype =
+      params.take_dtype("out_dtype").value_or(spec.default_out(problems.front()));
+  std::vector<DeviceOutput> results;
+  for (const auto& [i, files] : out_files)
+    for (const auto& [name, path] : files) {
+      const bool main = name == "out";
+      results.push_back(make_output(*dev, buffers, path, main ? out_dtype : DType::f32,
+                                    main ? spec.out_shape(problems[i])
+                                         : spec.optional_outputs.at(name)(problems[i])));
+      problems[i].out[name] = results.back().view;
+    }
 
   for (const std::string& p : spec.scalar_params) // read by the call below
     params.take(p);
   params.reject_unused(kernel);
-  spec.call(*dev, inputs, out, params);
+  spec.call(*dev, problems, params);
   dev->synchronize();
-  if (!result.data.empty())
-    dev->copy_to_host(result.data.data(), out_ptr, result.data.size());
-  npy::write(out_path, result);
-  std::cout << kernel << ": wrote " << out_path << " " << kernels::format_extents(out_shape) << " "
-            << kernels::dtype_name(out_dtype) << " on " << dev->name() << "\n";
+  for (DeviceOutput& r : results) {
+    if (!r.array.data.empty())
+      dev->copy_to_host(r.array.data.data(), r.ptr, r.array.data.size());
+    npy::write(r.path, r.array);
+    std::cout << kernel << ": wrote " << r.path << " " << kernels::format_extents(r.view.shape)
+              << " " << kernels::dtype_name(r.view.dtype) << " on " << dev->name() << "\n";
+  }
   return 0;
 }
 
 const Command run_command{
-    "run", "run a shipped kernel on the default device with .npy inputs and output",
+    "run", "run a shipped kernel on the default device with .npy inputs and outputs",
     [](CLI::App& sub) -> Command::Action {
       auto kernel = std::make_shared<std::string>();
       auto ins = std::make_shared<std::vector<std::string>>();
       auto outs = std::make_shared<std::vector<std::string>>();
       auto params = std::make_shared<std::vector<std::string>>();
       sub.add_option("kernel", *kernel,
-                     "gemm, scaled_mm, w8a16, int8_linear, iu4_gemm or mxfp8_gemm")
+                     "gemm, scaled_mm, scaled_mm_fused_quant, scaled_mm_multi, w8a16, "
+                     "int8_linear, int8_linear_fused, iu4_gemm or mxfp8_gemm")
           ->required();
-      sub.add_option("--in", *ins, "NAME=FILE.npy: an input (see docs/kernels.md)")->required();
-      sub.add_option("--out", *outs, "out=FILE.npy: where the output is written")->required();
+      sub.add_option("--in", *ins,
+                     "NAME=FILE.npy: an input (NAME.i for problem i of scaled_mm_multi; see "
+                     "docs/kernels.md)")
+          ->required();
+      sub.add_option("--out", *outs,
+                     "NAME=FILE.npy: where an output is written: out (out.i for "
+                     "scaled_mm_multi); scale_out for the fused kernels")
+          ->required();
       sub.add_option("--param", *params,
                      "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
-                     "alpha, beta");
+                     "alpha, beta, quant_dtype, lora_scale");
       return [=] { return run_kernel(*kernel, *ins, *outs, *params); };
     }};
 
