@@ -113,9 +113,8 @@ struct TiledCopy {
       return f;
     };
     const auto masked = [&] {
-      return load_all([&](const Int32& r, const Int32& c) {
-        return src.template load_run<vec>(r, c);
-      });
+      return load_all(
+          [&](const Int32& r, const Int32& c) { return src.template load_run<vec>(r, c); });
     };
     if constexpr (WholeTestable<Tile>)
       return if_(

@@ -25,6 +25,7 @@ public:
 
   int pitch() const { return pitch_; }
   const LdsSwizzle& swizzle() const { return swizzle_; }
+  int base_align() const { return base_align_; }
   bool rows_contiguous() const { return true; }
 
   // The element offset of (r, c) after the swizzle.
@@ -85,6 +86,26 @@ private:
   LdsSwizzle swizzle_;
   int base_align_;
 };
+
+// The same LDS rows seen as an R x C tile of E: a later phase of a kernel reusing a buffer with
+// another element type (fp8 operand stages reused for f16 operands, or the fp8 codes of an i8
+// buffer). Row r keeps its byte address; R rows of C elements of E must fit in the tile.
+template <ElemType E, int R, int C, ElemType S, int SR, int SC>
+LdsTile<E, R, C> lds_view(const LdsTile<S, SR, SC>& t) {
+  static_assert(R <= SR && C * E::bits <= SC * S::bits,
+                "lds_view: the view must fit inside the tile (no more rows, no more bytes per "
+                "row)");
+  const int pitch_bytes = t.pitch() * elem_bytes<S>();
+  if (pitch_bytes % elem_bytes<E>() != 0)
+    throw std::invalid_argument("lds_view: a row pitch of " + std::to_string(pitch_bytes) +
+                                " bytes is not a whole number of " +
+                                std::to_string(elem_bytes<E>()) + "-byte elements");
+  if (t.swizzle().bits > 0 && E::bits != S::bits)
+    throw std::invalid_argument("lds_view: a swizzled tile can only be viewed with an element "
+                                "type of the same width (the swizzle counts elements)");
+  return LdsTile<E, R, C>(t.address(Int32(0), Int32(0)), pitch_bytes / elem_bytes<E>(), t.swizzle(),
+                          t.base_align());
+}
 
 // The kernel's LDS, laid out by `Plan` (a constexpr lds_plan(...)).
 template <auto Plan>

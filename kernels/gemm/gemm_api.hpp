@@ -15,10 +15,9 @@
 //  - M = 0 or N = 0: validated, then nothing to do. K = 0: out = bias (or 0), written by
 //    the kernel.
 //
-// STATUS: validation is implemented and tested; every launch runs on the GEMM composition
-// (kernels/gemm/gemm_kernel.hpp), iu4_gemm included (16x16x32 iu4 WMMA). LoRA needs an f32
-// out; scaled_mm_multi is one launch per problem. docs/kernels.md "GEMM kernel bodies" has the
-// details.
+// Every launch runs on the GEMM composition (kernels/gemm/gemm_kernel.hpp): LoRA is a block of
+// the fused kernels (any out dtype), scaled_mm_multi is one grouped launch. docs/kernels.md
+// "GEMM kernel bodies" has the details.
 #include <kernels/common/arg_check.hpp>
 #include <kernels/common/tensor.hpp>
 
@@ -113,7 +112,7 @@ GemmProblem validate_scaled_mm_fused_quant(const runtime::Device& device,
                                            const ScaledMmFusedQuantArgs& args);
 void scaled_mm_fused_quant(runtime::Device& device, const ScaledMmFusedQuantArgs& args);
 
-// ---- scaled_mm_multi: a list of independent scaled_mm problems in one launch -------------
+// ---- scaled_mm_multi: a list of independent scaled_mm problems in one (grouped) launch ----
 // Every problem has the same dtypes (a, b, out), the same scale granularities and either
 // all or none have a bias; M, N, K differ freely.
 struct ScaledMmMultiArgs {

@@ -9,6 +9,7 @@
 #include <emit/compile.hpp>
 #include <runtime/kernel_args.hpp>
 
+#include <cstddef>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -70,14 +71,6 @@ std::string_view scale_code(ScaleKind s) {
 }
 char order_code(MatrixOrder o) {
   return o == MatrixOrder::row_major ? 'r' : 'c';
-}
-
-// The same LDS bytes viewed with another element type of the same width (fp8 codes).
-template <class E, class S, int R, int C>
-LdsTile<E, R, C> as_elem(const LdsTile<S, R, C>& t) {
-  static_assert(E::bits == S::bits, "as_elem: the element widths differ");
-  return LdsTile<E, R, C>(t.address(Int32(0), Int32(0)), t.pitch(), t.swizzle(),
-                          std::gcd(16, t.pitch() * elem_bytes<S>()));
 }
 
 // The pipeline state of the MX path: the K tile index and the accumulator.
@@ -149,19 +142,51 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   const int a_align = s.a_vec_aligned ? 16 : elem_bytes<AS>();
   const int b_align = s.b_vec_aligned ? 16 : elem_bytes<BS>();
   auto [Ap, Bp, Op, Cp, BiasP, SAp, SBp, SOp, M, N, K, lda, ldb, ldo, ldc, ld_sa, ld_sb, alpha,
-        beta] =
+        beta, LTp, LUp, R, ld_lt, ld_lu, lora_scale, Groups, group_count] =
       kb.args(gptr<AS>("a", a_align), gptr<BS>("b", b_align), gptr<u8>("out"), gptr<u8>("c"),
               gptr<u8>("bias"), gptr<f32>("scale_a"), gptr<f32>("scale_b"), gptr<f32>("scale_out"),
               scalar<i64>("m"), scalar<i64>("n"), scalar<i64>("k"), scalar<i64>("lda"),
               scalar<i64>("ldb"), scalar<i64>("ldo"), scalar<i64>("ldc"), scalar<i64>("ld_scale_a"),
-              scalar<i64>("ld_scale_b"), scalar<f32>("alpha"), scalar<f32>("beta"));
+              scalar<i64>("ld_scale_b"), scalar<f32>("alpha"), scalar<f32>("beta"),
+              gptr<u8>("lora_t"), gptr<u8>("lora_up"), scalar<i64>("lora_rank"),
+              scalar<i64>("ld_lora_t"), scalar<i64>("ld_lora_up"), scalar<f32>("lora_scale"),
+              gptr<i64>("groups"), scalar<i64>("group_count"));
+  Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
+  // ---- grouped mode: this workgroup's problem (the last row whose tile_begin <= x) ----
+  if (s.grouped) {
+    const Int64 wg = cast<i64>(bm);
+    const auto field = [&](const Int64& g, std::size_t offset) {
+      return Groups.load(g * Int64(sizeof(GemmGroupRow) / 8) + Int64(int64_t(offset / 8)));
+    };
+    const auto [g] =
+        for_range(Int64(1), group_count, Int64(1), carry(Int64(0)), [&](Int64 i, Int64 found) {
+          const Bool here = field(i, offsetof(GemmGroupRow, tile_begin)) <= wg;
+          return carry(select(here, i, found));
+        });
+    Ap = GlobalPtr<AS>::from_address(field(g, offsetof(GemmGroupRow, a)), a_align);
+    Bp = GlobalPtr<BS>::from_address(field(g, offsetof(GemmGroupRow, b)), b_align);
+    Op = GlobalPtr<u8>::from_address(field(g, offsetof(GemmGroupRow, out)));
+    BiasP = GlobalPtr<u8>::from_address(field(g, offsetof(GemmGroupRow, bias)));
+    SAp = GlobalPtr<f32>::from_address(field(g, offsetof(GemmGroupRow, scale_a)));
+    SBp = GlobalPtr<f32>::from_address(field(g, offsetof(GemmGroupRow, scale_b)));
+    M = field(g, offsetof(GemmGroupRow, m));
+    N = field(g, offsetof(GemmGroupRow, n));
+    K = field(g, offsetof(GemmGroupRow, k));
+    lda = field(g, offsetof(GemmGroupRow, lda));
+    ldb = field(g, offsetof(GemmGroupRow, ldb));
+    ldo = field(g, offsetof(GemmGroupRow, ldo));
+    const Int64 local = wg - field(g, offsetof(GemmGroupRow, tile_begin));
+    const Int64 tiles_n = ceil_div(N, Int64(block_n));
+    const Int64 tile_m = local / tiles_n;
+    bm = cast<i32>(tile_m);
+    bn = cast<i32>(local - tile_m * tiles_n);
+  }
   const Int64 k_storage = packed ? (K + Int64(1)) / Int64(2) : K; // bytes of a k run
   const GlobalTensor<AS> a = make_tensor(Ap, AKContig ? Major::row : Major::col, M, k_storage, lda);
   // B is K x N; the MMA wants it n-major (N x K).
   const GlobalTensor<BS> bt =
       make_tensor(Bp, BKContig ? Major::col : Major::row, k_storage, N, ldb).transposed();
   auto lds = use_lds<plan>(kb);
-  const Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
 
   const auto fetch_a = [&](Int32 kt) {
     if constexpr (AKContig)
@@ -262,8 +287,8 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   CFrag acc;
   if (!s.mx_block_scales) {
     acc = pipeline<2>(k_tiles, mma.make_accumulator(0), fetch, commit, [&](Int32 stage, CFrag acc) {
-      mac(as_elem<AE>(lds.template tile<"sA">(stage)), as_elem<BE>(lds.template tile<"sB">(stage)),
-          acc);
+      mac(lds_view<AE, block_m, bk>(lds.template tile<"sA">(stage)),
+          lds_view<BE, block_n, bk>(lds.template tile<"sB">(stage)), acc);
       return acc;
     });
   } else if constexpr (!FloatElem<typename decltype(mma)::c_elem>) {
@@ -284,8 +309,8 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     const MxState<CFrag> st = pipeline<2>(
         k_tiles, MxState<CFrag>{Int32(0), mma.make_accumulator(0)}, fetch, commit,
         [&](Int32 stage, MxState<CFrag> st) {
-          const auto sa = as_elem<AE>(lds.template tile<"sA">(stage));
-          const auto sb = as_elem<BE>(lds.template tile<"sB">(stage));
+          const auto sa = lds_view<AE, block_m, bk>(lds.template tile<"sA">(stage));
+          const auto sb = lds_view<BE, block_n, bk>(lds.template tile<"sB">(stage));
           for (int blk = 0; blk < bk / 32; ++blk) {
             CFrag part = mma.make_accumulator(0);
             for (int ks = blk * (32 / mma.tile_k); ks < (blk + 1) * (32 / mma.tile_k); ++ks)
@@ -304,7 +329,50 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     acc = st.acc;
   }
 
-  // ---- epilogue blocks: scales, alpha, beta * C, bias, conversion to the output dtype ----
+  // ---- LoRA block: t @ up^T over the rank R, a second K loop on the operand stages of LDS ----
+  // (the main loop's last barrier has passed: its stages are free). Same output tile and C
+  // placement as the main product, so the epilogue adds it before its single rounding.
+  using LE = std::conditional_t<quant, AGlobal, f16>; // the activation dtype
+  using LoraAtom = std::conditional_t<std::same_as<LE, bf16>, atoms::wmma_f32_16x16x16_bf16,
+                                      atoms::wmma_f32_16x16x16_f16>;
+  constexpr auto lora_mma = make_tiled_mma(LoraAtom{}, wave_layout<2, 2>, repeat<4, 4>);
+  using LFrag = typename decltype(lora_mma)::CFrag;
+  std::optional<LFrag> lora_acc;
+  if (s.lora) {
+    if constexpr (!quant) {
+      throw std::invalid_argument("gemm kernel: LoRA is a block of the quantized-activation "
+                                  "kernels (scaled_mm_fused_quant, int8_linear_fused)");
+    } else {
+      constexpr int lbk = 32, lvec = 128 / LE::bits;
+      constexpr auto copy_l = make_tiled_copy<LE>(
+          atoms::global_load_b128{}, thread_layout<threads / (lbk / lvec), lbk / lvec>);
+      const int l_align = s.lora_vec_aligned ? 16 : elem_bytes<LE>();
+      const auto t = make_tensor(GlobalPtr<LE>(LTp.ir(), l_align), Major::row, M, R, ld_lt);
+      const auto up = make_tensor(GlobalPtr<LE>(LUp.ir(), l_align), Major::row, N, R, ld_lu);
+      const auto stage_t = [&](const Int32& st) {
+        return lds_view<LE, block_m, lbk>(lds.template tile<"sA">(st));
+      };
+      const auto stage_up = [&](const Int32& st) {
+        return lds_view<LE, block_n, lbk>(lds.template tile<"sB">(st));
+      };
+      lora_acc = pipeline<2>(
+          cast<i32>(ceil_div(R, Int64(lbk))), lora_mma.make_accumulator(0),
+          [&](Int32 kt) {
+            return std::pair{copy_l.load(local_tile<block_m, lbk>(t, bm, kt)),
+                             copy_l.load(local_tile<block_n, lbk>(up, bn, kt))};
+          },
+          [&](const auto& regs, Int32 st) {
+            copy_l.store(regs.first, stage_t(st));
+            copy_l.store(regs.second, stage_up(st));
+          },
+          [&](Int32 st, LFrag la) {
+            gemm(lora_mma, stage_t(st), stage_up(st), la);
+            return la;
+          });
+    }
+  }
+
+  // ---- epilogue blocks: scales, alpha, beta * C, LoRA, bias, conversion to the output dtype ----
   const auto tensorwise = [](const GlobalPtr<f32>& p) { return p.load(Int64(0)); };
   std::optional<Float32> sa_t, sb_t;
   if (s.scale_a == ScaleKind::tensorwise)
@@ -321,7 +389,8 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
         local_tile<block_m, block_n>(make_tensor(typed(Cp), Major::row, M, N, ldc), bm, bn);
     const auto bias =
         local_tile<1, block_n>(make_tensor(typed(BiasP), Major::row, Int64(1), N), 0, bn);
-    for_each_accumulator(mma, acc, [&](const auto& v, const Int32& r, const Int32& c) {
+    const auto finish = [&](const auto& v, const std::optional<Float32>& lora_v, const Int32& r,
+                            const Int32& c) {
       if constexpr (std::same_as<O, i32>) {
         out.store(r, c, cast<i32>(v)); // exact integer results
       } else {
@@ -340,11 +409,22 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
           x = x * alpha;
         if (s.has_c)
           x = fma(beta, cast<f32>(c_in.load(r, c)), x);
+        if (lora_v)
+          x = fma(lora_scale, *lora_v, x);
         if (s.has_bias)
           x = x + cast<f32>(bias.load(Int32(0), c));
         out.store(r, c, cast<O>(x));
       }
-    });
+    };
+    if (lora_acc)
+      for_each_accumulator(mma, acc, lora_mma, *lora_acc,
+                           [&](const auto& v, const Float32& l, const Int32& r, const Int32& c) {
+                             finish(v, l, r, c);
+                           });
+    else
+      for_each_accumulator(mma, acc, [&](const auto& v, const Int32& r, const Int32& c) {
+        finish(v, std::nullopt, r, c);
+      });
   });
   return kb.finish();
 }
@@ -419,6 +499,10 @@ std::string GemmKernelSpec::name() const {
     if (write_scale_out)
       n += "o";
   }
+  if (lora)
+    n += lora_vec_aligned ? "_lorav" : "_loras";
+  if (grouped)
+    n += "_grouped";
   return n;
 }
 
@@ -471,6 +555,10 @@ runtime::KernelArgs gemm_kernel_args(const GemmLaunchArgs& g) {
   for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldo, g.ldc, g.ld_scale_a, g.ld_scale_b})
     args.add<int64_t>(v);
   args.add<float>(g.alpha).add<float>(g.beta);
+  args.ptr(g.lora_t).ptr(g.lora_up);
+  for (int64_t v : {g.lora_rank, g.ld_lora_t, g.ld_lora_up})
+    args.add<int64_t>(v);
+  args.add<float>(g.lora_scale).ptr(g.groups).add<int64_t>(g.group_count);
   return args;
 }
 
@@ -481,13 +569,57 @@ runtime::Dim3 gemm_grid(const GemmLaunchArgs& g) {
   return {blocks(g.m, block_m), blocks(g.n, block_n)};
 }
 
-void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec, const GemmLaunchArgs& g) {
+int64_t gemm_tiles(int64_t m, int64_t n) {
+  return ((m + block_m - 1) / block_m) * ((n + block_n - 1) / block_n);
+}
+
+namespace {
+void launch_compiled(runtime::Device& device, const GemmKernelSpec& spec, runtime::Dim3 grid,
+                     const GemmLaunchArgs& g) {
   const emit::CodeObject co = compile_gemm_kernel(spec);
   const runtime::KernelArgs args = gemm_kernel_args(g);
   const runtime::ModuleHandle mod = device.load_code_object(co.elf);
-  device.launch(device.get_kernel(mod, co.kernel_name), gemm_grid(g),
-                {static_cast<uint32_t>(threads)}, args.span());
+  device.launch(device.get_kernel(mod, co.kernel_name), grid, {static_cast<uint32_t>(threads)},
+                args.span());
   device.synchronize();
+}
+} // namespace
+
+void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec, const GemmLaunchArgs& g) {
+  if (spec.grouped)
+    throw std::logic_error("run_gemm_kernel: a grouped spec launches with run_grouped_gemm_kernel");
+  launch_compiled(device, spec, gemm_grid(g), g);
+}
+
+void run_grouped_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec,
+                             std::vector<GemmGroupRow> rows) {
+  if (!spec.grouped)
+    throw std::logic_error("run_grouped_gemm_kernel: the spec is not grouped");
+  // Problems without tiles get no row: the kernel's search sees only rows that own workgroups.
+  std::erase_if(rows, [](const GemmGroupRow& r) { return gemm_tiles(r.m, r.n) == 0; });
+  int64_t tiles = 0;
+  for (GemmGroupRow& r : rows) {
+    r.tile_begin = tiles;
+    tiles += gemm_tiles(r.m, r.n);
+  }
+  if (tiles == 0)
+    return;
+  if (tiles > int64_t{0x7fffffff})
+    throw std::invalid_argument("grouped gemm: " + std::to_string(tiles) +
+                                " workgroups exceed the grid's x limit (2^31 - 1)");
+  const size_t bytes = rows.size() * sizeof(GemmGroupRow);
+  const runtime::DevicePtr table = device.allocate(bytes);
+  try {
+    device.copy_to_device(table, rows.data(), bytes);
+    GemmLaunchArgs g;
+    g.groups = table;
+    g.group_count = static_cast<int64_t>(rows.size());
+    launch_compiled(device, spec, {static_cast<uint32_t>(tiles)}, g);
+  } catch (...) {
+    device.free(table);
+    throw;
+  }
+  device.free(table);
 }
 
 } // namespace gemm_kernel

@@ -8,7 +8,10 @@
 //    operand is 16-byte aligned;
 //  - pipeline: LDS double buffering (dsl::pipeline<2>), WMMA on LDS stages in the K loop.
 // Feature blocks instead of copies: the prologue (k-contiguous copy, transposing copy for
-// m/n-contiguous operands), the epilogue (scales, alpha/beta, bias, output conversion).
+// m/n-contiguous operands, activation quantization, int8 -> f16 conversion), the main loop
+// (MX block scales), the LoRA block (a second K loop over the rank on the same output tile)
+// and the epilogue (scales, alpha/beta, bias, LoRA, output conversion), and the grouped mode
+// (one launch over a table of problems).
 // Partial tiles are masked in the kernel (any M, N, K >= 0; K = 0 gives the epilogue of 0).
 #include <dsl/ir/kernel.hpp>
 #include <emit/code_object.hpp>
@@ -19,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tw::kernels::gemm_kernel {
 
@@ -43,6 +47,14 @@ struct GemmKernelSpec {
   ActQuant act_quant = ActQuant::none; // the given scale comes in scale_a
   DType x = DType::f16;
   bool write_scale_out = false; // dynamic_rowwise: s_m into scale_out
+  // LoRA (quantized activations only): out += lora_scale * t @ up^T, t = x @ down^T [M, R] and
+  // up [N, R] in the activation dtype x, both row-major; a second K loop over R (WMMA in x's
+  // dtype, f32 accumulate) on the same output tile, added before the single output rounding.
+  bool lora = false;
+  bool lora_vec_aligned = false; // t and up: base and leading stride 16-byte aligned
+  // Grouped: the problems of one launch come from a table (GemmGroupRow, kernel arg `groups`);
+  // the kernel args a .. ldo are unused. Every problem shares the spec (dtypes, alignment...).
+  bool grouped = false;
 
   // A kernel name unique to the spec (the code object's symbol).
   std::string name() const;
@@ -50,6 +62,16 @@ struct GemmKernelSpec {
 
 // Throws std::invalid_argument naming the unsupported combination.
 ir::Kernel build_gemm_kernel(const GemmKernelSpec& spec);
+
+// One problem of a grouped launch: 16 int64 in device memory (addresses as integers). Its
+// workgroups are tile_begin .. tile_begin + ceil(m / 128) * ceil(n / 128) - 1 of the grid's x.
+struct GemmGroupRow {
+  int64_t a = 0, b = 0, out = 0, bias = 0, scale_a = 0, scale_b = 0;
+  int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldo = 0;
+  int64_t tile_begin = 0;
+  int64_t reserved[3] = {0, 0, 0};
+};
+static_assert(sizeof(GemmGroupRow) == 16 * sizeof(int64_t));
 
 // The kernel's arguments (same order in the kernel): unused pointers are 0. Leading strides
 // count storage elements (bytes for packed int4); m, n, k count elements (k: nibbles).
@@ -59,16 +81,27 @@ struct GemmLaunchArgs {
   int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldo = 0, ldc = 0;
   int64_t ld_scale_a = 0, ld_scale_b = 0; // MX block scales
   float alpha = 1.0f, beta = 0.0f;
+  runtime::DevicePtr lora_t = 0, lora_up = 0; // LoRA: t [M, R], up [N, R]
+  int64_t lora_rank = 0, ld_lora_t = 0, ld_lora_up = 0;
+  float lora_scale = 0.0f;
+  runtime::DevicePtr groups = 0; // grouped: GemmGroupRow[group_count]
+  int64_t group_count = 0;
 };
 
 // The spec's code object for gemm_target() (traced once per process, compile-cached).
 emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec);
-// The kernel argument bytes and the full grid of a launch.
+// The kernel argument bytes and the full grid of a launch (not grouped).
 runtime::KernelArgs gemm_kernel_args(const GemmLaunchArgs& args);
 runtime::Dim3 gemm_grid(const GemmLaunchArgs& args);
+// Workgroups of one problem of a grouped launch.
+int64_t gemm_tiles(int64_t m, int64_t n);
 
 // Builds (through the compile cache, for gemm_target()) and launches one GEMM.
 void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec,
                      const GemmLaunchArgs& args);
+// A grouped launch (spec.grouped): uploads the rows (tile_begin filled in here), launches one
+// grid over every problem's tiles, frees the table. Rows with m or n = 0 get no workgroup.
+void run_grouped_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec,
+                             std::vector<GemmGroupRow> rows);
 
 } // namespace tw::kernels::gemm_kernel

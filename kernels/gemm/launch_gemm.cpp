@@ -5,6 +5,7 @@
 #include <kernels/gemm/gemm_launch.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace tw::kernels::gemm_launch {
@@ -62,67 +63,65 @@ void set_act_quant(GemmKernelSpec& s, GemmLaunchArgs& g, const ActivationQuant& 
     g.scale_a = q.scale->device_address;
   }
 }
-// LoRA as two more launches of the GEMM composition (not fused into the main kernel):
-//   t = x @ down^T   ([M, R], held in the activation dtype, device scratch)
-//   out = lora.scale * (t @ up^T) + 1 * out   (in place through beta = 1)
-// A 16-bit `out` would be rounded twice (at the main product's magnitude, then after the
-// addition), which breaks the one-ulp contract when LoRA cancels part of the product: only
-// an f32 `out` is accepted for now (check_lora_output, before anything runs).
-void check_lora_output(const GemmProblem& p) {
-  if (p.out_dtype != DType::f32)
-    throw std::logic_error(p.kernel + ": LoRA with out dtype " +
-                           std::string(dtype_name(p.out_dtype)) +
-                           " is not implemented yet (LoRA runs as separate launches; only an "
-                           "f32 out keeps the accuracy contract)");
-}
-void add_lora(runtime::Device& device, const TensorView& x, const LoraArgs& lora,
-              const TensorView& out) {
-  const int64_t m = x.shape[0], k = x.shape[1], r = lora.down.shape[0], n = out.shape[1];
-  const runtime::DevicePtr t_ptr =
-      device.allocate(size_t(std::max<int64_t>(dtype_storage_bytes(x.dtype, m * r), 1)));
-  try {
-    const TensorView t = TensorView::on_device(device, t_ptr, x.dtype, {m, r});
+// LoRA in two steps: t = x @ down^T first (a GEMM launch into device scratch, rounded to the
+// activation dtype as PEFT computes it; its leading stride padded to 16 bytes so the main
+// kernel reads it with 128-bit loads), then the main kernel's LoRA block adds
+// lora.scale * t @ up^T to its f32 result before the one rounding to out's dtype.
+class LoraStep {
+public:
+  LoraStep(runtime::Device& device, const TensorView& x, const LoraArgs& lora, GemmKernelSpec& s,
+           GemmLaunchArgs& g)
+      : device_(device) {
+    const int64_t m = x.shape[0], k = x.shape[1], r = lora.down.shape[0];
+    const int64_t ld_t = (r + 7) / 8 * 8;
+    t_ = device.allocate(size_t(std::max<int64_t>(dtype_storage_bytes(x.dtype, m * ld_t), 1)));
+    const TensorView t = TensorView::on_device(device, t_, x.dtype, {m, r}, {ld_t, 1});
     GemmArgs down;
     down.a = x;
     // down [R, K] row-major is down^T [K, R] column-major.
     down.b = TensorView::on_device(device, lora.down.device_address, x.dtype, {k, r},
                                    {1, lora.down.strides[0]});
     down.out = t;
-    gemm(device, down);
-    GemmArgs up;
-    up.a = t;
-    up.b = TensorView::on_device(device, lora.up.device_address, x.dtype, {r, n},
-                                 {1, lora.up.strides[0]});
-    up.out = out;
-    up.c = out;
-    up.alpha = lora.scale;
-    up.beta = 1.0f;
-    gemm(device, up);
-  } catch (...) {
-    device.free(t_ptr);
-    throw;
+    try {
+      gemm(device, down);
+    } catch (...) {
+      device.free(t_);
+      throw;
+    }
+    s.lora = true;
+    s.lora_vec_aligned =
+        vec_aligned(t, MatrixOrder::row_major) && vec_aligned(lora.up, MatrixOrder::row_major);
+    g.lora_t = t_;
+    g.lora_up = lora.up.device_address;
+    g.lora_rank = r;
+    g.ld_lora_t = ld_t;
+    g.ld_lora_up = lora.up.strides[0];
+    g.lora_scale = lora.scale;
   }
-  device.free(t_ptr);
-}
+  ~LoraStep() { device_.free(t_); }
+  LoraStep(const LoraStep&) = delete;
+  LoraStep& operator=(const LoraStep&) = delete;
+
+private:
+  runtime::Device& device_;
+  runtime::DevicePtr t_ = 0;
+};
 } // namespace
 
 void launch(runtime::Device& device, const ScaledMmFusedQuantArgs& args, const GemmProblem& p) {
-  if (args.lora)
-    check_lora_output(p);
   GemmKernelSpec s;
   GemmLaunchArgs g;
   set_operands(s, g, p, args.x, args.b, args.out, args.bias);
   set_act_quant(s, g, args.quant, args.x);
   s.scale_b = scale_kind(p.scale_b);
   g.scale_b = args.scale_b.device_address;
-  run_gemm_kernel(device, s, g);
+  std::optional<LoraStep> lora;
   if (args.lora)
-    add_lora(device, args.x, *args.lora, args.out);
+    lora.emplace(device, args.x, *args.lora, s, g);
+  run_gemm_kernel(device, s, g);
 }
 
 void launch(runtime::Device& device, const Int8LinearFusedArgs& args, const GemmProblem& p) {
-  if (args.lora)
-    check_lora_output(p);
   GemmKernelSpec s;
   GemmLaunchArgs g;
   set_operands(s, g, p, args.x, args.weight, args.out, args.bias);
@@ -132,9 +131,10 @@ void launch(runtime::Device& device, const Int8LinearFusedArgs& args, const Gemm
   set_act_quant(s, g, args.quant, args.x);
   s.scale_b = scale_kind(p.scale_b);
   g.scale_b = args.w_scale.device_address;
-  run_gemm_kernel(device, s, g);
+  std::optional<LoraStep> lora;
   if (args.lora)
-    add_lora(device, args.x, *args.lora, args.out);
+    lora.emplace(device, args.x, *args.lora, s, g);
+  run_gemm_kernel(device, s, g);
 }
 
 void launch(runtime::Device& device, const GemmArgs& args, const GemmProblem& p) {
@@ -152,14 +152,21 @@ void launch(runtime::Device& device, const GemmArgs& args, const GemmProblem& p)
   run_gemm_kernel(device, s, g);
 }
 
-void launch(runtime::Device& device, const ScaledMmArgs& args, const GemmProblem& p) {
-  GemmKernelSpec s;
-  GemmLaunchArgs g;
+namespace {
+void set_scaled_mm(GemmKernelSpec& s, GemmLaunchArgs& g, const ScaledMmArgs& args,
+                   const GemmProblem& p) {
   set_operands(s, g, p, args.a, args.b, args.out, args.bias);
   s.scale_a = scale_kind(p.scale_a);
   s.scale_b = scale_kind(p.scale_b);
   g.scale_a = args.scale_a.device_address;
   g.scale_b = args.scale_b.device_address;
+}
+} // namespace
+
+void launch(runtime::Device& device, const ScaledMmArgs& args, const GemmProblem& p) {
+  GemmKernelSpec s;
+  GemmLaunchArgs g;
+  set_scaled_mm(s, g, args, p);
   run_gemm_kernel(device, s, g);
 }
 
@@ -177,13 +184,29 @@ void launch(runtime::Device& device, const Int8LinearArgs& args, const GemmProbl
   run_gemm_kernel(device, s, g);
 }
 
-// Not one grouped launch yet: every non-empty problem is its own launch of the scaled_mm
-// kernel (validation guarantees they share dtypes and scale granularities, so one code object).
+// One grouped launch over every problem's tiles: validation guarantees the problems share
+// dtypes, scale granularities and bias presence (one code object); 128-bit loads are used when
+// every problem's operands allow them.
 void launch(runtime::Device& device, const ScaledMmMultiArgs& args,
             const std::vector<GemmProblem>& problems) {
-  for (size_t i = 0; i < problems.size(); ++i)
-    if (!problems[i].empty())
-      launch(device, args.problems[i], problems[i]);
+  GemmKernelSpec s;
+  bool a_vec = true, b_vec = true;
+  std::vector<GemmGroupRow> rows;
+  const auto addr = [](runtime::DevicePtr p) { return static_cast<int64_t>(p); };
+  for (size_t i = 0; i < problems.size(); ++i) {
+    if (problems[i].empty())
+      continue;
+    GemmLaunchArgs g;
+    set_scaled_mm(s, g, args.problems[i], problems[i]);
+    a_vec = a_vec && s.a_vec_aligned;
+    b_vec = b_vec && s.b_vec_aligned;
+    rows.push_back({addr(g.a), addr(g.b), addr(g.out), addr(g.bias), addr(g.scale_a),
+                    addr(g.scale_b), g.m, g.n, g.k, g.lda, g.ldb, g.ldo});
+  }
+  s.a_vec_aligned = a_vec;
+  s.b_vec_aligned = b_vec;
+  s.grouped = true;
+  run_grouped_gemm_kernel(device, s, std::move(rows));
 }
 
 void launch(runtime::Device& device, const W8A16Args& args, const GemmProblem& p) {

@@ -156,8 +156,9 @@ TEST_CASE("w8a16: int8 weights converted to f16 / bf16 in the prologue, per-chan
   run_w8a16(128, 128, 64, DType::bf16, true, 34);
 }
 
-TEST_CASE("scaled_mm_multi: a list of problems of different shapes (one launch each)") {
-  const int64_t shapes[][3] = {{17, 41, 27}, {0, 13, 7}, {129, 7, 96}, {23, 23, 0}};
+TEST_CASE("scaled_mm_multi: problems of different shapes in one grouped launch") {
+  // Workgroups (128 x 128 tiles): 1 + 0 + 2 + 1 + 2 * 3 = 10, in one grid.
+  const int64_t shapes[][3] = {{17, 41, 27}, {0, 13, 7}, {129, 7, 96}, {23, 23, 0}, {130, 300, 40}};
   std::vector<HostTensor> keep;
   kernels::ScaledMmMultiArgs host;
   for (const auto& s : shapes) {
@@ -185,6 +186,7 @@ TEST_CASE("scaled_mm_multi: a list of problems of different shapes (one launch e
                                d.upload(keep[i + 3]), d.upload(outs.back())});
     }
     kernels::scaled_mm_multi(dev, args);
+    CHECK(dev.last_stats().workgroups == 10); // the last launch covered every problem
     for (size_t p = 0; p < args.problems.size(); ++p) {
       CAPTURE(p);
       const CompareResult r = compare(DeviceTensors::download(dev, args.problems[p].out, outs[p]),
@@ -312,8 +314,8 @@ void run_fused(bool int8, int64_t m, int64_t n, int64_t k, DType x_dtype, DType 
     }
     Tolerance tol = Tolerance::for_output(out_dtype, int8 ? 0 : k);
     if (lora_rank > 0) {
-      // LoRA runs as two more launches: t = x @ down^T rounded to the activation dtype and
-      // f32 sums over K and R.
+      // t = x @ down^T is rounded to the activation dtype (a first launch), then the kernel's
+      // LoRA block sums over R in f32 next to the main product's sum over K.
       tol.accumulation = f32_accumulation(k + lora_rank);
       tol.intermediate = x_dtype == DType::bf16 ? 0x1p-8 : 0x1p-11;
     }
@@ -351,15 +353,23 @@ TEST_CASE("int8_linear_fused: roundeven + clamp [-128, 127] activation quantizat
             DType::bf16, 72);
 }
 
-TEST_CASE("fused kernels with a LoRA addition (two more GEMM launches)") {
+TEST_CASE("fused kernels with the LoRA block: any out dtype, ranks across LoRA tiles") {
   using kernels::ActQuantMode;
   run_fused(true, 41, 27, 100, DType::bf16, DType::int8, ActQuantMode::dynamic_rowwise, false,
             DType::f32, 81, 16);
   run_fused(false, 23, 129, 27, DType::f16, DType::e4m3, ActQuantMode::given_scale, true,
             DType::f32, 82, 7);
-  // A 16-bit out with LoRA is refused (it would be rounded twice).
-  CHECK_THROWS_WITH_AS(run_fused(false, 23, 13, 27, DType::f16, DType::e4m3,
-                                 ActQuantMode::given_scale, true, DType::bf16, 83, 7),
-                       doctest::Contains("LoRA with out dtype bf16 is not implemented yet"),
-                       std::logic_error);
+  // 16-bit outs: the LoRA product is added in f32 before the one rounding.
+  run_fused(false, 23, 13, 27, DType::f16, DType::e4m3, ActQuantMode::given_scale, true,
+            DType::bf16, 83, 7);
+  run_fused(true, 130, 17, 41, DType::f16, DType::int8, ActQuantMode::given_scale, false,
+            DType::f16, 84, 1);
+  // Ranks past one 32-wide LoRA tile (a masked second tile) and two column tiles of out.
+  run_fused(false, 17, 300, 13, DType::bf16, DType::e5m2, ActQuantMode::dynamic_rowwise, false,
+            DType::bf16, 85, 40);
+  run_fused(true, 7, 129, 96, DType::bf16, DType::int8, ActQuantMode::dynamic_rowwise, false,
+            DType::f32, 86, 64);
+  // K = 0: out = bias + LoRA of a zero activation (0).
+  run_fused(false, 13, 7, 0, DType::f16, DType::e4m3, ActQuantMode::dynamic_rowwise, false,
+            DType::f16, 87, 3);
 }
