@@ -38,6 +38,12 @@ GemmKernelSpec spec_of(DType a, DType b, DType out, ScaleKind sa, ScaleKind sb) 
   return s;
 }
 
+GemmKernelSpec mx_spec(DType a, DType b, DType out) {
+  GemmKernelSpec s = spec_of(a, b, out, ScaleKind::none, ScaleKind::none);
+  s.mx_block_scales = true;
+  return s;
+}
+
 emu::LaunchStats one_workgroup(runtime::EmuDevice& dev, const emit::CodeObject& co, const Case& c,
                                int64_t k, runtime::DevicePtr buf) {
   GemmLaunchArgs g;
@@ -47,6 +53,7 @@ emu::LaunchStats one_workgroup(runtime::EmuDevice& dev, const emit::CodeObject& 
   g.k = k;
   g.lda = g.ldb = is_packed_int4(c.spec.a) ? k / 2 : k; // storage elements (int4: bytes)
   g.ldo = c.n;
+  g.ld_scale_a = g.ld_scale_b = (k + 31) / 32; // MX block scales (e8m0 code 0 here)
   const runtime::KernelArgs args = gemm_kernel_args(g);
   const runtime::ModuleHandle mod = dev.load_code_object(co.elf);
   dev.launch(dev.get_kernel(mod, co.kernel_name), {1, 1}, {uint32_t(threads)}, args.span());
@@ -72,6 +79,7 @@ int main() {
       {"w8a16 f16",
        spec_of(DType::f16, DType::int8, DType::f16, ScaleKind::none, ScaleKind::rowwise), 1024,
        1024, 1024},
+      {"mxfp8_gemm e4m3->bf16", mx_spec(DType::e4m3, DType::e4m3, DType::bf16), 1024, 1024, 1024},
       {"iu4_gemm int4->i32",
        spec_of(DType::int4, DType::int4, DType::i32, ScaleKind::none, ScaleKind::none), 1024, 1024,
        1024},

@@ -5,6 +5,7 @@
 #include <dsl/dsl.hpp>
 #include <dsl/handles/convert.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
+#include <dsl/mma/block_scaled.hpp>
 #include <dsl/tensor/store_view.hpp>
 #include <emit/compile.hpp>
 #include <runtime/kernel_args.hpp>
@@ -73,30 +74,12 @@ char order_code(MatrixOrder o) {
   return o == MatrixOrder::row_major ? 'r' : 'c';
 }
 
-// The pipeline state of the MX path: the K tile index and the accumulator.
-template <class Frag>
-struct MxState {
-  Int32 kt;
-  Frag acc;
-  void flatten_into(std::vector<ir::Value>& out) const {
-    kt.flatten_into(out);
-    acc.flatten_into(out);
-  }
-  static void append_types(std::vector<ir::Type>& out) {
-    Int32::append_types(out);
-    Frag::append_types(out);
-  }
-  static MxState rebuild(std::span<const ir::Value> vals, std::size_t& pos) {
-    Int32 k = Int32::rebuild(vals, pos);
-    Frag f = Frag::rebuild(vals, pos);
-    return {k, f};
-  }
-};
-
 // BGlobal: the element type of b in global memory when it differs from the atom's (W8A16:
 // int8 weights converted to f16 / bf16 in the prologue, on their way into LDS).
 // AGlobal: the activation's element type when a is quantized in the prologue.
-template <class Atom, bool AKContig, bool BKContig, class BGlobal = void, class AGlobal = void>
+// MX: e8m0 block scales staged (decoded to f32) in LDS next to each operand stage.
+template <class Atom, bool AKContig, bool BKContig, class BGlobal = void, class AGlobal = void,
+          bool MX = false>
 ir::Kernel build_body(const GemmKernelSpec& s) {
   using Lanes = MmaAtomLanes<Atom>;
   using AE = typename Lanes::a_elem; // what the atom reads
@@ -118,11 +101,17 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   constexpr auto plan_ab =
       lds_plan(lds_buffer<AL>("sA", block_m, bk, stages(2), pad(16 / elem_bytes<AL>())),
                lds_buffer<BL>("sB", block_n, bk, stages(2), pad(16 / elem_bytes<BL>())));
-  // The quantizing prologue adds a row of s_m and one of 1 / s_m for the block's rows.
+  // The quantizing prologue adds a row of s_m and one of 1 / s_m for the block's rows; MX adds
+  // per stage the decoded scales of the tile's rows of a and columns of b, one row per K block.
+  constexpr int mx_blocks = bk / 32;
   constexpr auto plan = [&] {
     if constexpr (quant)
       return lds_plan(plan_ab.buffers[0].spec, plan_ab.buffers[1].spec,
                       lds_buffer<f32>("sQ", 2, block_m));
+    else if constexpr (MX)
+      return lds_plan(plan_ab.buffers[0].spec, plan_ab.buffers[1].spec,
+                      lds_buffer<f32>("sSA", mx_blocks, block_m, stages(2)),
+                      lds_buffer<f32>("sSB", mx_blocks, block_n, stages(2)));
     else
       return plan_ab;
   }();
@@ -252,8 +241,16 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   const auto commit = [&](const auto& regs, Int32 stage) {
     const auto& [regs_a, regs_b, kt] = regs;
     if constexpr (packed) {
-      copy_ka.store(regs_a,
-                    mapping_store_view<AS>(lds.template tile<"sA">(stage), clear_past_k(kt)));
+      // Only the K tile holding the byte of nibble K - 1 (odd K) pays for the masking.
+      const Int32 k32 = cast<i32>(K);
+      const Bool odd_tail = (k32 & 1) == 1 && ((k32 - 1) / 2) / bk == kt;
+      if_(
+          odd_tail,
+          [&] {
+            copy_ka.store(regs_a,
+                          mapping_store_view<AS>(lds.template tile<"sA">(stage), clear_past_k(kt)));
+          },
+          [&] { copy_ka.store(regs_a, lds.template tile<"sA">(stage)); });
       copy_kb.store(regs_b, lds.template tile<"sB">(stage));
       return;
     }
@@ -285,48 +282,61 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       gemm(mma, fa, fb, acc);
   };
   CFrag acc;
-  if (!s.mx_block_scales) {
+  if constexpr (!MX) {
     acc = pipeline<2>(k_tiles, mma.make_accumulator(0), fetch, commit, [&](Int32 stage, CFrag acc) {
       mac(lds_view<AE, block_m, bk>(lds.template tile<"sA">(stage)),
           lds_view<BE, block_n, bk>(lds.template tile<"sB">(stage)), acc);
       return acc;
     });
-  } else if constexpr (!FloatElem<typename decltype(mma)::c_elem>) {
-    throw std::invalid_argument("gemm kernel: MX block scales need a float accumulator");
   } else {
-    // MX block scales: each 32-element K block's partial product is scaled by
-    // 2^ea[m, blk] * 2^eb[n, blk] and added; the K tile index rides along in the state.
-    static_assert(bk % 32 == 0 && 32 % mma.tile_k == 0);
+    // ---- main-loop block: MX block scales ----
+    // Thread t fetches the e8m0 codes of row t of the tile of a and of b for the tile's K
+    // blocks (masked: rows past M / N and blocks past ceil(K / 32) read 0), decodes them to
+    // 2^(e - 127) and stores them with the operand stage; each 32-element K block's partial
+    // product is then scaled by 2^ea[m] * 2^eb[n] and added (gemm_block_scaled).
+    static_assert(bk % 32 == 0 && 32 % mma.tile_k == 0 && threads == block_m && threads == block_n);
     const auto e8m0 = [](const GlobalPtr<f32>& p, const Int64& rows, const Int64& cols,
                          const Int64& ld) {
       return make_tensor(GlobalPtr<u8>(p.ir(), 1), Major::row, rows, cols, ld);
     };
     const Int64 kblocks = ceil_div(K, Int64(32));
     const auto sa_t = e8m0(SAp, M, kblocks, ld_sa), sb_t = e8m0(SBp, N, kblocks, ld_sb);
+    const Int32 t = thread_id();
+    using Codes = std::array<Scalar<u8>, 2 * mx_blocks>;
+    const auto fetch_mx = [&](Int32 kt) {
+      const auto ta = local_tile<block_m, mx_blocks>(sa_t, bm, kt);
+      const auto tb = local_tile<block_n, mx_blocks>(sb_t, bn, kt);
+      Codes codes;
+      for (int j = 0; j < mx_blocks; ++j) {
+        codes[j] = ta.load(t, Int32(j));
+        codes[mx_blocks + j] = tb.load(t, Int32(j));
+      }
+      return std::pair{fetch(kt), codes};
+    };
     const auto decode = [](const Scalar<u8>& e) { // 2^(e - 127); the codes 0..254
       return exp2(cast<f32>(cast<i32>(e)) - Float32(127.0));
     };
-    const MxState<CFrag> st = pipeline<2>(
-        k_tiles, MxState<CFrag>{Int32(0), mma.make_accumulator(0)}, fetch, commit,
-        [&](Int32 stage, MxState<CFrag> st) {
+    const auto commit_mx = [&](const auto& regs, Int32 stage) {
+      commit(regs.first, stage);
+      for (int j = 0; j < mx_blocks; ++j) {
+        lds.template tile<"sSA">(stage).store(Int32(j), t, decode(regs.second[j]));
+        lds.template tile<"sSB">(stage).store(Int32(j), t, decode(regs.second[mx_blocks + j]));
+      }
+    };
+    acc = pipeline<2>(
+        k_tiles, mma.make_accumulator(0), fetch_mx, commit_mx, [&](Int32 stage, CFrag acc) {
           const auto sa = lds_view<AE, block_m, bk>(lds.template tile<"sA">(stage));
           const auto sb = lds_view<BE, block_n, bk>(lds.template tile<"sB">(stage));
-          for (int blk = 0; blk < bk / 32; ++blk) {
-            CFrag part = mma.make_accumulator(0);
-            for (int ks = blk * (32 / mma.tile_k); ks < (blk + 1) * (32 / mma.tile_k); ++ks)
-              mac(mma.load_a(sa, ks), mma.load_b(sb, ks), part);
-            const Int32 kb_index = st.kt * (bk / 32) + blk;
-            const auto ta = local_tile<block_m, 1>(sa_t, bm, kb_index);
-            const auto tb = local_tile<block_n, 1>(sb_t, bn, kb_index);
-            st.acc = map_accumulator(
-                mma, st.acc, part,
-                [&](const auto& a, const auto& p, const Int32& r, const Int32& c) {
-                  return fma(p, decode(ta.load(r, Int32(0))) * decode(tb.load(c, Int32(0))), a);
-                });
-          }
-          return MxState<CFrag>{st.kt + 1, st.acc};
+          const auto ssa = lds.template tile<"sSA">(stage);
+          const auto ssb = lds.template tile<"sSB">(stage);
+          constexpr int steps = 32 / mma.tile_k;
+          for (int blk = 0; blk < mx_blocks; ++blk)
+            gemm_block_scaled(mma, sa, sb, acc, ir::MmaMods{}, blk * steps, steps,
+                              [&](const Int32& r, const Int32& c) {
+                                return ssa.load(Int32(blk), r) * ssb.load(Int32(blk), c);
+                              });
+          return acc;
         });
-    acc = st.acc;
   }
 
   // ---- LoRA block: t @ up^T over the rank R, a second K loop on the operand stages of LDS ----
@@ -431,6 +441,10 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
 
 template <class Atom, class BGlobal = void>
 ir::Kernel build_ordered(const GemmKernelSpec& s) {
+  if (s.mx_block_scales && (s.act_quant != ActQuant::none || s.scale_a != ScaleKind::none ||
+                            s.scale_b != ScaleKind::none || s.lora))
+    throw std::invalid_argument("gemm kernel: MX block scales do not combine with activation "
+                                "quantization, tensor/row scales or LoRA");
   if (s.act_quant != ActQuant::none) {
     if constexpr (std::is_void_v<BGlobal> && MmaAtomLanes<Atom>::a_elem::bits == 8 &&
                   !MmaAtomLanes<Atom>::packed_int4) {
@@ -449,9 +463,19 @@ ir::Kernel build_ordered(const GemmKernelSpec& s) {
     return build_body<Atom, true, true, BGlobal>(s);
   }
   const bool ak = s.a_order == MatrixOrder::row_major, bk = s.b_order == MatrixOrder::col_major;
+  using AE = typename MmaAtomLanes<Atom>::a_elem;
+  if (s.mx_block_scales) {
+    if constexpr (std::is_void_v<BGlobal> && AE::bits == 8 && !MmaAtomLanes<Atom>::packed_int4 &&
+                  !std::same_as<AE, i8>) {
+      if (!ak || !bk)
+        throw std::invalid_argument("gemm kernel: MX operands must be k-contiguous");
+      return build_body<Atom, true, true, void, void, true>(s);
+    } else {
+      throw std::invalid_argument("gemm kernel: MX block scales need fp8 operands");
+    }
+  }
   if (ak && bk)
     return build_body<Atom, true, true>(s);
-  using AE = typename MmaAtomLanes<Atom>::a_elem;
   if constexpr (AE::bits == 16) { // m/n-contiguous operands: f16 / bf16 GEMM only
     if (ak)
       return build_body<Atom, true, false>(s);

@@ -4,6 +4,7 @@
 
 #include <dsl/dsl.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
+#include <dsl/mma/block_scaled.hpp>
 
 #include <functional>
 
@@ -242,4 +243,40 @@ TEST_CASE("LDS tiles address padded and swizzled rows") {
   // A run of 16 elements would be split by a swizzle with base 3 (8-element groups).
   CHECK_THROWS_WITH((void)t.load_run<16>(Int32(0), Int32(0)),
                     doctest::Contains("split by the swizzle"));
+}
+
+TEST_CASE(
+    "gemm_block_scaled: each atom tile chains its k steps from zero, then one fma per value") {
+  using Fp8 = tw::atoms::wmma_f32_16x16x16_fp8_fp8;
+  constexpr auto mma = make_tiled_mma(Fp8{}, wave_layout<2, 2>, repeat<4, 4>);
+  constexpr auto plan = lds_plan(lds_buffer<e4m3>("sA", 128, 64), lds_buffer<e4m3>("sB", 128, 64),
+                                 lds_buffer<f32>("sS", 1, 128));
+  KernelBuilder kb("block_scaled", {128, 1, 1});
+  auto lds = use_lds<plan>(kb);
+  auto acc = mma.make_accumulator(0);
+  const auto scales = lds.tile<"sS">();
+  // The second 32-wide K block of the 64-wide tiles: k steps 2 and 3.
+  gemm_block_scaled(mma, lds.tile<"sA">(), lds.tile<"sB">(), acc, ir::MmaMods{}, 2, 2,
+                    [&](const Int32& r, const Int32& c) {
+                      return scales.load(Int32(0), r) * scales.load(Int32(0), c);
+                    });
+  CHECK_THROWS_WITH_AS(
+      gemm_block_scaled(mma, lds.tile<"sA">(), lds.tile<"sB">(), acc, ir::MmaMods{}, 3, 2,
+                        [](const Int32&, const Int32&) { return Float32(1.0); }),
+      "gemm_block_scaled: k steps [3, 5) are outside the tiles' 4 steps", std::invalid_argument);
+  const ir::Kernel k = kb.finish();
+  // 4 x 4 atom tiles x 2 k steps; each chain starts from a zero accumulator (a splat of 0).
+  CHECK(count_ops(k, [](const ir::Op& op) { return op.opcode == ir::Opcode::wmma; }) == 32);
+  CHECK(count_ops(k, [](const ir::Op& op) { return op.opcode == ir::Opcode::fma; }) == 128);
+  int first_chain_from_zero = 0;
+  walk(k.body, [&](const ir::Op& op) {
+    if (op.opcode != ir::Opcode::wmma)
+      return;
+    const ir::Value c = op.operands[2];
+    walk(k.body, [&](const ir::Op& def) {
+      if (def.opcode == ir::Opcode::splat && !def.results.empty() && def.results[0] == c)
+        ++first_chain_from_zero;
+    });
+  });
+  CHECK(first_chain_from_zero == 16);
 }
