@@ -303,6 +303,12 @@ GemmProblem validate_scaled_mm_fused_quant(const Device& dev, const ScaledMmFuse
 std::vector<GemmProblem> validate_scaled_mm_multi(const Device& dev,
                                                   const ScaledMmMultiArgs& args) {
   std::vector<GemmProblem> problems;
+  // The granularity of each scale for the whole launch, and the problem that decided it.
+  struct Decided {
+    std::optional<ScaleGranularity> granularity;
+    size_t problem = 0;
+  };
+  Decided decided_a, decided_b;
   for (size_t i = 0; i < args.problems.size(); ++i) {
     const std::string where = "scaled_mm_multi: problem " + std::to_string(i);
     GemmProblem p;
@@ -315,6 +321,26 @@ std::vector<GemmProblem> validate_scaled_mm_multi(const Device& dev,
       throw ArgumentError(where + ": " + (msg.rfind(own, 0) == 0 ? msg.substr(own.size()) : msg));
     }
     p.kernel = "scaled_mm_multi";
+    {
+      // A one-element scale of a problem with one row (or none) reads the same under both
+      // granularities: only problems with more decide, and they must agree.
+      const ArgChecker chk(where);
+      const auto gran = [](std::optional<ScaleGranularity> g) {
+        return std::string(g == ScaleGranularity::tensorwise ? "tensorwise" : "rowwise");
+      };
+      const auto agree = [&](Decided& d, std::optional<ScaleGranularity> g, int64_t count,
+                             std::string_view name) {
+        if (count <= 1)
+          return;
+        if (!d.granularity)
+          d = {g, i};
+        else if (g != d.granularity)
+          chk.fail(name, "is " + gran(g) + "; expected " + gran(d.granularity) + " like problem " +
+                             std::to_string(d.problem) + ": one launch runs one kernel");
+      };
+      agree(decided_a, p.scale_a, p.m, "scale_a");
+      agree(decided_b, p.scale_b, p.n, "scale_b");
+    }
     if (!problems.empty()) {
       const GemmProblem& first = problems.front();
       const ScaledMmArgs& a0 = args.problems.front();
@@ -331,18 +357,6 @@ std::vector<GemmProblem> validate_scaled_mm_multi(const Device& dev,
       same(ai.a, "a", a0.a);
       same(ai.b, "b", a0.b);
       same(ai.out, "out", a0.out);
-      const auto gran = [](std::optional<ScaleGranularity> g) {
-        return std::string(g == ScaleGranularity::tensorwise ? "tensorwise" : "rowwise");
-      };
-      // A rowwise scale of length 1 is also tensorwise: only a real difference matters.
-      const auto differs = [](std::optional<ScaleGranularity> g, std::optional<ScaleGranularity> g0,
-                              int64_t count) { return g != g0 && count != 1; };
-      if (differs(p.scale_a, first.scale_a, p.m))
-        chk.fail("scale_a", "is " + gran(p.scale_a) + "; expected " + gran(first.scale_a) +
-                                " like problem 0: one launch runs one kernel");
-      if (differs(p.scale_b, first.scale_b, p.n))
-        chk.fail("scale_b", "is " + gran(p.scale_b) + "; expected " + gran(first.scale_b) +
-                                " like problem 0: one launch runs one kernel");
       if (p.has_bias != first.has_bias)
         chk.fail("bias", std::string(p.has_bias ? "was given" : "is missing") + "; expected " +
                              (first.has_bias ? "a bias in every problem, as problem 0 has one"
@@ -350,6 +364,13 @@ std::vector<GemmProblem> validate_scaled_mm_multi(const Device& dev,
                              ": one launch runs one kernel");
     }
     problems.push_back(p);
+  }
+  // Every problem reports the launch's granularity (the undecided ones read alike either way).
+  for (GemmProblem& p : problems) {
+    if (decided_a.granularity)
+      p.scale_a = decided_a.granularity;
+    if (decided_b.granularity)
+      p.scale_b = decided_b.granularity;
   }
   // Problems write disjoint outputs (they run concurrently).
   for (size_t i = 0; i < args.problems.size(); ++i)

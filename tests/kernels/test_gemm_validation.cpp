@@ -365,6 +365,27 @@ TEST_CASE("scaled_mm_fused_quant validation: quantization and LoRA") {
   CHECK(dev.calls == 0);
 }
 
+TEST_CASE("scaled_mm_multi validation: a one-element scale of a one-row problem fits either "
+          "granularity") {
+  RecordingDevice dev("device A");
+  ScaledMmMultiArgs multi;
+  // scale_b: problem 0 has N = 1 (its one-element scale reads alike either way), problem 1 is
+  // tensorwise with N = 3 and decides; problem 2 (N = 1, shape [1]) fits too.
+  multi.problems = {scaled_mm_args(dev, 4, 1, 12), scaled_mm_args(dev, 7, 3, 33),
+                    scaled_mm_args(dev, 5, 1, 7)};
+  multi.problems[1].scale_b = dev.tensor(DType::f32, {1});
+  const std::vector<GemmProblem> ps = validate_scaled_mm_multi(dev, multi);
+  for (const GemmProblem& p : ps) // one kernel: every problem reports the deciding granularity
+    CHECK(p.scale_b == ScaleGranularity::tensorwise);
+  // A real disagreement names the problem that decided.
+  multi.problems.push_back(scaled_mm_args(dev, 2, 6, 5)); // rowwise scale_b of 6
+  CHECK_THROWS_WITH_AS(scaled_mm_multi(dev, multi),
+                       "scaled_mm_multi: problem 3: argument 'scale_b' is rowwise; expected "
+                       "tensorwise like problem 1: one launch runs one kernel",
+                       ArgumentError);
+  CHECK(dev.calls == 0);
+}
+
 TEST_CASE("scaled_mm_multi validation: per-problem messages and one kernel for all") {
   RecordingDevice dev("device A");
   ScaledMmMultiArgs multi;
