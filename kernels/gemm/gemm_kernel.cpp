@@ -131,7 +131,7 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   const int a_align = s.a_vec_aligned ? 16 : elem_bytes<AS>();
   const int b_align = s.b_vec_aligned ? 16 : elem_bytes<BS>();
   auto [Ap, Bp, Op, Cp, BiasP, SAp, SBp, SOp, M, N, K, lda, ldb, ldo, ldc, ld_sa, ld_sb, alpha,
-        beta, LTp, LUp, R, ld_lt, ld_lu, lora_scale, Groups, group_count] =
+        beta, LTp, LUp, R, ld_lt, ld_lu, lora_scale, Groups, group_count, group_search_steps] =
       kb.args(gptr<AS>("a", a_align), gptr<BS>("b", b_align), gptr<u8>("out"), gptr<u8>("c"),
               gptr<u8>("bias"), gptr<f32>("scale_a"), gptr<f32>("scale_b"), gptr<f32>("scale_out"),
               scalar<i64>("m"), scalar<i64>("n"), scalar<i64>("k"), scalar<i64>("lda"),
@@ -139,19 +139,22 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
               scalar<i64>("ld_scale_b"), scalar<f32>("alpha"), scalar<f32>("beta"),
               gptr<u8>("lora_t"), gptr<u8>("lora_up"), scalar<i64>("lora_rank"),
               scalar<i64>("ld_lora_t"), scalar<i64>("ld_lora_up"), scalar<f32>("lora_scale"),
-              gptr<i64>("groups"), scalar<i64>("group_count"));
+              gptr<i64>("groups"), scalar<i64>("group_count"), scalar<i64>("group_search_steps"));
   Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
-  // ---- grouped mode: this workgroup's problem (the last row whose tile_begin <= x) ----
+  // ---- grouped mode: this workgroup's problem, the last row whose tile_begin <= x (binary
+  // search: the rows' tile_begin increase, row 0's is 0) ----
   if (s.grouped) {
     const Int64 wg = cast<i64>(bm);
     const auto field = [&](const Int64& g, std::size_t offset) {
       return Groups.load(g * Int64(sizeof(GemmGroupRow) / 8) + Int64(int64_t(offset / 8)));
     };
-    const auto [g] =
-        for_range(Int64(1), group_count, Int64(1), carry(Int64(0)), [&](Int64 i, Int64 found) {
-          const Bool here = field(i, offsetof(GemmGroupRow, tile_begin)) <= wg;
-          return carry(select(here, i, found));
-        });
+    const auto [g, g_end] =
+        for_range(Int64(0), group_search_steps, Int64(1), carry(Int64(0), group_count),
+                  [&](Int64, Int64 lo, Int64 hi) {
+                    const Int64 mid = (lo + hi) / Int64(2);
+                    const Bool at_or_after = field(mid, offsetof(GemmGroupRow, tile_begin)) <= wg;
+                    return carry(select(at_or_after, mid, lo), select(at_or_after, hi, mid));
+                  });
     Ap = GlobalPtr<AS>::from_address(field(g, offsetof(GemmGroupRow, a)), a_align);
     Bp = GlobalPtr<BS>::from_address(field(g, offsetof(GemmGroupRow, b)), b_align);
     Op = GlobalPtr<u8>::from_address(field(g, offsetof(GemmGroupRow, out)));
@@ -164,6 +167,7 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     lda = field(g, offsetof(GemmGroupRow, lda));
     ldb = field(g, offsetof(GemmGroupRow, ldb));
     ldo = field(g, offsetof(GemmGroupRow, ldo));
+    (void)g_end;
     const Int64 local = wg - field(g, offsetof(GemmGroupRow, tile_begin));
     const Int64 tiles_n = ceil_div(N, Int64(block_n));
     const Int64 tile_m = local / tiles_n;
@@ -583,6 +587,7 @@ runtime::KernelArgs gemm_kernel_args(const GemmLaunchArgs& g) {
   for (int64_t v : {g.lora_rank, g.ld_lora_t, g.ld_lora_up})
     args.add<int64_t>(v);
   args.add<float>(g.lora_scale).ptr(g.groups).add<int64_t>(g.group_count);
+  args.add<int64_t>(g.group_search_steps);
   return args;
 }
 
@@ -638,6 +643,8 @@ void run_grouped_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec
     GemmLaunchArgs g;
     g.groups = table;
     g.group_count = static_cast<int64_t>(rows.size());
+    while ((int64_t{1} << g.group_search_steps) < g.group_count)
+      ++g.group_search_steps; // ceil(log2(rows))
     launch_compiled(device, spec, {static_cast<uint32_t>(tiles)}, g);
   } catch (...) {
     device.free(table);

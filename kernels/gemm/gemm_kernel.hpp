@@ -84,8 +84,8 @@ struct GemmLaunchArgs {
   runtime::DevicePtr lora_t = 0, lora_up = 0; // LoRA: t [M, R], up [N, R]
   int64_t lora_rank = 0, ld_lora_t = 0, ld_lora_up = 0;
   float lora_scale = 0.0f;
-  runtime::DevicePtr groups = 0; // grouped: GemmGroupRow[group_count]
-  int64_t group_count = 0;
+  runtime::DevicePtr groups = 0;                   // grouped: GemmGroupRow[group_count]
+  int64_t group_count = 0, group_search_steps = 0; // steps: ceil(log2(group_count))
 };
 
 // The spec's code object for gemm_target() (traced once per process, compile-cached).
