@@ -9,7 +9,9 @@ namespace tw::tool {
 
 namespace {
 
+using kernels::gemm_kernel::ActQuant;
 using kernels::gemm_kernel::GemmKernelSpec;
+using kernels::gemm_kernel::ScaleKind;
 
 bool flag(const emit::ParamReader& p, const std::string& name) {
   return p.one_of(name, {0, 1}) == 1;
@@ -30,6 +32,30 @@ kernels::DType dtype(const emit::ParamReader& p, const std::string& name) {
   p.reject(name, "is not a dtype name (f32, f16, bf16, e4m3, e5m2, int8, ...)");
 }
 
+ScaleKind scale(const emit::ParamReader& p, const std::string& name) {
+  const std::string& v = p.str(name);
+  if (v == "none")
+    return ScaleKind::none;
+  if (v == "tensor")
+    return ScaleKind::tensorwise;
+  if (v == "row")
+    return ScaleKind::rowwise;
+  p.reject(name, "must be none, tensor or row");
+}
+
+ActQuant quant(const emit::ParamReader& p, const std::string& name) {
+  const std::string& v = p.str(name);
+  if (v == "none")
+    return ActQuant::none;
+  if (v == "tensor")
+    return ActQuant::given_tensorwise;
+  if (v == "row")
+    return ActQuant::given_rowwise;
+  if (v == "dynamic")
+    return ActQuant::dynamic_rowwise;
+  p.reject(name, "must be none, tensor, row or dynamic");
+}
+
 ir::Kernel build_gemm(const emit::ParamReader& p) {
   GemmKernelSpec s;
   s.a = dtype(p, "a");
@@ -42,6 +68,15 @@ ir::Kernel build_gemm(const emit::ParamReader& p) {
   s.alpha_beta = flag(p, "alpha_beta");
   s.has_c = flag(p, "c");
   s.has_bias = flag(p, "bias");
+  s.scale_a = scale(p, "scale_a");
+  s.scale_b = scale(p, "scale_b");
+  s.mx_block_scales = flag(p, "mx");
+  s.act_quant = quant(p, "quant");
+  s.x = dtype(p, "x");
+  s.write_scale_out = flag(p, "scale_out");
+  s.lora = flag(p, "lora");
+  s.lora_vec_aligned = flag(p, "lora_aligned");
+  s.grouped = flag(p, "grouped");
   return kernels::gemm_kernel::build_gemm_kernel(s); // rejects unsupported combinations
 }
 
@@ -61,9 +96,53 @@ void register_library_kernels(emit::KernelRegistry& registry) {
                    {"b_aligned", "1", "1: B columns 16-byte aligned (128-bit loads), 0: any"},
                    {"alpha_beta", "0", "0 or 1"},
                    {"c", "0", "0 or 1: add beta * C"},
-                   {"bias", "0", "0 or 1"}},
+                   {"bias", "0", "0 or 1"},
+                   {"scale_a", "none", "none, tensor or row: scale of a's rows in the epilogue"},
+                   {"scale_b", "none", "none, tensor or row: scale of b's columns"},
+                   {"mx", "0", "1: MX e8m0 block scales (32 k per scale) in the main loop"},
+                   {"quant", "none",
+                    "none, tensor, row or dynamic: quantize the activation x into a's dtype"},
+                   {"x", "f16", "the activation dtype when quant != none (f16 or bf16)"},
+                   {"scale_out", "0", "1: dynamic quant writes the per-row scale"},
+                   {"lora", "0", "1: the LoRA block (quant != none)"},
+                   {"lora_aligned", "1", "1: LoRA t and up rows 16-byte aligned"},
+                   {"grouped", "0", "1: one launch over a table of problems"}},
                   build_gemm,
-                  {{}, {{"a", "bf16"}, {"b", "bf16"}}}});
+                  // One configuration per kernel of the family (kernels/gemm/gemm_api.hpp).
+                  {{},                             // gemm f16
+                   {{"a", "bf16"}, {"b", "bf16"}}, // gemm bf16
+                   {{"a", "e4m3"},
+                    {"b", "e4m3"},
+                    {"out", "bf16"},
+                    {"scale_a", "row"},
+                    {"scale_b", "row"}}, // scaled_mm
+                   {{"a", "e4m3"},
+                    {"b", "e4m3"},
+                    {"out", "bf16"},
+                    {"scale_a", "row"},
+                    {"scale_b", "row"},
+                    {"grouped", "1"}}, // scaled_mm_multi
+                   {{"a", "e4m3"},
+                    {"b", "e4m3"},
+                    {"out", "bf16"},
+                    {"scale_b", "row"},
+                    {"quant", "dynamic"},
+                    {"x", "bf16"}}, // scaled_mm_fused_quant
+                   {{"a", "f16"}, {"b", "int8"}, {"out", "f16"}, {"scale_b", "row"}}, // w8a16
+                   {{"a", "int8"},
+                    {"b", "int8"},
+                    {"out", "bf16"},
+                    {"scale_a", "row"},
+                    {"scale_b", "row"}}, // int8_linear
+                   {{"a", "int8"},
+                    {"b", "int8"},
+                    {"out", "bf16"},
+                    {"scale_b", "row"},
+                    {"quant", "dynamic"},
+                    {"x", "bf16"},
+                    {"lora", "1"}},                                // int8_linear_fused
+                   {{"a", "int4"}, {"b", "int4"}, {"out", "i32"}}, // iu4_gemm
+                   {{"a", "e4m3"}, {"b", "e4m3"}, {"out", "bf16"}, {"mx", "1"}}}}); // mxfp8
   });
 }
 
