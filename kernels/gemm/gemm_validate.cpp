@@ -95,6 +95,23 @@ const TensorView* opt(const std::optional<TensorView>& t) {
   return t ? &*t : nullptr;
 }
 
+// The fused kernels write out (and scale_out): neither may overlap an input, nor each other.
+void check_fused_overlaps(const ArgChecker& chk, const TensorView& out, NamedInput x,
+                          NamedInput weight, NamedInput weight_scale, const ActivationQuant& quant,
+                          const std::optional<TensorView>& bias,
+                          const std::optional<LoraArgs>& lora) {
+  const NamedInput down{lora ? &lora->down : nullptr, "lora.down"};
+  const NamedInput up{lora ? &lora->up : nullptr, "lora.up"};
+  const NamedInput b{opt(bias), "bias"};
+  check_no_overlap(chk, out, "out",
+                   {x, weight, {opt(quant.scale), "quant.scale"}, weight_scale, b, down, up});
+  if (quant.scale_out) {
+    chk.no_overlap(*quant.scale_out, "quant.scale_out", out, "out");
+    check_no_overlap(chk, *quant.scale_out, "quant.scale_out",
+                     {x, weight, weight_scale, b, down, up});
+  }
+}
+
 std::string mn_from(const TensorView& a, std::string_view a_name, int m_dim, const TensorView& b,
                     std::string_view b_name, int n_dim) {
   return "[M, N] = [dimension " + std::to_string(m_dim) + " of '" + std::string(a_name) + "' " +
@@ -276,27 +293,8 @@ GemmProblem validate_scaled_mm_fused_quant(const Device& dev, const ScaledMmFuse
   check_out(chk, dev, args.out, p, float_outputs, mn_from(args.x, "x", 0, args.b, "b", 1));
   check_bias(chk, dev, args.bias, args.out, p);
   check_lora(chk, dev, args.lora, args.x, args.out, p);
-  const TensorView* down = args.lora ? &args.lora->down : nullptr;
-  const TensorView* up = args.lora ? &args.lora->up : nullptr;
-  const TensorView* qs = opt(args.quant.scale);
-  check_no_overlap(chk, args.out, "out",
-                   {{&args.x, "x"},
-                    {&args.b, "b"},
-                    {qs, "quant.scale"},
-                    {&args.scale_b, "scale_b"},
-                    {opt(args.bias), "bias"},
-                    {down, "lora.down"},
-                    {up, "lora.up"}});
-  if (args.quant.scale_out) {
-    chk.no_overlap(*args.quant.scale_out, "quant.scale_out", args.out, "out");
-    check_no_overlap(chk, *args.quant.scale_out, "quant.scale_out",
-                     {{&args.x, "x"},
-                      {&args.b, "b"},
-                      {&args.scale_b, "scale_b"},
-                      {opt(args.bias), "bias"},
-                      {down, "lora.down"},
-                      {up, "lora.up"}});
-  }
+  check_fused_overlaps(chk, args.out, {&args.x, "x"}, {&args.b, "b"}, {&args.scale_b, "scale_b"},
+                       args.quant, args.bias, args.lora);
   return p;
 }
 
@@ -433,26 +431,8 @@ GemmProblem validate_int8_linear_fused(const Device& dev, const Int8LinearFusedA
             mn_from(args.x, "x", 0, args.weight, "weight", 0));
   check_bias(chk, dev, args.bias, args.out, p);
   check_lora(chk, dev, args.lora, args.x, args.out, p);
-  const TensorView* down = args.lora ? &args.lora->down : nullptr;
-  const TensorView* up = args.lora ? &args.lora->up : nullptr;
-  check_no_overlap(chk, args.out, "out",
-                   {{&args.x, "x"},
-                    {&args.weight, "weight"},
-                    {opt(args.quant.scale), "quant.scale"},
-                    {&args.w_scale, "w_scale"},
-                    {opt(args.bias), "bias"},
-                    {down, "lora.down"},
-                    {up, "lora.up"}});
-  if (args.quant.scale_out) {
-    chk.no_overlap(*args.quant.scale_out, "quant.scale_out", args.out, "out");
-    check_no_overlap(chk, *args.quant.scale_out, "quant.scale_out",
-                     {{&args.x, "x"},
-                      {&args.weight, "weight"},
-                      {&args.w_scale, "w_scale"},
-                      {opt(args.bias), "bias"},
-                      {down, "lora.down"},
-                      {up, "lora.up"}});
-  }
+  check_fused_overlaps(chk, args.out, {&args.x, "x"}, {&args.weight, "weight"},
+                       {&args.w_scale, "w_scale"}, args.quant, args.bias, args.lora);
   return p;
 }
 

@@ -108,17 +108,27 @@ private:
 };
 } // namespace
 
+namespace {
+// What the fused kernels share after their operands are set: the quantizing prologue, the
+// scale of b's columns, the LoRA block, the launch.
+void launch_fused(runtime::Device& device, GemmKernelSpec& s, GemmLaunchArgs& g,
+                  const GemmProblem& p, const TensorView& x, const ActivationQuant& quant,
+                  const TensorView& b_scale, const std::optional<LoraArgs>& lora_args) {
+  set_act_quant(s, g, quant, x);
+  s.scale_b = scale_kind(p.scale_b);
+  g.scale_b = b_scale.device_address;
+  std::optional<LoraStep> lora;
+  if (lora_args)
+    lora.emplace(device, x, *lora_args, s, g);
+  run_gemm_kernel(device, s, g);
+}
+} // namespace
+
 void launch(runtime::Device& device, const ScaledMmFusedQuantArgs& args, const GemmProblem& p) {
   GemmKernelSpec s;
   GemmLaunchArgs g;
   set_operands(s, g, p, args.x, args.b, args.out, args.bias);
-  set_act_quant(s, g, args.quant, args.x);
-  s.scale_b = scale_kind(p.scale_b);
-  g.scale_b = args.scale_b.device_address;
-  std::optional<LoraStep> lora;
-  if (args.lora)
-    lora.emplace(device, args.x, *args.lora, s, g);
-  run_gemm_kernel(device, s, g);
+  launch_fused(device, s, g, p, args.x, args.quant, args.scale_b, args.lora);
 }
 
 void launch(runtime::Device& device, const Int8LinearFusedArgs& args, const GemmProblem& p) {
@@ -128,13 +138,7 @@ void launch(runtime::Device& device, const Int8LinearFusedArgs& args, const Gemm
   // weight [N, K] row-major is b = weight^T column-major.
   g.ldb = args.weight.strides[0];
   s.b_vec_aligned = vec_aligned(args.weight, MatrixOrder::row_major);
-  set_act_quant(s, g, args.quant, args.x);
-  s.scale_b = scale_kind(p.scale_b);
-  g.scale_b = args.w_scale.device_address;
-  std::optional<LoraStep> lora;
-  if (args.lora)
-    lora.emplace(device, args.x, *args.lora, s, g);
-  run_gemm_kernel(device, s, g);
+  launch_fused(device, s, g, p, args.x, args.quant, args.w_scale, args.lora);
 }
 
 void launch(runtime::Device& device, const GemmArgs& args, const GemmProblem& p) {
