@@ -1,11 +1,14 @@
 // The GEMM composition's kernel body (see gemm_kernel.hpp), written only with the DSL.
+#include <kernels/gemm/blocks/act_quant.hpp>
+#include <kernels/gemm/blocks/grouped_problem.hpp>
+#include <kernels/gemm/blocks/lora_block.hpp>
+#include <kernels/gemm/blocks/mx_scales.hpp>
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_target.hpp>
 
 #include <dsl/dsl.hpp>
 #include <dsl/handles/convert.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
-#include <dsl/mma/block_scaled.hpp>
 #include <dsl/tensor/store_view.hpp>
 #include <emit/compile.hpp>
 #include <runtime/kernel_args.hpp>
@@ -103,15 +106,14 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
                lds_buffer<BL>("sB", block_n, bk, stages(2), pad(16 / elem_bytes<BL>())));
   // The quantizing prologue adds a row of s_m and one of 1 / s_m for the block's rows; MX adds
   // per stage the decoded scales of the tile's rows of a and columns of b, one row per K block.
-  constexpr int mx_blocks = bk / 32;
   constexpr auto plan = [&] {
     if constexpr (quant)
       return lds_plan(plan_ab.buffers[0].spec, plan_ab.buffers[1].spec,
                       lds_buffer<f32>("sQ", 2, block_m));
     else if constexpr (MX)
       return lds_plan(plan_ab.buffers[0].spec, plan_ab.buffers[1].spec,
-                      lds_buffer<f32>("sSA", mx_blocks, block_m, stages(2)),
-                      lds_buffer<f32>("sSB", mx_blocks, block_n, stages(2)));
+                      mx_scale_buffers<bk, block_m, block_n>()[0],
+                      mx_scale_buffers<bk, block_m, block_n>()[1]);
     else
       return plan_ab;
   }();
@@ -141,38 +143,17 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
               scalar<i64>("ld_lora_t"), scalar<i64>("ld_lora_up"), scalar<f32>("lora_scale"),
               gptr<i64>("groups"), scalar<i64>("group_count"), scalar<i64>("group_search_steps"));
   Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
-  // ---- grouped mode: this workgroup's problem, the last row whose tile_begin <= x (binary
-  // search: the rows' tile_begin increase, row 0's is 0) ----
+  // ---- grouped mode: this workgroup's problem from the table (blocks/grouped_problem.hpp) ----
   if (s.grouped) {
-    const Int64 wg = cast<i64>(bm);
-    const auto field = [&](const Int64& g, std::size_t offset) {
-      return Groups.load(g * Int64(sizeof(GemmGroupRow) / 8) + Int64(int64_t(offset / 8)));
-    };
-    const auto [g, g_end] =
-        for_range(Int64(0), group_search_steps, Int64(1), carry(Int64(0), group_count),
-                  [&](Int64, Int64 lo, Int64 hi) {
-                    const Int64 mid = (lo + hi) / Int64(2);
-                    const Bool at_or_after = field(mid, offsetof(GemmGroupRow, tile_begin)) <= wg;
-                    return carry(select(at_or_after, mid, lo), select(at_or_after, hi, mid));
-                  });
-    Ap = GlobalPtr<AS>::from_address(field(g, offsetof(GemmGroupRow, a)), a_align);
-    Bp = GlobalPtr<BS>::from_address(field(g, offsetof(GemmGroupRow, b)), b_align);
-    Op = GlobalPtr<u8>::from_address(field(g, offsetof(GemmGroupRow, out)));
-    BiasP = GlobalPtr<u8>::from_address(field(g, offsetof(GemmGroupRow, bias)));
-    SAp = GlobalPtr<f32>::from_address(field(g, offsetof(GemmGroupRow, scale_a)));
-    SBp = GlobalPtr<f32>::from_address(field(g, offsetof(GemmGroupRow, scale_b)));
-    M = field(g, offsetof(GemmGroupRow, m));
-    N = field(g, offsetof(GemmGroupRow, n));
-    K = field(g, offsetof(GemmGroupRow, k));
-    lda = field(g, offsetof(GemmGroupRow, lda));
-    ldb = field(g, offsetof(GemmGroupRow, ldb));
-    ldo = field(g, offsetof(GemmGroupRow, ldo));
-    (void)g_end;
-    const Int64 local = wg - field(g, offsetof(GemmGroupRow, tile_begin));
-    const Int64 tiles_n = ceil_div(N, Int64(block_n));
-    const Int64 tile_m = local / tiles_n;
-    bm = cast<i32>(tile_m);
-    bn = cast<i32>(local - tile_m * tiles_n);
+    const GroupedProblem g = grouped_problem(Groups, group_count, group_search_steps, bm, block_n);
+    Ap = GlobalPtr<AS>::from_address(g.a, a_align);
+    Bp = GlobalPtr<BS>::from_address(g.b, b_align);
+    Op = GlobalPtr<u8>::from_address(g.out);
+    BiasP = GlobalPtr<u8>::from_address(g.bias);
+    SAp = GlobalPtr<f32>::from_address(g.scale_a);
+    SBp = GlobalPtr<f32>::from_address(g.scale_b);
+    std::tie(M, N, K, lda, ldb, ldo) = std::tie(g.m, g.n, g.k, g.lda, g.ldb, g.ldo);
+    std::tie(bm, bn) = std::tie(g.tile_m, g.tile_n);
   }
   const Int64 k_storage = packed ? (K + Int64(1)) / Int64(2) : K; // bytes of a k run
   const GlobalTensor<AS> a = make_tensor(Ap, AKContig ? Major::row : Major::col, M, k_storage, lda);
@@ -193,43 +174,16 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     else
       return copy_tb.load(local_tile<bk, block_n>(bt.transposed(), kt, bn));
   };
-  // ---- prologue block: the activation scale of each of the block's rows ----
-  const auto quantize = [](const Float32& y) {
-    if constexpr (std::same_as<AE, i8>) // round to nearest even, then clamp to [-128, 127]
-      return cast<i8>(cast<i32>(round_half_even(min(max(y, Float32(-128.0)), Float32(127.0)))));
-    else
-      return convert_rne<AE>(y, /*saturate=*/true);
-  };
+  // ---- prologue block: the activation scale of each of the block's rows (blocks/act_quant.hpp)
   const auto inv_scale = [&](const Int32& r) {
     if constexpr (quant)
       return lds.template tile<"sQ">().load(Int32(1), r);
     else
       return Float32(1.0);
   };
-  if constexpr (quant) {
-    const double qmax = std::same_as<AE, i8> ? 127.0 : std::same_as<AE, e4m3> ? 448.0 : 57344.0;
-    const Int32 t = thread_id();
-    const Int64 row = cast<i64>(bm) * Int64(block_m) + cast<i64>(t);
-    const Bool valid = row < M;
-    Float32 sc;
-    if (s.act_quant == ActQuant::given_tensorwise) {
-      sc = SAp.load(Int64(0));
-    } else if (s.act_quant == ActQuant::given_rowwise) {
-      sc = select(valid, SAp.load(row, valid), Float32(1.0));
-    } else {
-      const auto [amax] =
-          for_range(Int64(0), K, Int64(1), carry(Float32(0.0)), [&](Int64 k, Float32 m) {
-            return carry(max(m, abs(cast<f32>(Ap.load(row * lda + k, valid)))));
-          });
-      sc = select(amax == Float32(0.0), Float32(1.0), amax / Float32(qmax));
-      if (s.write_scale_out)
-        if_(valid && bn == 0, [&] { SOp.store(row, sc); });
-    }
-    const auto sq = lds.template tile<"sQ">();
-    sq.store(Int32(0), t, sc);
-    sq.store(Int32(1), t, Float32(1.0) / sc);
-    barrier();
-  }
+  if constexpr (quant)
+    activation_scales<AE>(s.act_quant, s.write_scale_out, lds.template tile<"sQ">(), Ap, SAp, SOp,
+                          M, K, lda, bm, bn);
   const Int32 k_tiles = cast<i32>(ceil_div(k_storage, Int64(bk)));
   const auto fetch = [&](Int32 kt) { return std::tuple{fetch_a(kt), fetch_b(kt), kt}; };
   // Odd K (packed int4): the high nibble of the last byte of every k run lies past K and may
@@ -259,11 +213,11 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       return;
     }
     if constexpr (quant) // activation quantization: q = sat(rne(x * (1 / s_m)))
-      copy_ka.store(regs_a,
-                    mapping_store_view<AS>(lds.template tile<"sA">(stage),
-                                           [&](const Scalar<AS>& x, const Int32& r, const Int32&) {
-                                             return quantize(cast<f32>(x) * inv_scale(r));
-                                           }));
+      copy_ka.store(regs_a, mapping_store_view<AS>(
+                                lds.template tile<"sA">(stage),
+                                [&](const Scalar<AS>& x, const Int32& r, const Int32&) {
+                                  return quantize_activation<AE>(cast<f32>(x) * inv_scale(r));
+                                }));
     else if constexpr (AKContig)
       copy_ka.store(regs_a, lds.template tile<"sA">(stage));
     else
@@ -293,96 +247,32 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       return acc;
     });
   } else {
-    // ---- main-loop block: MX block scales ----
-    // Thread t fetches the e8m0 codes of row t of the tile of a and of b for the tile's K
-    // blocks (masked: rows past M / N and blocks past ceil(K / 32) read 0), decodes them to
-    // 2^(e - 127) and stores them with the operand stage; each 32-element K block's partial
-    // product is then scaled by 2^ea[m] * 2^eb[n] and added (gemm_block_scaled).
-    static_assert(bk % 32 == 0 && 32 % mma.tile_k == 0 && threads == block_m && threads == block_n);
-    const auto e8m0 = [](const GlobalPtr<f32>& p, const Int64& rows, const Int64& cols,
-                         const Int64& ld) {
-      return make_tensor(GlobalPtr<u8>(p.ir(), 1), Major::row, rows, cols, ld);
+    // ---- main-loop block: MX block scales (blocks/mx_scales.hpp) ----
+    const auto e8m0 = [&](const GlobalPtr<f32>& p, const Int64& rows, const Int64& ld) {
+      return make_tensor(GlobalPtr<u8>(p.ir(), 1), Major::row, rows, ceil_div(K, Int64(mx_block_k)),
+                         ld);
     };
-    const Int64 kblocks = ceil_div(K, Int64(32));
-    const auto sa_t = e8m0(SAp, M, kblocks, ld_sa), sb_t = e8m0(SBp, N, kblocks, ld_sb);
-    const Int32 t = thread_id();
-    using Codes = std::array<Scalar<u8>, 2 * mx_blocks>;
-    const auto fetch_mx = [&](Int32 kt) {
-      const auto ta = local_tile<block_m, mx_blocks>(sa_t, bm, kt);
-      const auto tb = local_tile<block_n, mx_blocks>(sb_t, bn, kt);
-      Codes codes;
-      for (int j = 0; j < mx_blocks; ++j) {
-        codes[j] = ta.load(t, Int32(j));
-        codes[mx_blocks + j] = tb.load(t, Int32(j));
-      }
-      return std::pair{fetch(kt), codes};
-    };
-    const auto decode = [](const Scalar<u8>& e) { // 2^(e - 127); the codes 0..254
-      return exp2(cast<f32>(cast<i32>(e)) - Float32(127.0));
-    };
-    const auto commit_mx = [&](const auto& regs, Int32 stage) {
-      commit(regs.first, stage);
-      for (int j = 0; j < mx_blocks; ++j) {
-        lds.template tile<"sSA">(stage).store(Int32(j), t, decode(regs.second[j]));
-        lds.template tile<"sSB">(stage).store(Int32(j), t, decode(regs.second[mx_blocks + j]));
-      }
-    };
-    acc = pipeline<2>(
-        k_tiles, mma.make_accumulator(0), fetch_mx, commit_mx, [&](Int32 stage, CFrag acc) {
-          const auto sa = lds_view<AE, block_m, bk>(lds.template tile<"sA">(stage));
-          const auto sb = lds_view<BE, block_n, bk>(lds.template tile<"sB">(stage));
-          const auto ssa = lds.template tile<"sSA">(stage);
-          const auto ssb = lds.template tile<"sSB">(stage);
-          constexpr int steps = 32 / mma.tile_k;
-          for (int blk = 0; blk < mx_blocks; ++blk)
-            gemm_block_scaled(mma, sa, sb, acc, ir::MmaMods{}, blk * steps, steps,
-                              [&](const Int32& r, const Int32& c) {
-                                return ssa.load(Int32(blk), r) * ssb.load(Int32(blk), c);
-                              });
-          return acc;
-        });
+    acc = mx_main_loop<bk>(
+        mma, lds, k_tiles, e8m0(SAp, M, ld_sa), e8m0(SBp, N, ld_sb), bm, bn, fetch, commit,
+        [&](const Int32& st) { return lds_view<AE, block_m, bk>(lds.template tile<"sA">(st)); },
+        [&](const Int32& st) { return lds_view<BE, block_n, bk>(lds.template tile<"sB">(st)); });
   }
 
-  // ---- LoRA block: t @ up^T over the rank R, a second K loop on the operand stages of LDS ----
-  // (the main loop's last barrier has passed: its stages are free). Same output tile and C
-  // placement as the main product, so the epilogue adds it before its single rounding.
+  // ---- LoRA block (blocks/lora_block.hpp) on the operand stages of the finished main loop ----
   using LE = std::conditional_t<quant, AGlobal, f16>; // the activation dtype
-  using LoraAtom = std::conditional_t<std::same_as<LE, bf16>, atoms::wmma_f32_16x16x16_bf16,
-                                      atoms::wmma_f32_16x16x16_f16>;
-  constexpr auto lora_mma = make_tiled_mma(LoraAtom{}, wave_layout<2, 2>, repeat<4, 4>);
-  using LFrag = typename decltype(lora_mma)::CFrag;
-  std::optional<LFrag> lora_acc;
+  constexpr auto lora_mma = lora_tiled_mma<LE>();
+  std::optional<typename decltype(lora_mma)::CFrag> lora_acc;
   if (s.lora) {
     if constexpr (!quant) {
       throw std::invalid_argument("gemm kernel: LoRA is a block of the quantized-activation "
                                   "kernels (scaled_mm_fused_quant, int8_linear_fused)");
     } else {
-      constexpr int lbk = 32, lvec = 128 / LE::bits;
-      constexpr auto copy_l = make_tiled_copy<LE>(
-          atoms::global_load_b128{}, thread_layout<threads / (lbk / lvec), lbk / lvec>);
-      const int l_align = s.lora_vec_aligned ? 16 : elem_bytes<LE>();
-      const auto t = make_tensor(GlobalPtr<LE>(LTp.ir(), l_align), Major::row, M, R, ld_lt);
-      const auto up = make_tensor(GlobalPtr<LE>(LUp.ir(), l_align), Major::row, N, R, ld_lu);
-      const auto stage_t = [&](const Int32& st) {
-        return lds_view<LE, block_m, lbk>(lds.template tile<"sA">(st));
-      };
-      const auto stage_up = [&](const Int32& st) {
-        return lds_view<LE, block_n, lbk>(lds.template tile<"sB">(st));
-      };
-      lora_acc = pipeline<2>(
-          cast<i32>(ceil_div(R, Int64(lbk))), lora_mma.make_accumulator(0),
-          [&](Int32 kt) {
-            return std::pair{copy_l.load(local_tile<block_m, lbk>(t, bm, kt)),
-                             copy_l.load(local_tile<block_n, lbk>(up, bn, kt))};
-          },
-          [&](const auto& regs, Int32 st) {
-            copy_l.store(regs.first, stage_t(st));
-            copy_l.store(regs.second, stage_up(st));
-          },
-          [&](Int32 st, LFrag la) {
-            gemm(lora_mma, stage_t(st), stage_up(st), la);
-            return la;
-          });
+      const int align = s.lora_vec_aligned ? 16 : elem_bytes<LE>();
+      lora_acc = lora_block(
+          make_tensor(GlobalPtr<LE>(LTp.ir(), align), Major::row, M, R, ld_lt),
+          make_tensor(GlobalPtr<LE>(LUp.ir(), align), Major::row, N, R, ld_lu), R, bm, bn,
+          [&](const Int32& st) { return lds_view<LE, block_m, 32>(lds.template tile<"sA">(st)); },
+          [&](const Int32& st) { return lds_view<LE, block_n, 32>(lds.template tile<"sB">(st)); });
     }
   }
 

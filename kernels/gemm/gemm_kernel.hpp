@@ -11,7 +11,8 @@
 // m/n-contiguous operands, activation quantization, int8 -> f16 conversion), the main loop
 // (MX block scales), the LoRA block (a second K loop over the rank on the same output tile)
 // and the epilogue (scales, alpha/beta, bias, LoRA, output conversion), and the grouped mode
-// (one launch over a table of problems).
+// (one launch over a table of problems). The larger blocks live in kernels/gemm/blocks/
+// (act_quant, mx_scales, lora_block, grouped_problem); gemm_kernel.cpp composes them.
 // Partial tiles are masked in the kernel (any M, N, K >= 0; K = 0 gives the epilogue of 0).
 #include <dsl/ir/kernel.hpp>
 #include <emit/code_object.hpp>

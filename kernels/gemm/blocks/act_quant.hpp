@@ -1,0 +1,68 @@
+#pragma once
+// The activation-quantization prologue of the fused GEMM kernels (docs/kernels.md "Activation
+// quantization"): s_m per row of x (a given tensorwise / rowwise scale, or amax_k |x| / qmax),
+// and the rule q = quantize(x * (1 / s_m)) applied on x's way into LDS.
+#include <dsl/dsl.hpp>
+#include <dsl/handles/convert.hpp>
+#include <kernels/gemm/gemm_kernel.hpp>
+
+namespace tw::kernels::gemm_kernel {
+
+// The largest code magnitude of Q: int8 127, e4m3 448, e5m2 57344.
+template <class Q>
+constexpr double activation_qmax() {
+  if constexpr (std::same_as<Q, dsl::i8>)
+    return 127.0;
+  else if constexpr (std::same_as<Q, dsl::e4m3>)
+    return 448.0;
+  else {
+    static_assert(std::same_as<Q, dsl::e5m2>, "activation quantization: int8, e4m3 or e5m2");
+    return 57344.0;
+  }
+}
+
+// y (already x * (1 / s_m)) to Q: int8 rounds to nearest even, then clamps to [-128, 127];
+// fp8 rounds to nearest even and saturates.
+template <class Q>
+dsl::Scalar<Q> quantize_activation(const dsl::Float32& y) {
+  using namespace tw::dsl;
+  if constexpr (std::same_as<Q, i8>)
+    return cast<i8>(cast<i32>(round_half_even(min(max(y, Float32(-128.0)), Float32(127.0)))));
+  else
+    return convert_rne<Q>(y, /*saturate=*/true);
+}
+
+// Thread t computes s_m of row tile_m * rows + t of x [m, k] (leading stride ldx) and stores
+// s_m in row 0 and 1 / s_m in row 1 of `sq` (2 x rows f32 in LDS), then meets the others at a
+// barrier. `given` is the caller's scale (given modes), `scale_out` receives s_m (dynamic mode,
+// when asked; written by the workgroups of the first column of tiles only).
+template <class Q, class X, class Tile>
+void activation_scales(ActQuant mode, bool write_scale_out, const Tile& sq,
+                       const dsl::GlobalPtr<X>& x, const dsl::GlobalPtr<dsl::f32>& given,
+                       const dsl::GlobalPtr<dsl::f32>& scale_out, const dsl::Int64& m,
+                       const dsl::Int64& k, const dsl::Int64& ldx, const dsl::Int32& tile_m,
+                       const dsl::Int32& tile_n) {
+  using namespace tw::dsl;
+  const Int32 t = thread_id();
+  const Int64 row = cast<i64>(tile_m) * Int64(Tile::cols) + cast<i64>(t);
+  const Bool valid = row < m;
+  Float32 s;
+  if (mode == ActQuant::given_tensorwise) {
+    s = given.load(Int64(0));
+  } else if (mode == ActQuant::given_rowwise) {
+    s = select(valid, given.load(row, valid), Float32(1.0));
+  } else {
+    const auto [amax] =
+        for_range(Int64(0), k, Int64(1), carry(Float32(0.0)), [&](Int64 i, Float32 mx) {
+          return carry(max(mx, abs(cast<f32>(x.load(row * ldx + i, valid)))));
+        });
+    s = select(amax == Float32(0.0), Float32(1.0), amax / Float32(activation_qmax<Q>()));
+    if (write_scale_out)
+      if_(valid && tile_n == 0, [&] { scale_out.store(row, s); });
+  }
+  sq.store(Int32(0), t, s);
+  sq.store(Int32(1), t, Float32(1.0) / s);
+  barrier();
+}
+
+} // namespace tw::kernels::gemm_kernel

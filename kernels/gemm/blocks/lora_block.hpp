@@ -1,0 +1,49 @@
+#pragma once
+// The LoRA block of the GEMM composition: lora = t @ up^T over the rank R (t = x @ down^T
+// [M, R] and up [N, R], both in the activation dtype E, row-major), a second double-buffered
+// K loop for the workgroup's output tile. It runs after the main loop on two LDS stages the
+// main loop no longer needs (the caller's views), with a TiledMMA that places C exactly like
+// the main product's, so the epilogue adds lora before its single rounding.
+#include <dsl/dsl.hpp>
+
+namespace tw::kernels::gemm_kernel {
+
+// The LoRA TiledMMA for activation dtype E (f16 or bf16): 2 x 2 waves of 4 x 4 atoms.
+template <class E>
+constexpr auto lora_tiled_mma() {
+  static_assert(std::same_as<E, dsl::f16> || std::same_as<E, dsl::bf16>,
+                "LoRA: the activation dtype is f16 or bf16");
+  using Atom = std::conditional_t<std::same_as<E, dsl::bf16>, atoms::wmma_f32_16x16x16_bf16,
+                                  atoms::wmma_f32_16x16x16_f16>;
+  return dsl::make_tiled_mma(Atom{}, dsl::wave_layout<2, 2>, dsl::repeat<4, 4>);
+}
+
+// StageT(stage) / StageUp(stage): the LDS tiles (tile_m x 32 and tile_n x 32 of E) of stage 0
+// or 1 for the rows of t and of up.
+template <class E, class StageT, class StageUp>
+auto lora_block(const dsl::GlobalTensor<E>& t, const dsl::GlobalTensor<E>& up,
+                const dsl::Int64& rank, const dsl::Int32& tile_m, const dsl::Int32& tile_n,
+                StageT&& stage_t, StageUp&& stage_up) {
+  using namespace tw::dsl;
+  constexpr auto mma = lora_tiled_mma<E>();
+  constexpr int bk = 32, vec = 128 / E::bits;
+  constexpr auto copy = make_tiled_copy<E>(atoms::global_load_b128{},
+                                           thread_layout<mma.threads / (bk / vec), bk / vec>);
+  using Frag = typename decltype(mma)::CFrag;
+  return pipeline<2>(
+      cast<i32>(ceil_div(rank, Int64(bk))), mma.make_accumulator(0),
+      [&](Int32 kt) {
+        return std::pair{copy.load(local_tile<mma.tile_m, bk>(t, tile_m, kt)),
+                         copy.load(local_tile<mma.tile_n, bk>(up, tile_n, kt))};
+      },
+      [&](const auto& regs, Int32 st) {
+        copy.store(regs.first, stage_t(st));
+        copy.store(regs.second, stage_up(st));
+      },
+      [&](Int32 st, Frag acc) {
+        gemm(mma, stage_t(st), stage_up(st), acc);
+        return acc;
+      });
+}
+
+} // namespace tw::kernels::gemm_kernel
