@@ -44,6 +44,13 @@ GemmKernelSpec mx_spec(DType a, DType b, DType out) {
   return s;
 }
 
+GemmKernelSpec fused_spec(DType q, DType b, DType out, DType x) {
+  GemmKernelSpec s = spec_of(q, b, out, ScaleKind::none, ScaleKind::rowwise);
+  s.act_quant = ActQuant::dynamic_rowwise;
+  s.x = x;
+  return s;
+}
+
 emu::LaunchStats one_workgroup(runtime::EmuDevice& dev, const emit::CodeObject& co, const Case& c,
                                int64_t k, runtime::DevicePtr buf) {
   GemmLaunchArgs g;
@@ -79,6 +86,8 @@ int main() {
       {"w8a16 f16",
        spec_of(DType::f16, DType::int8, DType::f16, ScaleKind::none, ScaleKind::rowwise), 1024,
        1024, 1024},
+      {"scaled_mm_fused_quant bf16->e4m3, dynamic",
+       fused_spec(DType::e4m3, DType::e4m3, DType::bf16, DType::bf16), 1024, 1024, 1024},
       {"mxfp8_gemm e4m3->bf16", mx_spec(DType::e4m3, DType::e4m3, DType::bf16), 1024, 1024, 1024},
       {"iu4_gemm int4->i32",
        spec_of(DType::int4, DType::int4, DType::i32, ScaleKind::none, ScaleKind::none), 1024, 1024,

@@ -183,7 +183,7 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   };
   if constexpr (quant)
     activation_scales<AE>(s.act_quant, s.write_scale_out, lds.template tile<"sQ">(), Ap, SAp, SOp,
-                          M, K, lda, bm, bn);
+                          M, K, lda, bm, bn, s.a_vec_aligned);
   const Int32 k_tiles = cast<i32>(ceil_div(k_storage, Int64(bk)));
   const auto fetch = [&](Int32 kt) { return std::tuple{fetch_a(kt), fetch_b(kt), kt}; };
   // Odd K (packed int4): the high nibble of the last byte of every k run lies past K and may
