@@ -296,14 +296,17 @@ inline void run_mxfp8(int64_t m, int64_t n, int64_t k, DType a_dtype, DType b_dt
 // a given scale), then the 8-bit GEMM runs and s_m is applied in the epilogue.
 inline void run_fused(bool int8, int64_t m, int64_t n, int64_t k, DType x_dtype, DType q_dtype,
                       kernels::ActQuantMode mode, bool rowwise_given, DType out_dtype,
-                      uint64_t seed, int64_t lora_rank = 0) {
+                      uint64_t seed, int64_t lora_rank = 0, int64_t x_ld = 0) {
   CAPTURE(m);
   CAPTURE(n);
   CAPTURE(k);
   CAPTURE(int8);
   CAPTURE(kernels::dtype_name(q_dtype));
   CAPTURE(int(mode));
-  const HostTensor x = random_tensor(x_dtype, {m, k}, seed, ValueRange{-3.0, 3.0});
+  CAPTURE(x_ld);
+  // x_ld: a padded leading stride of x (0: contiguous).
+  const HostTensor x = random_tensor(x_dtype, {m, k}, seed, ValueRange{-3.0, 3.0},
+                                     x_ld ? Extents{x_ld, 1} : Extents{});
   const HostTensor b =
       int8 ? random_tensor(DType::int8, {n, k}, seed + 1)
            : random_tensor(q_dtype == DType::e4m3 ? DType::e5m2 : DType::e4m3, {k, n}, seed + 1,

@@ -60,6 +60,16 @@ TEST_CASE("scaled_mm_fused_quant: bf16 / f16 activations quantized to fp8 in the
             DType::f32, 63);
 }
 
+TEST_CASE("fused kernels: the dynamic amax over 16-byte aligned rows (128-bit steps + tail)") {
+  using kernels::ActQuantMode;
+  // Leading stride 16 (32 bytes): K = 13 takes one 8-wide step and a 5-element tail, K = 40
+  // five steps; 129 rows put threads past M in the second row tile.
+  run_fused(false, 129, 27, 13, DType::bf16, DType::e4m3, ActQuantMode::dynamic_rowwise, false,
+            DType::f32, 91, 0, 16);
+  run_fused(true, 23, 17, 40, DType::f16, DType::int8, ActQuantMode::dynamic_rowwise, false,
+            DType::bf16, 92, 0, 48);
+}
+
 TEST_CASE("int8_linear_fused: roundeven + clamp [-128, 127] activation quantization") {
   using kernels::ActQuantMode;
   run_fused(true, 100, 41, 96, DType::f16, DType::int8, ActQuantMode::dynamic_rowwise, false,
