@@ -15,12 +15,23 @@ Scalar<U> convert_rne(const Scalar<T>& x, bool saturate = false) {
                        .cvt(ir_type<U>(), x.ir(), ir::Rounding::rne, saturate));
 }
 
+// The bits of x seen as U (same width).
+template <ElemType U, ElemType T>
+Scalar<U> bit_cast(const Scalar<T>& x) {
+  static_assert(U::bits == T::bits, "bit_cast: the element types have different widths");
+  return Scalar<U>(KernelBuilder::current("bit_cast").ops().bitcast(ir_type<U>(), x.ir()));
+}
+
 // x rounded to the nearest integer, ties to even, as an f32 (the IR's float -> int cvt only
-// truncates). Exact for |x| < 2^22: adding and subtracting 1.5 * 2^23 leaves no fraction bits,
-// and each f32 addition rounds to nearest even.
+// truncates), for every f32: below 2^23, |x| + 2^23 lies in [2^23, 2^24) where the f32 step is
+// 1, so the addition rounds |x| to an integer (nearest even) and the subtraction is exact; the
+// sign is put back (-0.4 -> -0). From 2^23 on every f32 is an integer; NaN and inf pass.
 inline Float32 round_half_even(const Float32& x) {
-  const Float32 magic(12582912.0); // 1.5 * 2^23
-  return (x + magic) - magic;
+  const Float32 two23(8388608.0);
+  const Float32 a = abs(x);
+  const Float32 r = (a + two23) - two23;
+  const UInt32 sign = bit_cast<u32>(x) & UInt32(0x80000000u);
+  return select(a < two23, bit_cast<f32>(bit_cast<u32>(r) | sign), x);
 }
 
 } // namespace tw::dsl
