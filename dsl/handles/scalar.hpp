@@ -11,6 +11,7 @@
 
 #include <atoms/formats/bf16.hpp>
 #include <atoms/formats/f16.hpp>
+#include <atoms/formats/fp8.hpp>
 #include <dsl/builder/kernel_builder.hpp>
 #include <dsl/types/ir_type.hpp>
 
@@ -87,6 +88,10 @@ public:
       return num::round_to_f16(static_cast<float>(v));
     else if constexpr (std::same_as<T, bf16>)
       return num::round_to_bf16(static_cast<float>(v));
+    else if constexpr (std::same_as<T, e4m3>) // RNE; past 448 is NaN (OCP e4m3fn)
+      return num::e4m3_to_f32(num::f64_to_e4m3(v, num::Saturate::no));
+    else if constexpr (std::same_as<T, e5m2>)
+      return num::e5m2_to_f32(num::f64_to_e5m2(v, num::Saturate::no));
     else if constexpr (FloatElem<T>)
       return v;
     else if constexpr (T::kind == ElemKind::boolean)

@@ -1,5 +1,9 @@
 #include <dsl/ir/type.hpp>
 
+#include <atoms/formats/fp8.hpp>
+
+#include <cmath>
+
 namespace tw::ir {
 
 const char* to_string(AddrSpace s) {
@@ -46,6 +50,14 @@ std::string to_string(Type t) {
         .append(scalar_name(t))
         .append(">");
   return scalar_name(t);
+}
+
+Fp8Constant fp8_constant(Type t, double value) {
+  const bool e4m3 = t.kind() == TypeKind::e4m3;
+  const std::uint8_t code = e4m3 ? num::f64_to_e4m3(value, num::Saturate::no)
+                                 : num::f64_to_e5m2(value, num::Saturate::no);
+  const double back = e4m3 ? num::e4m3_to_f32(code) : num::e5m2_to_f32(code);
+  return {code, std::isnan(value) ? std::isnan(back) : back == value};
 }
 
 std::string type_error(Type t) {

@@ -107,4 +107,12 @@ const char* to_string(AddrSpace s);
 // scalar int / float / fp8 element, packed int4 vectors of a multiple of 8 elements.
 std::string type_error(Type t);
 
+// The code of an fp8 constant: `value` rounded to nearest even into t's format (e4m3 or e5m2);
+// `exact` says whether the code decodes back to `value` (NaN counts as exact).
+struct Fp8Constant {
+  std::uint8_t code = 0;
+  bool exact = false;
+};
+Fp8Constant fp8_constant(Type t, double value);
+
 } // namespace tw::ir

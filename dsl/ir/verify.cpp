@@ -156,8 +156,14 @@ private:
     case Opcode::const_float:
       if (auto e = counts(0, 1); !e.empty())
         return e;
+      if (res().is_scalar() && res().is_fp8()) { // a storage code: the value must be one
+        if (!fp8_constant(res(), op_.attrs.float_value).exact)
+          return "value " + std::to_string(op_.attrs.float_value) +
+                 " is not exactly representable as " + ty(res());
+        return "";
+      }
       if (!res().is_scalar() || !res().is_float())
-        return "result has type " + ty(res()) + ", expected f16, bf16 or f32";
+        return "result has type " + ty(res()) + ", expected f16, bf16, f32, e4m3 or e5m2";
       return "";
     case Opcode::add:
     case Opcode::sub:

@@ -644,6 +644,12 @@ private:
       return;
     }
     case Opcode::const_float:
+      if (type(op.results[0]).is_fp8()) { // the code, held as unsigned char
+        define(depth, op.results[0],
+               cat("(unsigned char)",
+                   std::to_string(ir::fp8_constant(type(op.results[0]), a.float_value).code)));
+        return;
+      }
       define(depth, op.results[0],
              cat("(", st(type(op.results[0])), ")", hex_double(a.float_value)));
       return;

@@ -274,6 +274,8 @@ private:
       return llvm::ConstantInt::get(type(res_ty(op)), static_cast<std::uint64_t>(a.int_value),
                                     /*IsSigned=*/true);
     case O::const_float: {
+      if (res_ty(op).is_fp8()) // the code, held as i8
+        return b_.getInt8(ir::fp8_constant(res_ty(op), a.float_value).code);
       llvm::Type* t = type(res_ty(op));
       llvm::APFloat f(a.float_value);
       bool lost = false;

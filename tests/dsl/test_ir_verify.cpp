@@ -579,3 +579,15 @@ TEST_CASE("ir verify: int_to_ptr takes an i64 address and makes a global pointer
   const Value q = fx.b.int_to_ptr(fx.big);
   CHECK(fx.k.type_of(q) == gptr);
 }
+
+TEST_CASE("ir verify: fp8 constants hold exactly representable values (storage codes)") {
+  Fixture ok;
+  ok.b.const_float(Type::e4m3(), 0.0);
+  ok.b.const_float(Type::e4m3(), -448.0);
+  ok.b.const_float(Type::e5m2(), 57344.0);
+  ok.b.const_float(Type::e5m2(), 0.15625); // 5 * 2^-5
+  expect_build_error([](Fixture& fx) { fx.b.const_float(Type::e4m3(), 0.3); }, "ir.verify: op #",
+                     "value 0.300000 is not exactly representable as e4m3");
+  expect_build_error([](Fixture& fx) { fx.b.const_float(Type::e4m3(), 480.0); }, "ir.verify: op #",
+                     "is not exactly representable as e4m3");
+}
