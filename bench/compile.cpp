@@ -1,11 +1,14 @@
-// bench/compile: what a kernel compile costs, per backend, for every registered kernel
-// (default parameters, gfx1201): cold (no cache), warm from the disk cache (a fresh process's
-// first compile), warm from the memory cache (every later compile in a process).
+// bench/compile: what a kernel compile costs, per backend, for every kernel `tilewave emit`
+// knows (the IR samples, the DSL samples, the library's gemm; default parameters, gfx1201): cold
+// (no cache), warm from the disk cache (a fresh process's first compile), warm from the memory
+// cache (every later compile in a process).
 //   bench_compile [--repeat N] [--arch gfx1200|gfx1201]
 #include <emit/compile.hpp>
 #include <emit/registry.hpp>
 #include <emit/subprocess.hpp>
 #include <emit/toolchain.hpp>
+#include <tilewave/dsl_sample_kernels.hpp>
+#include <tilewave/library_kernels.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -48,6 +51,8 @@ int main(int argc, char** argv) try {
     }
   }
   using namespace tw::emit;
+  tw::tool::register_library_kernels(kernel_registry());
+  tw::tool::register_dsl_sample_kernels(kernel_registry());
   unsetenv("TILEWAVE_DUMP");
   unsetenv("TILEWAVE_CACHE");
   TempDir cache("tilewave-bench-compile"); // never the user's cache
