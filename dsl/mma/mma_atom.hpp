@@ -79,6 +79,57 @@ constexpr LaneMap make_lane_map(const atoms::TvMap& tv, int pack = 1, bool k_is_
   return m;
 }
 
+// The operand map the tiled layer loads 16-bit A / B operands with. The hardware gives lane half
+// h = l / 16 the k values {4h .. 4h+3, 8+4h .. 8+4h+3}; A and B see the same k order, so any
+// relabelling of k that is one function of the hardware k for both operands computes the same
+// product (shared/RDNA4.md). Here half h holds k 8h .. 8h+7 in value order: one 128-bit read per
+// operand tile instead of two 64-bit ones. Other maps (8-bit, packed int4: already k-contiguous
+// per lane) are returned unchanged.
+constexpr LaneMap k_contiguous(LaneMap m, bool k_is_col) {
+  if (m.elem_bits != 16 || m.values != 8)
+    return m;
+  for (LaneMap::Mode& mode : m.thread) {
+    int& k_step = k_is_col ? mode.col_step : mode.row_step;
+    if (k_step == 4)
+      k_step = 8;
+  }
+  for (int v = 0; v < m.values; ++v)
+    (k_is_col ? m.value_col : m.value_row)[v] = v;
+  return m;
+}
+
+// The relabelling of k that turns `hw` into `tiled`: pi[hardware k] = tiled k, one bijection
+// for every lane and value with every other coordinate kept; `valid` is false otherwise.
+struct KRelabelling {
+  bool valid = false;
+  std::array<int, 64> pi{};
+  constexpr bool operator==(const KRelabelling&) const = default;
+};
+constexpr KRelabelling k_relabelling(const LaneMap& hw, const LaneMap& tiled, bool k_is_col) {
+  KRelabelling r;
+  r.pi.fill(-1);
+  const int k_extent = k_is_col ? hw.cols : hw.rows;
+  if (k_extent > 64 || hw.values != tiled.values)
+    return r;
+  for (int l = 0; l < 32; ++l)
+    for (int v = 0; v < hw.values; ++v) {
+      const int hr = hw.lane_row(l) + hw.value_row[v], hc = hw.lane_col(l) + hw.value_col[v];
+      const int tr = tiled.lane_row(l) + tiled.value_row[v],
+                tc = tiled.lane_col(l) + tiled.value_col[v];
+      const int hk = k_is_col ? hc : hr, tk = k_is_col ? tc : tr;
+      if ((k_is_col ? hr != tr : hc != tc) || tk < 0 || tk >= k_extent ||
+          (r.pi[hk] != -1 && r.pi[hk] != tk))
+        return r;
+      r.pi[hk] = tk;
+    }
+  for (int a = 0; a < k_extent; ++a)
+    for (int b = a + 1; b < k_extent; ++b)
+      if (r.pi[a] == -1 || r.pi[a] == r.pi[b])
+        return r;
+  r.valid = true;
+  return r;
+}
+
 // DSL element tag of an atom operand type.
 template <atoms::MmaElem E>
 struct mma_elem_tag;
@@ -144,13 +195,23 @@ struct MmaAtomLanes {
   static constexpr LaneMap c_map = make_lane_map(info.cd);
   static_assert(a_map.separable && b_map.separable && c_map.separable,
                 "TiledMMA: the atom's lane map does not split into lane and value parts");
+  // What the tiled layer loads A and B fragments with (k_contiguous): a k relabelling shared by
+  // both operands, proved here for every lane and value.
+  static constexpr LaneMap a_tile_map = k_contiguous(a_map, true);
+  static constexpr LaneMap b_tile_map = k_contiguous(b_map, false);
+  static_assert(k_relabelling(a_map, a_tile_map, true).valid &&
+                    k_relabelling(a_map, a_tile_map, true) ==
+                        k_relabelling(b_map, b_tile_map, false),
+                "TiledMMA: the tiled operand maps must relabel k by one bijection shared by A "
+                "and B");
 
   using a_elem = typename mma_elem_tag<info.a_type>::type;
   using b_elem = typename mma_elem_tag<info.b_type>::type;
   using c_elem = typename mma_elem_tag<info.cd_type>::type;
 
+  // The maps fragments are loaded with: the tiled ones for A and B, the hardware one for C.
   static constexpr const LaneMap& map(MmaOperand op) {
-    return op == MmaOperand::A ? a_map : op == MmaOperand::B ? b_map : c_map;
+    return op == MmaOperand::A ? a_tile_map : op == MmaOperand::B ? b_tile_map : c_map;
   }
 };
 

@@ -82,11 +82,13 @@ TEST_CASE("single-wave WMMA tile: one wmma, vector operand loads, masked stores"
     CHECK(k.type_of(op.operands[2]) == ir::Type::vec(ir::Type::f32(), 8));
   });
   CHECK(wmmas == 1);
-  // Two runs of 4 f16 per operand (A and B): 4 vector loads of <4 x f16>, 8-byte aligned.
-  const ir::Type v4h = ir::Type::vec(ir::Type::f16(), 4);
+  // One run of 8 f16 per operand (A and B: the tiled layer's k-contiguous operand map; the
+  // hardware map would split it into two runs of 4): 2 vector loads of <8 x f16>, 16-byte
+  // aligned.
+  const ir::Type v8h = ir::Type::vec(ir::Type::f16(), 8);
   CHECK(count_ops(k, [&](const ir::Op& op) {
-          return is_load_of(k, op, v4h, ir::AddrSpace::global) && op.attrs.align == 8;
-        }) == 4);
+          return is_load_of(k, op, v8h, ir::AddrSpace::global) && op.attrs.align == 16;
+        }) == 2);
   // Each lane stores its 8 accumulator values as f32, each under its own bound check.
   CHECK(count_ops(k, [&](const ir::Op& op) { return op.opcode == ir::Opcode::store; }) == 8);
   CHECK(count_ops(k, [](const ir::Op& op) { return op.opcode == ir::Opcode::lane_id; }) >= 1);
@@ -212,13 +214,13 @@ TEST_CASE("tiled f16 GEMM: LDS plan, double-buffered loop, 128-bit loads, 32 WMM
           return op.opcode == ir::Opcode::store && op.attrs.align == 16 &&
                  k.type_of(op.operands[0]).is_ptr(ir::AddrSpace::lds);
         }) == 16);
-  // Operand reads from LDS: per k step RM + RN = 8 atom tiles x 2 runs of <4 x f16>.
-  const ir::Type v4h = ir::Type::vec(ir::Type::f16(), 4);
+  // Operand reads from LDS: per k step RM + RN = 8 atom tiles x 1 run of <8 x f16> (the
+  // k-contiguous operand map).
   int lds_operand_loads = 0;
   walk(loop->regions[0], [&](const ir::Op& op) {
-    lds_operand_loads += is_load_of(k, op, v4h, ir::AddrSpace::lds) ? 1 : 0;
+    lds_operand_loads += is_load_of(k, op, v8h, ir::AddrSpace::lds) ? 1 : 0;
   });
-  CHECK(lds_operand_loads == 2 * 8 * 2);
+  CHECK(lds_operand_loads == 2 * 8);
 }
 
 TEST_CASE("tiled layers reject a kernel with the wrong number of threads") {
@@ -279,4 +281,29 @@ TEST_CASE(
     });
   });
   CHECK(first_chain_from_zero == 16);
+}
+
+TEST_CASE("the tiled layer's 16-bit operand maps relabel k by one bijection shared by A and B") {
+  // Hardware A: lane 17 (half 1), value 5 is k = 8*(2/2) + 4*1 + 2*(2%2) + 1 = 13; the tiled
+  // map gives half 1 the k 8..15 in value order: value 5 is k 13 there too, value 2 is k 10
+  // (hardware: 8*(1/2) + 4 + 2*(1%2) + 0 = 6).
+  constexpr const LaneMap& hw = F32Atom::a_map;
+  constexpr const LaneMap& tiled = F32Atom::a_tile_map;
+  CHECK(hw.lane_col(17) + hw.value_col[2] == 6);
+  CHECK(tiled.lane_col(17) + tiled.value_col[2] == 10);
+  CHECK(tiled.lane_row(17) + tiled.value_row[2] == 1);
+  constexpr KRelabelling a = k_relabelling(F32Atom::a_map, F32Atom::a_tile_map, true);
+  constexpr KRelabelling b = k_relabelling(F32Atom::b_map, F32Atom::b_tile_map, false);
+  CHECK(a.valid);
+  CHECK(a == b);
+  CHECK(a.pi[6] == 10);
+  // A map that gives both lane halves the same k (no bijection) is rejected.
+  LaneMap broken = F32Atom::a_tile_map;
+  broken.value_col[0] = 1;
+  broken.value_col[1] = 0;
+  broken.thread[1].col_step = 0;
+  CHECK_FALSE(k_relabelling(F32Atom::a_map, broken, true).valid);
+  // 8-bit operands are already k-contiguous per lane: their tiled map is the hardware one.
+  using Fp8 = MmaAtomLanes<tw::atoms::wmma_f32_16x16x16_fp8_fp8>;
+  CHECK(k_relabelling(Fp8::a_map, Fp8::a_tile_map, true).pi[5] == 5);
 }

@@ -1,13 +1,14 @@
 ; The kernel library's f16 GEMM (kernels/gemm, 128-bit aligned operands), each backend and
 ; arch: the K loop issues v_wmma_f32_16x16x16_f16 on LDS operands, a barrier, and
-; 128-bit global loads of the next tile; nothing goes to scratch.
+; 128-bit global loads of the next tile; operand tiles come from LDS with one 128-bit read
+; each (the tiled layer's k-contiguous 16-bit operand map); nothing goes to scratch.
 ; TILEWAVE-EMIT: gemm --format asm --backend llvm
 ; TILEWAVE-EMIT: gemm --format asm --backend hip
 ; CHECK-LABEL: {{^}}tw_gemm_f16_f16_f32_{{[a-z0-9_]+}}:
 ; CHECK-NOT: scratch_
 ; CHECK: in Loop: Header=BB0_[[H:[0-9]+]] Depth=1
 ; CHECK-NOT: s_endpgm
-; CHECK: ds_load_{{.*}}b64
+; CHECK: ds_load_b128
 ; CHECK-NOT: s_endpgm
 ; CHECK: v_wmma_f32_16x16x16_f16 v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}]
 ; CHECK-NOT: s_endpgm

@@ -1,11 +1,12 @@
 ; The DSL tiled f16 GEMM (examples/05_gemm_f16.cpp, 16-byte rows), TILEWAVE_DUMP assembly, each
 ; backend, gfx1201: the K loop issues v_wmma_f32_16x16x16_f16 on LDS operands, a barrier, and
-; 128-bit global loads of the next tile; nothing goes to scratch.
+; 128-bit global loads of the next tile; operand tiles come from LDS with one 128-bit read
+; each (the tiled layer's k-contiguous 16-bit operand map); nothing goes to scratch.
 ; CHECK-LABEL: {{^}}gemm_f16_128x128x32_align16:
 ; CHECK-NOT: scratch_
 ; CHECK: in Loop: Header=BB0_[[H:[0-9]+]] Depth=1
 ; CHECK-NOT: s_endpgm
-; CHECK: ds_load_{{.*}}b64
+; CHECK: ds_load_b128
 ; CHECK-NOT: s_endpgm
 ; CHECK: v_wmma_f32_16x16x16_f16 v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}], v[{{[0-9]+:[0-9]+}}]
 ; CHECK-NOT: s_endpgm
