@@ -1,10 +1,10 @@
 // Black-box tests of `tilewave run`: .npy inputs reach the GEMM entry points with the
-// documented conventions (docs/kernels.md), and bad input ends in a sentence. While a GEMM
-// kernel body is missing, a valid call must end in the entry point's "not implemented yet"
-// error (exit 1); once it exists, in an output file of the right shape holding the right
-// values (the inputs of those tests are zero, so all outputs are zero). The tests of the fused
-// kernels and scaled_mm_multi feed non-zero inputs and compare against the float64 references
-// of tests/kernels/oracles.hpp, computed here from the very arrays written to the .npy files.
+// documented conventions (docs/kernels.md), and bad input ends in a sentence. A valid call
+// writes an output file of the right dtype and shape holding the right values: the first tests
+// fill every input with one value (so each output is a hand-checkable K * a * b, and the odd-K
+// iu4 case proves the nibble past K is ignored); the tests of the fused kernels and
+// scaled_mm_multi feed random inputs and compare against the float64 references of
+// tests/kernels/oracles.hpp, computed here from the very arrays written to the .npy files.
 #include "kernels/oracles.hpp"
 #include "tools/run_tool.hpp"
 
@@ -31,12 +31,19 @@ const fs::path& dir() {
   return d;
 }
 
-// Writes a zero-filled array and returns its path.
-std::string npy_file(const std::string& name, const std::string& descr, std::vector<size_t> shape) {
+// Writes an array whose every element has the bytes `element` (little-endian; zeros when empty)
+// and returns its path.
+std::string npy_file(const std::string& name, const std::string& descr, std::vector<size_t> shape,
+                     const std::vector<uint8_t>& element = {}) {
   tw::npy::Array a;
   a.dtype = descr;
   a.shape = std::move(shape);
   a.data.assign(a.count() * a.element_size(), 0);
+  if (!element.empty()) {
+    REQUIRE(element.size() == a.element_size());
+    for (size_t i = 0; i < a.data.size(); ++i)
+      a.data[i] = element[i % element.size()];
+  }
   const std::string path = (dir() / name).string();
   tw::npy::write(path, a);
   return path;
@@ -46,32 +53,29 @@ std::string out_arg() {
   return " --out out=" + (dir() / "out.npy").string();
 }
 
-constexpr const char* not_implemented = "gemm kernel bodies not implemented yet";
-
-// A valid call: either the body is missing (and says so, naming the problem) or it ran and
-// wrote zeros of `descr` with `shape`.
-void check_valid_run(const tw::test::ToolResult& r, const std::string& problem,
-                     const std::string& descr, std::vector<size_t> shape) {
+// A valid call ran and wrote `descr` elements of `shape`, each of whose bytes are `element`.
+void check_valid_run(const tw::test::ToolResult& r, const std::string& descr,
+                     std::vector<size_t> shape, const std::vector<uint8_t>& element) {
   CAPTURE(r.output);
-  if (r.status != 0) {
-    CHECK(r.status == 1);
-    CHECK(r.output.find(std::string(not_implemented) + ": " + problem) != std::string::npos);
-    return;
-  }
+  REQUIRE(r.status == 0);
   const tw::npy::Array out = tw::npy::read((dir() / "out.npy").string());
   CHECK(out.dtype == descr);
   CHECK(out.shape == shape);
-  CHECK(std::all_of(out.data.begin(), out.data.end(), [](uint8_t b) { return b == 0; }));
+  REQUIRE(out.element_size() == element.size());
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    CAPTURE(i);
+    CHECK(out.data[i] == element[i % element.size()]);
+  }
 }
 
 } // namespace
 
-TEST_CASE("tilewave run gemm: a valid call runs or reports the missing kernel body") {
-  const std::string a = npy_file("a.npy", "<f2", {4, 12});
-  const std::string b = npy_file("b.npy", "<f2", {12, 8});
+TEST_CASE("tilewave run gemm: f16 inputs, alpha, f32 output") {
+  const std::string a = npy_file("a1.npy", "<f2", {4, 12}, {0x00, 0x3C}); // 1.0
+  const std::string b = npy_file("b1.npy", "<f2", {12, 8}, {0x00, 0x38}); // 0.5
   const auto r = run_tool("run gemm --in a=" + a + " --in b=" + b + out_arg() +
                           " --param alpha=2 --param out_dtype=f32");
-  check_valid_run(r, "gemm (M=4, N=8, K=12)", "<f4", {4, 8});
+  check_valid_run(r, "<f4", {4, 8}, {0x00, 0x00, 0x40, 0x41}); // 2 * 12 * 0.5 = 12.0f
 }
 
 TEST_CASE("tilewave run gemm: argument errors are the entry point's sentences") {
@@ -118,13 +122,13 @@ TEST_CASE("tilewave run: command-line errors") {
 }
 
 TEST_CASE("tilewave run scaled_mm: fp8 codes as uint8, b stored as [N, K]") {
-  const std::string a = npy_file("a8.npy", "|u1", {4, 12});
-  const std::string bt = npy_file("bt8.npy", "|u1", {8, 12}); // b^T: N = 8 rows of K = 12
-  const std::string s = npy_file("s.npy", "<f4", {1});
+  const std::string a = npy_file("a8.npy", "|u1", {4, 12}, {0x38});   // e4m3 1.0
+  const std::string bt = npy_file("bt8.npy", "|u1", {8, 12}, {0x3C}); // e5m2 1.0; b^T [N, K]
+  const std::string s = npy_file("s.npy", "<f4", {1}, {0x00, 0x00, 0x00, 0x3F}); // 0.5
   const std::string base = "run scaled_mm --in a=" + a + " --in b=" + bt + " --in scale_a=" + s +
                            " --in scale_b=" + s + out_arg();
   auto r = run_tool(base + " --param a_dtype=e4m3 --param b_dtype=e5m2");
-  check_valid_run(r, "scaled_mm (M=4, N=8, K=12)", "<u2", {4, 8});
+  check_valid_run(r, "<u2", {4, 8}, {0x40, 0x40}); // 12 * 0.5 * 0.5 = 3.0 as bf16 bits
   // Without the dtype parameters the codes are plain uint8, which scaled_mm rejects.
   r = run_tool(base);
   CHECK(r.output.find("scaled_mm: argument 'a' has dtype uint8; expected one of e4m3, e5m2") !=
@@ -132,23 +136,26 @@ TEST_CASE("tilewave run scaled_mm: fp8 codes as uint8, b stored as [N, K]") {
 }
 
 TEST_CASE("tilewave run mxfp8_gemm: the e8m0 scales need no dtype parameter") {
-  const std::string a = npy_file("mx_a.npy", "|u1", {4, 40});
-  const std::string bt = npy_file("mx_bt.npy", "|u1", {8, 40});
-  const std::string sa = npy_file("mx_sa.npy", "|u1", {4, 2}); // ceil(40 / 32) blocks
-  const std::string sb = npy_file("mx_sb.npy", "|u1", {8, 2});
+  const std::string a = npy_file("mx_a.npy", "|u1", {4, 40}, {0x38});   // e4m3 1.0
+  const std::string bt = npy_file("mx_bt.npy", "|u1", {8, 40}, {0x3C}); // e5m2 1.0
+  // ceil(40 / 32) blocks; e8m0 127 = 1, 128 = 2.
+  const std::string sa = npy_file("mx_sa.npy", "|u1", {4, 2}, {127});
+  const std::string sb = npy_file("mx_sb.npy", "|u1", {8, 2}, {128});
   const auto r = run_tool("run mxfp8_gemm --in a=" + a + " --in b=" + bt + " --in scale_a=" + sa +
                           " --in scale_b=" + sb + out_arg() +
                           " --param a_dtype=e4m3 --param b_dtype=e5m2 --param out_dtype=f32");
-  check_valid_run(r, "mxfp8_gemm (M=4, N=8, K=40)", "<f4", {4, 8});
+  check_valid_run(r, "<f4", {4, 8}, {0x00, 0x00, 0xA0, 0x42}); // 40 * 1 * 2 = 80.0f
 }
 
 TEST_CASE("tilewave run iu4_gemm: packed nibbles with an odd K") {
-  const std::string a = npy_file("a4.npy", "|u1", {4, 4});   // M = 4 rows of ceil(7 / 2) bytes
-  const std::string bt = npy_file("bt4.npy", "|u1", {6, 4}); // N = 6
+  // M = 4 rows of ceil(7 / 2) bytes, every nibble 3 (int4) and, for b (N = 6), 2 (uint4): the
+  // high nibble of each row's last byte lies past K = 7 and must not count.
+  const std::string a = npy_file("a4.npy", "|u1", {4, 4}, {0x33});
+  const std::string bt = npy_file("bt4.npy", "|u1", {6, 4}, {0x22});
   const std::string base = "run iu4_gemm --in a=" + a + " --in b=" + bt + out_arg() +
                            " --param a_dtype=int4 --param b_dtype=uint4";
   auto r = run_tool(base + " --param k=7");
-  check_valid_run(r, "iu4_gemm (M=4, N=6, K=7)", "<i4", {4, 6});
+  check_valid_run(r, "<i4", {4, 6}, {42, 0, 0, 0}); // 7 * 3 * 2
   r = run_tool(base + " --param k=9");
   CHECK(r.output.find("run: --param k=9 does not fit input 'a'") != std::string::npos);
 }
