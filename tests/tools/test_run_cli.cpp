@@ -22,13 +22,18 @@ using tw::test::run_tool;
 
 namespace {
 
+// The .npy files of this test process, removed when it exits.
 const fs::path& dir() {
-  static const fs::path d = [] {
-    fs::path p = fs::temp_directory_path() / ("tilewave_run_cli_" + std::to_string(::getpid()));
-    fs::create_directories(p);
-    return p;
-  }();
-  return d;
+  struct Dir {
+    fs::path path = fs::temp_directory_path() / ("tilewave_run_cli_" + std::to_string(::getpid()));
+    Dir() { fs::create_directories(path); }
+    ~Dir() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  };
+  static const Dir d;
+  return d.path;
 }
 
 // Writes an array whose every element has the bytes `element` (little-endian; zeros when empty)
