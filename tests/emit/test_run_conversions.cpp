@@ -69,8 +69,9 @@ TEST_CASE("round_half_even rounds every f32 to the nearest integer, ties to even
 TEST_CASE("fp8 constants: masked fp8 loads read the zero code past the end, both backends") {
   // dst[i] = i < n ? src[i] : e4m3(-2) for 64 lanes, and e5m2 codes the same way.
   KernelBuilder kb("fp8_masked_copy", {64, 1, 1});
-  auto [src, dst, src5, dst5, count] = kb.args(gptr<e4m3>("src"), gptr<e4m3>("dst"), gptr<e5m2>("src5"),
-                                           gptr<e5m2>("dst5"), scalar<i64>("n"));
+  auto [src, dst, src5, dst5, count] =
+      kb.args(gptr<e4m3>("src"), gptr<e4m3>("dst"), gptr<e5m2>("src5"), gptr<e5m2>("dst5"),
+              scalar<i64>("n"));
   const Int64 i = cast<i64>(thread_id());
   const Bool in = i < count;
   dst.store(i, select(in, src.load(i, in), Scalar<e4m3>(-2.0)));
