@@ -43,6 +43,24 @@ TEST_CASE("scaled_mm_multi: problems of different shapes in one grouped launch")
                       10);
 }
 
+TEST_CASE("scaled_mm_multi: 45 problems, empty ones among them (binary search over 35 rows)") {
+  ScaledMultiCase c;
+  uint64_t tiles = 0;
+  for (int i = 0; i < 45; ++i) {
+    // Every ninth problem is empty (M = 0 or N = 0), the rest small and ragged; problem 20
+    // spans 2 x 2 tiles.
+    const int64_t m = i % 9 == 4 ? 0 : i == 20 ? 130 : 1 + (i * 7) % 23;
+    const int64_t n = i % 9 == 8 ? 0 : i == 20 ? 129 : 1 + (i * 5) % 19;
+    const int64_t k = (i * 11) % 37;
+    c.shapes.push_back({m, n, k});
+    tiles += uint64_t((m + 127) / 128 * ((n + 127) / 128));
+  }
+  c.bias = true;
+  c.out = DType::bf16;
+  CHECK(tiles == 38); // 35 non-empty problems, one of them 2 x 2 tiles
+  run_scaled_mm_multi(c, 70, tiles);
+}
+
 TEST_CASE("mxfp8_gemm: e8m0 scales per 32-element K block applied in the main loop") {
   run_mxfp8(41, 27, 100, DType::e4m3, DType::e4m3, DType::f32, true, 51);
   run_mxfp8(129, 13, 64, DType::e5m2, DType::e4m3, DType::bf16, false, 52);
