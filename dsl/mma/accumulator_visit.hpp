@@ -78,12 +78,9 @@ void gemm_with_mods(const TM&, const FA& a, const FB& b, FC& c, const ir::MmaMod
                     std::same_as<FC, typename TM::CFrag>,
                 "gemm_with_mods: the fragments do not fit the TiledMMA (make them with "
                 "load_a / load_b / make_accumulator of the same TiledMMA)");
-  ir::OpBuilder& ob = KernelBuilder::current("gemm_with_mods").ops();
   for (int i = 0; i < TM::repeat_m; ++i)
     for (int j = 0; j < TM::repeat_n; ++j)
-      c.at(i, j) = typename FC::vec_type(
-          ob.wmma(TM::lanes::mnemonic, detail::mma_input<typename TM::lanes>(a.at(i, 0)),
-                  detail::mma_input<typename TM::lanes>(b.at(0, j)), c.at(i, j).ir(), mods));
+      c.at(i, j) = typename FC::vec_type(detail::wmma_tile<TM>(a, b, i, j, c.at(i, j).ir(), mods));
 }
 
 // C += A * B over whole LDS tiles (A tile_m x BK, B n-major tile_n x BK) with WMMA modifiers.
@@ -97,29 +94,6 @@ void gemm_with_mods(const TM& mma, const TA& a, const TB& bt, FC& c, const ir::M
     const auto fb = mma.load_b(bt, ks);
     gemm_with_mods(mma, fa, fb, c, mods);
   }
-}
-
-} // namespace tw::dsl
-
-namespace tw::dsl {
-
-// map_accumulator: a new accumulator whose value at tile (row, col) is fn(a, b, row, col) of
-// the values of `a` and `b` there (e.g. acc + scale(row, col) * partial for per-K-block scales).
-template <TiledMmaType TM, MmaFragmentType FC, class F>
-FC map_accumulator(const TM&, const FC& a, const FC& b, F&& fn) {
-  using T = std::remove_cvref_t<TM>;
-  static_assert(std::same_as<FC, typename T::CFrag>,
-                "map_accumulator: the accumulators do not fit the TiledMMA");
-  using E = typename FC::elem_type;
-  std::array<std::array<std::array<Scalar<E>, FC::values_per_tile>, T::repeat_n>, T::repeat_m> e;
-  detail::visit_c_positions<T>([&](int i, int j, int v, const Int32& r, const Int32& c) {
-    e[i][j][v] = fn(a.at(i, j)[v], b.at(i, j)[v], r, c);
-  });
-  FC out;
-  for (int i = 0; i < T::repeat_m; ++i)
-    for (int j = 0; j < T::repeat_n; ++j)
-      out.at(i, j) = FC::vec_type::from(e[i][j]);
-  return out;
 }
 
 } // namespace tw::dsl

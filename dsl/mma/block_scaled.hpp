@@ -35,7 +35,6 @@ void gemm_block_scaled(const TM& mma, const TA& a, const TB& bt, FC& acc, const 
     fa.push_back(mma.load_a(a, ks));
     fb.push_back(mma.load_b(bt, ks));
   }
-  ir::OpBuilder& ob = KernelBuilder::current("gemm_block_scaled").ops();
   using E = typename FC::elem_type;
   using V = typename FC::vec_type;
   const V zero = V::splat(Scalar<E>(0));
@@ -47,8 +46,7 @@ void gemm_block_scaled(const TM& mma, const TA& a, const TB& bt, FC& acc, const 
     if (v == 0) {
       ir::Value p = zero.ir();
       for (int s = 0; s < steps; ++s)
-        p = ob.wmma(T::lanes::mnemonic, detail::mma_input<typename T::lanes>(fa[s].at(i, 0)),
-                    detail::mma_input<typename T::lanes>(fb[s].at(0, j)), p, mods);
+        p = detail::wmma_tile<T>(fa[s], fb[s], i, j, p, mods);
       part = V(p);
     }
     folded[v] = fma(part[v], scale(r, c), acc.at(i, j)[v]);

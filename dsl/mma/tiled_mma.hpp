@@ -158,6 +158,14 @@ ir::Value mma_input(const V& x) {
   else
     return x.ir();
 }
+// One WMMA of atom tile (i, j): c + A tile i of `a` * B tile j of `b` (the IR value of the new C).
+template <class TM, class FA, class FB>
+ir::Value wmma_tile(const FA& a, const FB& b, int i, int j, ir::Value c,
+                    const ir::MmaMods& mods = {}) {
+  using Lanes = typename std::remove_cvref_t<TM>::lanes;
+  return KernelBuilder::current("gemm").ops().wmma(Lanes::mnemonic, mma_input<Lanes>(a.at(i, 0)),
+                                                   mma_input<Lanes>(b.at(0, j)), c, mods);
+}
 } // namespace detail
 
 // C += A * B on register fragments: RM x RN WMMA issues.
@@ -173,12 +181,9 @@ void gemm(const TM&, const FA& a, const FB& b, FC& c) {
                 "gemm: the accumulator does not fit the TiledMMA: it must be the same atom's C "
                 "operand for repeat_m x repeat_n atom tiles (make it with "
                 "tiled_mma.make_accumulator)");
-  ir::OpBuilder& ob = KernelBuilder::current("gemm").ops();
   for (int i = 0; i < TM::repeat_m; ++i)
     for (int j = 0; j < TM::repeat_n; ++j)
-      c.at(i, j) = typename FC::vec_type(
-          ob.wmma(TM::lanes::mnemonic, detail::mma_input<typename TM::lanes>(a.at(i, 0)),
-                  detail::mma_input<typename TM::lanes>(b.at(0, j)), c.at(i, j).ir()));
+      c.at(i, j) = typename FC::vec_type(detail::wmma_tile<TM>(a, b, i, j, c.at(i, j).ir()));
 }
 
 // store(mma, acc, tile): the accumulator into a tile_m x tile_n tile (same as mma.store).

@@ -56,7 +56,7 @@ public:
     }
     const Bool whole = (r < rows_left_) && (c + N <= cols_left_);
     return if_(
-        whole, [&] { return here().template load_vec<N>(t_.offset(r, c), run_align<N>()); },
+        whole, [&] { return load_run_unmasked<N>(r, c); },
         [&] {
           std::array<Scalar<T>, N> e;
           for (int j = 0; j < N; ++j)
