@@ -271,8 +271,12 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       lora_acc = lora_block(
           make_tensor(GlobalPtr<LE>(LTp.ir(), align), Major::row, M, R, ld_lt),
           make_tensor(GlobalPtr<LE>(LUp.ir(), align), Major::row, N, R, ld_lu), R, bm, bn,
-          [&](const Int32& st) { return lds_view<LE, block_m, 32>(lds.template tile<"sA">(st)); },
-          [&](const Int32& st) { return lds_view<LE, block_n, 32>(lds.template tile<"sB">(st)); });
+          [&](const Int32& st) {
+            return lds_view<LE, block_m, lora_k_tile>(lds.template tile<"sA">(st));
+          },
+          [&](const Int32& st) {
+            return lds_view<LE, block_n, lora_k_tile>(lds.template tile<"sB">(st));
+          });
     }
   }
 
@@ -481,15 +485,19 @@ runtime::KernelArgs gemm_kernel_args(const GemmLaunchArgs& g) {
   return args;
 }
 
+namespace {
+int64_t tiles_along(int64_t extent, int tile) {
+  return (extent + tile - 1) / tile;
+}
+} // namespace
+
 runtime::Dim3 gemm_grid(const GemmLaunchArgs& g) {
-  const auto blocks = [](int64_t x, int tile) {
-    return static_cast<uint32_t>((x + tile - 1) / tile);
-  };
-  return {blocks(g.m, block_m), blocks(g.n, block_n)};
+  return {static_cast<uint32_t>(tiles_along(g.m, block_m)),
+          static_cast<uint32_t>(tiles_along(g.n, block_n))};
 }
 
 int64_t gemm_tiles(int64_t m, int64_t n) {
-  return ((m + block_m - 1) / block_m) * ((n + block_n - 1) / block_n);
+  return tiles_along(m, block_m) * tiles_along(n, block_n);
 }
 
 namespace {

@@ -106,9 +106,7 @@ private:
   runtime::Device& device_;
   runtime::DevicePtr t_ = 0;
 };
-} // namespace
 
-namespace {
 // What the fused kernels share after their operands are set: the quantizing prologue, the
 // scale of b's columns, the LoRA block, the launch.
 void launch_fused(runtime::Device& device, GemmKernelSpec& s, GemmLaunchArgs& g,
@@ -121,6 +119,15 @@ void launch_fused(runtime::Device& device, GemmKernelSpec& s, GemmLaunchArgs& g,
   if (lora_args)
     lora.emplace(device, x, *lora_args, s, g);
   run_gemm_kernel(device, s, g);
+}
+
+void set_scaled_mm(GemmKernelSpec& s, GemmLaunchArgs& g, const ScaledMmArgs& args,
+                   const GemmProblem& p) {
+  set_operands(s, g, p, args.a, args.b, args.out, args.bias);
+  s.scale_a = scale_kind(p.scale_a);
+  s.scale_b = scale_kind(p.scale_b);
+  g.scale_a = args.scale_a.device_address;
+  g.scale_b = args.scale_b.device_address;
 }
 } // namespace
 
@@ -155,17 +162,6 @@ void launch(runtime::Device& device, const GemmArgs& args, const GemmProblem& p)
   }
   run_gemm_kernel(device, s, g);
 }
-
-namespace {
-void set_scaled_mm(GemmKernelSpec& s, GemmLaunchArgs& g, const ScaledMmArgs& args,
-                   const GemmProblem& p) {
-  set_operands(s, g, p, args.a, args.b, args.out, args.bias);
-  s.scale_a = scale_kind(p.scale_a);
-  s.scale_b = scale_kind(p.scale_b);
-  g.scale_a = args.scale_a.device_address;
-  g.scale_b = args.scale_b.device_address;
-}
-} // namespace
 
 void launch(runtime::Device& device, const ScaledMmArgs& args, const GemmProblem& p) {
   GemmKernelSpec s;

@@ -8,6 +8,10 @@
 
 namespace tw::kernels::gemm_kernel {
 
+// The K tile of the LoRA loop (rank elements per step): the stages hold tile_m / tile_n rows of
+// this many elements.
+inline constexpr int lora_k_tile = 32;
+
 // The LoRA TiledMMA for activation dtype E (f16 or bf16): 2 x 2 waves of 4 x 4 atoms.
 template <class E>
 constexpr auto lora_tiled_mma() {
@@ -18,15 +22,15 @@ constexpr auto lora_tiled_mma() {
   return dsl::make_tiled_mma(Atom{}, dsl::wave_layout<2, 2>, dsl::repeat<4, 4>);
 }
 
-// StageT(stage) / StageUp(stage): the LDS tiles (tile_m x 32 and tile_n x 32 of E) of stage 0
-// or 1 for the rows of t and of up.
+// StageT(stage) / StageUp(stage): the LDS tiles (tile_m and tile_n rows of lora_k_tile E) of stage
+// 0 or 1 for the rows of t and of up.
 template <class E, class StageT, class StageUp>
 auto lora_block(const dsl::GlobalTensor<E>& t, const dsl::GlobalTensor<E>& up,
                 const dsl::Int64& rank, const dsl::Int32& tile_m, const dsl::Int32& tile_n,
                 StageT&& stage_t, StageUp&& stage_up) {
   using namespace tw::dsl;
   constexpr auto mma = lora_tiled_mma<E>();
-  constexpr int bk = 32, vec = 128 / E::bits;
+  constexpr int bk = lora_k_tile, vec = 128 / E::bits;
   constexpr auto copy = make_tiled_copy<E>(atoms::global_load_b128{},
                                            thread_layout<mma.threads / (bk / vec), bk / vec>);
   using Frag = typename decltype(mma)::CFrag;
