@@ -86,7 +86,7 @@ enum class Opcode : std::uint16_t {
   wmma,   // wmma(a, b, c) -> d, attrs.atom (mnemonic) + attrs.mma modifiers
   swmmac, // swmmac(a, b, c, i32 index) -> d, attrs.atom + attrs.mma (index_key)
   // --- synchronisation ---------------------------------------------------------------------
-  barrier, // workgroup fence(release) + s_barrier + workgroup fence(acquire)
+  barrier, // workgroup fence(release) + s_barrier + workgroup fence(acquire); attrs.lds_only
   // --- structured control flow -------------------------------------------------------------
   for_,  // for(lb, ub, step, inits...) { ^(iv, carried...) ... yield(next...) } -> finals
   if_,   // if(i1 cond) { then ... yield(r...) } else { ... yield(r...) } -> r...
@@ -167,6 +167,7 @@ struct Attrs {
   bool bound_ctrl = true;                       // dpp: invalid source lane reads 0 (else old)
   std::string atom;                             // wmma / swmmac mnemonic
   MmaMods mma{};                                // wmma / swmmac
+  bool lds_only = false; // barrier: the fences order LDS only (no L0 invalidate, global_inv)
 };
 
 struct Op;

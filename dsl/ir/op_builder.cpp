@@ -259,8 +259,10 @@ Value OpBuilder::swmmac(std::string_view atom, Value a, Value b, Value c, Value 
   return single(Opcode::swmmac, {a, b, c, index}, type_of(c), at);
 }
 
-void OpBuilder::barrier() {
-  append(Opcode::barrier, {}, {});
+void OpBuilder::barrier(bool lds_only) {
+  Attrs at;
+  at.lds_only = lds_only;
+  append(Opcode::barrier, {}, {}, at);
 }
 
 // --- control flow -------------------------------------------------------------------------

@@ -121,7 +121,9 @@ public:
   Value swmmac(std::string_view atom, Value a, Value b, Value c, Value index, MmaMods mods = {});
 
   // --- synchronisation ---------------------------------------------------------------------
-  void barrier();
+  // lds_only: the fences order only LDS accesses (what an LDS stage exchange needs); without
+  // it they order every address space, which costs a global_inv (L0 invalidate) on gfx12.
+  void barrier(bool lds_only = false);
 
   // --- structured control flow -------------------------------------------------------------
   // for (iv = lb; iv < ub; iv += step) with loop-carried values. Either the scoped form:

@@ -86,6 +86,8 @@ private:
     case Opcode::workgroup_id:
     case Opcode::workgroup_size:
       return cat(" ", std::string(to_string(a.dim)));
+    case Opcode::barrier:
+      return a.lds_only ? std::string(" lds_only") : std::string();
     case Opcode::dpp:
       return cat(" ", to_string(a.dpp), " row_mask(", std::to_string(a.row_mask), ") bank_mask(",
                  std::to_string(a.bank_mask), ")", a.bound_ctrl ? " bound_ctrl" : "");

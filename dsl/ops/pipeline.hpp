@@ -1,5 +1,5 @@
 #pragma once
-// pipeline<2>: LDS double buffering of a loop over tiles, with one barrier per tile.
+// pipeline<2>: LDS double buffering of a loop over tiles, with one LDS barrier per tile (lds_barrier: no global_inv).
 //   state = pipeline<2>(num_tiles, state,
 //       [&](Int32 t) { return registers of tile t (global loads); },          // fetch
 //       [&](const auto& regs, Int32 stage) { store them into LDS stage; },    // commit
@@ -22,14 +22,14 @@ State pipeline(const Int32& num_tiles, const State& state, Fetch&& fetch, Commit
   static_assert(std::same_as<std::invoke_result_t<Compute&, Int32, State>, State>,
                 "pipeline: compute(stage, state) must return the new state (same type)");
   commit(fetch(Int32(0)), Int32(0));
-  barrier();
+  lds_barrier();
   auto [final_state] =
       for_range(Int32(0), num_tiles, Int32(1), carry(state), [&](Int32 t, State s) {
         const Int32 stage = t & 1;
         const auto next = fetch(t + 1);
         const State s2 = compute(stage, s);
         commit(next, stage ^ 1);
-        barrier();
+        lds_barrier();
         return carry(s2);
       });
   return final_state;

@@ -809,12 +809,15 @@ private:
     case Opcode::swmmac:
       emit_mma(op, depth);
       return;
-    case Opcode::barrier:
-      // LDS exchange needs the workgroup fences around s_barrier (shared/RDNA4.md pitfalls).
-      line(depth, "__builtin_amdgcn_fence(__ATOMIC_RELEASE, \"workgroup\");");
+    case Opcode::barrier: {
+      // LDS exchange needs the workgroup fences around s_barrier (shared/RDNA4.md pitfalls);
+      // an LDS-only fence (address-space argument "local") avoids the global_inv.
+      const char* spaces = op.attrs.lds_only ? ", \"local\"" : "";
+      line(depth, cat("__builtin_amdgcn_fence(__ATOMIC_RELEASE, \"workgroup\"", spaces, ");"));
       line(depth, "__builtin_amdgcn_s_barrier();");
-      line(depth, "__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, \"workgroup\");");
+      line(depth, cat("__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, \"workgroup\"", spaces, ");"));
       return;
+    }
     case Opcode::for_:
       emit_for(op, depth);
       return;

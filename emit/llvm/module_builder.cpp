@@ -454,10 +454,12 @@ private:
       return matrix(op);
     case O::barrier:
       // LDS written before the barrier is visible after it: release / acquire at workgroup
-      // scope around s_barrier (the barrier alone orders no memory).
-      b_.CreateFence(llvm::AtomicOrdering::Release, ctx_.getOrInsertSyncScopeID("workgroup"));
+      // scope around s_barrier (the barrier alone orders no memory). lds_only restricts the
+      // fences to the local address space (MMRA "amdgpu-synchronize-as" = "local", what clang emits
+      // for __builtin_amdgcn_fence(..., "local")): no global_inv.
+      barrier_fence(llvm::AtomicOrdering::Release, op.attrs.lds_only);
       call(Intr::amdgcn_s_barrier, {}, {});
-      b_.CreateFence(llvm::AtomicOrdering::Acquire, ctx_.getOrInsertSyncScopeID("workgroup"));
+      barrier_fence(llvm::AtomicOrdering::Acquire, op.attrs.lds_only);
       return nullptr;
     case O::for_:
     case O::if_:
@@ -465,6 +467,16 @@ private:
       break;
     }
     fail("has no LLVM lowering");
+  }
+
+  // A workgroup-scope fence; lds_only attaches the memory model relaxation annotation that
+  // limits it to LDS (LLVM AMDGPUUsage, "Memory Model Relaxation Annotations").
+  void barrier_fence(llvm::AtomicOrdering order, bool lds_only) {
+    llvm::FenceInst* f = b_.CreateFence(order, ctx_.getOrInsertSyncScopeID("workgroup"));
+    if (lds_only)
+      f->setMetadata(llvm::LLVMContext::MD_mmra,
+                     llvm::MDTuple::get(ctx_, {llvm::MDString::get(ctx_, "amdgpu-synchronize-as"),
+                                               llvm::MDString::get(ctx_, "local")}));
   }
 
   bool is_float(const ir::Op& op) { return opd_ty(op, 0).element().is_float(); }
