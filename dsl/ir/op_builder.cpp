@@ -179,6 +179,9 @@ Value OpBuilder::load(Type t, Value p, std::uint32_t align) {
   at.align = align;
   return single(Opcode::load, {p}, t, at);
 }
+Value OpBuilder::global_load_tr(Type t, Value p) {
+  return single(Opcode::global_load_tr, {p}, t);
+}
 void OpBuilder::store(Value p, Value v, std::uint32_t align) {
   Attrs at;
   at.align = align;
