@@ -194,7 +194,7 @@ TEST_CASE("split_kv_combine: dense f16, 37 splits (more than a wave's lanes), Dv
   });
 }
 
-TEST_CASE("split_kv_combine: one split is the normalized partial; no lse asked") {
+TEST_CASE("split_kv_combine: one split is the normalized partial, with no lse asked") {
   CombineCase c = dense_case(DType::bf16, 1, 16, 3);
   c.problem.return_lse = false;
   for_each_backend([&](emit::Backend) {
@@ -212,7 +212,7 @@ TEST_CASE("split_kv_combine: one split is the normalized partial; no lse asked")
   });
 }
 
-TEST_CASE("split_kv_combine: varlen rows land on their tokens; rows past a sequence are not "
+TEST_CASE("split_kv_combine: varlen rows land on their tokens, rows past a sequence are not "
           "written") {
   // cu_seqlens_q [0, 3, 3, 7] with max_seqlen_q 5: sequences of 3, 0 and 4 rows; packed
   // tokens 7 and 8 belong to no sequence.
