@@ -2,6 +2,7 @@
 #include <runtime/emu/timing/wgp_sim.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
@@ -54,6 +55,7 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
                           const TimingOptions& o) {
   if (traces.empty())
     throw std::invalid_argument("timing model: no sampled workgroup ran");
+  const auto t0 = std::chrono::steady_clock::now();
   TimingReport r;
   r.machine = m.name;
   r.product = m.product;
@@ -167,6 +169,7 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
     r.peak_name = "DRAM";
     r.peak_fraction = o.work_bytes / r.seconds / r.peak;
   }
+  r.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 

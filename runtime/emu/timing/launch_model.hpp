@@ -41,11 +41,12 @@ struct TimingReport {
   double peak_fraction = 0;
   Occupancy occupancy;
   uint64_t workgroups = 0, groups_per_wgp = 0, sampled = 0, simulated = 0;
-  uint64_t wgp_cycles = 0;                                 // busiest WGP, extrapolated
+  uint64_t wgp_cycles = 0; // busiest WGP, extrapolated
+  double host_seconds = 0; // wall time of the modeling (after the recorded launch)
   std::vector<std::pair<std::string, double>> utilization; // fraction of the simulated WGP
   std::vector<std::pair<std::string, double>> stalls;      // fraction of wave-cycles
 
-  std::string to_string() const; // human readable, several lines
+  std::string to_string() const; // human readable, several lines (no host timing)
   std::string to_json() const;   // one JSON object
 };
 

@@ -36,6 +36,7 @@ struct Group {
 
 struct Wave {
   const std::vector<TraceEvent>* events = nullptr;
+  const InstrTiming* timing = nullptr; // of the current instruction
   size_t pc = 0;
   int simd = 0, group = 0, serial = 0;
   uint64_t start = 0;
@@ -101,7 +102,7 @@ public:
   }
 
 private:
-  const InstrTiming& cur(const Wave& w) const { return cache_.get(*(*w.events)[w.pc].in); }
+  const InstrTiming& cur(const Wave& w) const { return *w.timing; }
 
   uint64_t issue_time(const Wave& w) const {
     const InstrTiming& t = cur(w);
@@ -145,7 +146,8 @@ private:
 
   // Computes the wave's readiness for its current instruction.
   void prepare(Wave& w) {
-    const InstrTiming& t = cur(w);
+    w.timing = &cache_.get(*(*w.events)[w.pc].in);
+    const InstrTiming& t = *w.timing;
     w.ready = w.base;
     w.reason = Stall::Issue;
     auto need = [&](uint64_t at, Stall why) {
@@ -156,7 +158,7 @@ private:
     };
     for (uint16_t r : t.reads) {
       if (t.unit == Unit::Wmma && r >= t.wmma_c_begin && r < t.wmma_c_end)
-        need(std::min(w.reg_ready[r], w.acc_ready[r]), w.reg_reason[r]);
+        need(w.acc_ready[r], w.reg_reason[r]);
       else
         need(w.reg_ready[r], w.reg_reason[r]);
     }
@@ -238,7 +240,7 @@ private:
 
   void issue(Wave& w, uint64_t at) {
     const TraceEvent& ev = (*w.events)[w.pc];
-    const InstrTiming& t = cache_.get(*ev.in);
+    const InstrTiming& t = *w.timing;
     // Stall accounting: from the wave's own earliest cycle to its issue.
     r_.stall[static_cast<size_t>(w.reason)] += double(w.ready - w.base);
     if (at > w.ready) {
@@ -255,6 +257,8 @@ private:
       for (uint16_t r : t.writes) {
         w.reg_ready[r] = ready;
         w.reg_reason[r] = why;
+        if (r < 256)
+          w.acc_ready[r] = ready; // a WMMA reading it as C waits the same (WMMA: below)
       }
     };
     auto complete = [&](Counter c, uint64_t done) {
