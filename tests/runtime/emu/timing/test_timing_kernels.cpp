@@ -111,6 +111,27 @@ TEST_CASE("timing: WMMA occupies the matrix pipe 16 cycles (f16) / 8 cycles (iu8
   CHECK(w.report.tflops == doctest::Approx(o.work_flops / w.report.seconds / 1e12));
 }
 
+TEST_CASE("timing: a WMMA stream at full occupancy runs near the WMMA peak") {
+  // 8192 one-wave workgroups of 64 chained WMMAs: 16 waves per SIMD keep the matrix pipe
+  // busy; only the loads, the stores and the ramp are not WMMA.
+  TimingOptions o;
+  o.model_only = true;
+  o.work_flops = 8192.0 * 64 * 2 * 16 * 16 * 16;
+  const auto w = model(
+      "wmma_f16_chain_64", {8192, 1, 1}, {32, 1, 1},
+      [](test::EmuRun& r) {
+        runtime::KernelArgs a;
+        a.ptr(r.upload(std::vector<uint16_t>(64 * 8, 0x3c00)));
+        a.ptr(r.alloc<float>(32 * 8));
+        return a;
+      },
+      o);
+  CHECK(w.report.bound == "WMMA");
+  CHECK(w.report.occupancy.waves_per_simd == 16);
+  CHECK(w.report.peak_fraction > 0.95);
+  CHECK(w.report.peak_fraction <= 1.0);
+}
+
 TEST_CASE("timing: LDS bank conflicts come from the real addresses") {
   const auto free = recorded("lds_stride", "ds_load_b32", 1);
   const auto conflict = recorded("lds_stride", "ds_load_b32", 32);
