@@ -12,9 +12,9 @@ typedef int v8i __attribute__((ext_vector_type(8)));
 
 // A chain of N dependent VALU ops (each reads the previous result).
 #define VALU_CHAIN(N)                                                                              \
-  extern "C" __global__ void valu_chain_##N(const float* in, float* out) {                       \
+  extern "C" __global__ void valu_chain_##N(const float* in, float* out) {                         \
     float x = in[tid_x()];                                                                         \
-    asm volatile(REPEAT(N, "v_add_f32 %0, %0, %0") : "+v"(x));                                    \
+    asm volatile(REPEAT(N, "v_add_f32 %0, %0, %0") : "+v"(x));                                     \
     out[tid_x()] = x;                                                                              \
   }
 VALU_CHAIN(64)
@@ -22,9 +22,9 @@ VALU_CHAIN(128)
 
 // N groups of 5 independent VALU ops (five chains interleaved).
 #define VALU_INDEPENDENT(N)                                                                        \
-  extern "C" __global__ void valu_independent_##N(const float* in, float* out) {                 \
+  extern "C" __global__ void valu_independent_##N(const float* in, float* out) {                   \
     float a = in[tid_x()], b = a + 1, c = a + 2, d = a + 3, e = a + 4;                             \
-    asm volatile(REPEAT(N, "v_add_f32 %0, %0, %0\nv_add_f32 %1, %1, %1\nv_add_f32 %2, %2, %2\n"   \
+    asm volatile(REPEAT(N, "v_add_f32 %0, %0, %0\nv_add_f32 %1, %1, %1\nv_add_f32 %2, %2, %2\n"    \
                            "v_add_f32 %3, %3, %3\nv_add_f32 %4, %4, %4")                           \
                  : "+v"(a), "+v"(b), "+v"(c), "+v"(d), "+v"(e));                                   \
     out[tid_x()] = a + b + c + d + e;                                                              \
@@ -34,10 +34,10 @@ VALU_INDEPENDENT(128)
 
 // N WMMAs accumulating into one tile (a D -> C chain), f16 and iu8.
 #define WMMA_F16_CHAIN(N)                                                                          \
-  extern "C" __global__ void wmma_f16_chain_##N(const v8h* ab, v8f* out) {                       \
+  extern "C" __global__ void wmma_f16_chain_##N(const v8h* ab, v8f* out) {                         \
     v8f acc = {};                                                                                  \
     v8h a = ab[tid_x()], b = ab[tid_x() + 32];                                                     \
-    asm volatile(REPEAT(N, "v_wmma_f32_16x16x16_f16 %0, %1, %2, %0")                              \
+    asm volatile(REPEAT(N, "v_wmma_f32_16x16x16_f16 %0, %1, %2, %0")                               \
                  : "+v"(acc)                                                                       \
                  : "v"(a), "v"(b));                                                                \
     out[tid_x()] = acc;                                                                            \
@@ -46,10 +46,10 @@ WMMA_F16_CHAIN(32)
 WMMA_F16_CHAIN(64)
 
 #define WMMA_IU8_CHAIN(N)                                                                          \
-  extern "C" __global__ void wmma_iu8_chain_##N(const v2i* ab, v8i* out) {                       \
+  extern "C" __global__ void wmma_iu8_chain_##N(const v2i* ab, v8i* out) {                         \
     v8i acc = {};                                                                                  \
     v2i a = ab[tid_x()], b = ab[tid_x() + 32];                                                     \
-    asm volatile(REPEAT(N, "v_wmma_i32_16x16x16_iu8 %0, %1, %2, %0")                              \
+    asm volatile(REPEAT(N, "v_wmma_i32_16x16x16_iu8 %0, %1, %2, %0")                               \
                  : "+v"(acc)                                                                       \
                  : "v"(a), "v"(b));                                                                \
     out[tid_x()] = acc;                                                                            \
@@ -102,7 +102,7 @@ extern "C" __global__ void no_barrier_pair(float* out, int rounds) {
 // Occupancy: VGPR pressure forced by clobbers, LDS by static arrays (compared against the
 // "; Occupancy:" LLVM prints in timing.gfx1201.O3.s).
 #define OCCUPANCY_KERNEL(name, bounds, lds_words, clobber)                                         \
-  extern "C" __global__ void __attribute__((amdgpu_flat_work_group_size(1, bounds)))              \
+  extern "C" __global__ void __attribute__((amdgpu_flat_work_group_size(1, bounds)))               \
   name(float* out) {                                                                               \
     __shared__ float s[lds_words];                                                                 \
     s[tid_x()] = out[tid_x()];                                                                     \
