@@ -2,7 +2,10 @@
 // backends), the emulator's instruction mix for ONE workgroup (block (0, 0) of the real
 // problem: a full run of 4096^3 on the emulator would take hours), and the WMMA share of the
 // K-loop instructions. The K-loop share comes from two one-workgroup runs with K and K / 2:
-// the difference is exactly the instructions of K / 2 / bk loop iterations.
+// the difference is exactly the instructions of K / 2 / bk loop iterations. Then the timing
+// model's figure (runtime/emu/timing, docs/timing.md) at M = N = K = 4096 on the RX 9070 XT:
+// the real grid with only 3 sampled workgroups emulated (--model-only), modeled TFLOP/s and
+// the share of the matching WMMA peak.
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_target.hpp>
 
@@ -10,6 +13,7 @@
 #include <runtime/emu/stats.hpp>
 #include <runtime/emu_device.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -65,6 +69,34 @@ emu::LaunchStats one_workgroup(runtime::EmuDevice& dev, const emit::CodeObject& 
   const runtime::ModuleHandle mod = dev.load_code_object(co.elf);
   dev.launch(dev.get_kernel(mod, co.kernel_name), {1, 1}, {uint32_t(threads)}, args.span());
   return dev.last_stats();
+}
+
+// The modeled time of the whole M = N = K = `size` launch (3 sampled workgroups emulated).
+emu::timing::TimingReport modeled(runtime::EmuDevice& dev, const emit::CodeObject& co,
+                                  const Case& c, int64_t size, runtime::DevicePtr aux) {
+  GemmLaunchArgs g;
+  const int64_t a_bytes = dtype_storage_bytes(c.spec.a, size * size);
+  const int64_t x_bytes = size * size * 2; // a bf16 / f16 activation the fused kernels read
+  g.a = dev.allocate(size_t(std::max(a_bytes, x_bytes)));
+  g.b = dev.allocate(size_t(dtype_storage_bytes(c.spec.b, size * size)));
+  g.out = dev.allocate(size_t(dtype_storage_bytes(c.spec.out, size * size)));
+  g.scale_a = g.scale_b = aux;
+  g.m = g.n = g.k = size;
+  g.lda = g.ldb = is_packed_int4(c.spec.a) ? size / 2 : size;
+  g.ldo = size;
+  g.ld_scale_a = g.ld_scale_b = (size + 31) / 32;
+  emu::timing::TimingOptions o;
+  o.model_only = true;
+  o.work_flops = 2.0 * double(size) * double(size) * double(size);
+  dev.set_timing_model(o);
+  const runtime::ModuleHandle mod = dev.load_code_object(co.elf);
+  dev.launch(dev.get_kernel(mod, co.kernel_name), gemm_grid(g), {uint32_t(threads)},
+             gemm_kernel_args(g).span());
+  emu::timing::TimingReport report = dev.last_timing().value();
+  dev.set_timing_model(std::nullopt);
+  for (runtime::DevicePtr p : {g.a, g.b, g.out})
+    dev.free(p);
+  return report;
 }
 
 } // namespace
@@ -126,6 +158,15 @@ int main() {
                   static_cast<unsigned long long>(full.total_instructions()),
                   100.0 * double(full.wmma_instructions) / double(full.total_instructions()),
                   100.0 * loop_wmma / loop_total);
+      const emu::timing::TimingReport t = modeled(dev, co, c, 4096, buf);
+      std::printf("  %-4s modeled on the %s, M=N=K=4096: %.1f TFLOP/s (%.0f%% of the %.0f TFLOP/s "
+                  "%s peak), %.3f ms, bound: %s, %d waves/SIMD\n"
+                  "       host: %.2f s to emulate %llu sampled workgroups while recording, "
+                  "%.2f s to model (plain emulation of one: %.2f s)\n",
+                  std::string(emit::backend_name(b)).c_str(), t.product.c_str(), t.tflops,
+                  100 * t.peak_fraction, t.peak / 1e12, t.peak_name.c_str(), t.seconds * 1e3,
+                  t.bound.c_str(), t.occupancy.waves_per_simd, dev.last_stats().seconds,
+                  static_cast<unsigned long long>(t.sampled), t.host_seconds, full.seconds);
     }
   }
   dev.free(buf);

@@ -82,6 +82,18 @@ KernelHandle EmuDevice::get_kernel(ModuleHandle module, std::string_view name) {
   }
 }
 
+void EmuDevice::set_timing_model(std::optional<emu::timing::TimingOptions> options) {
+  if (options) {
+    try {
+      emu::timing::validate(*options);
+    } catch (const std::exception& e) {
+      throw DeviceError(std::string("EmuDevice::set_timing_model: ") + e.what());
+    }
+  }
+  timing_ = std::move(options);
+  last_timing_.reset();
+}
+
 void EmuDevice::launch(KernelHandle kernel, Dim3 grid, Dim3 block,
                        std::span<const uint8_t> kernargs, uint32_t dynamic_lds) {
   auto it = kernels_.find(kernel.id);
@@ -96,8 +108,22 @@ void EmuDevice::launch(KernelHandle kernel, Dim3 grid, Dim3 block,
   cfg.threads = threads_;
   cfg.max_instructions_per_wave = max_instructions_;
   cfg.trace = trace_;
+  last_timing_.reset();
   try {
+    if (!timing_) {
+      last_stats_ = emu::launch(*it->second.co, *it->second.info, memory_, cfg);
+      return;
+    }
+    const auto machine = emu::timing::machine_by_name(timing_->machine);
+    emu::timing::TimingCapture capture(emu::timing::sample_workgroups(cfg.grid, timing_->sample),
+                                       static_cast<uint32_t>(machine.cache_line),
+                                       machine.lds_banks_per_cu);
+    cfg.observer = &capture;
+    if (timing_->model_only)
+      cfg.only_workgroups = capture.sample();
     last_stats_ = emu::launch(*it->second.co, *it->second.info, memory_, cfg);
+    last_timing_ = emu::timing::model_launch(machine, *it->second.info, cfg, capture.take(),
+                                             memory_, *timing_);
   } catch (const std::exception& e) {
     throw DeviceError(std::string("Device::launch: ") + e.what());
   }

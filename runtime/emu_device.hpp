@@ -2,9 +2,11 @@
 // The gfx12 emulator as a Device. Extra controls: memcheck, trace, per-launch statistics.
 #include <runtime/device.hpp>
 #include <runtime/emu/launch.hpp>
+#include <runtime/emu/timing/launch_model.hpp>
 
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace tw::runtime {
 
@@ -32,6 +34,12 @@ public:
   void set_threads(unsigned n) { threads_ = n; }
   // Watchdog: a wave executing more instructions than this fails the launch (endless loop).
   void set_max_instructions_per_wave(uint64_t n) { max_instructions_ = n; }
+  // Timing model (runtime/emu/timing, docs/timing.md): every launch also records its sampled
+  // workgroups and models its time on the machine; std::nullopt (the default) turns it off.
+  // Throws DeviceError for bad options.
+  void set_timing_model(std::optional<emu::timing::TimingOptions> options);
+  // The modeled time of the most recent successful launch (empty when the model is off).
+  const std::optional<emu::timing::TimingReport>& last_timing() const { return last_timing_; }
   // Statistics of the most recent successful launch.
   const emu::LaunchStats& last_stats() const { return last_stats_; }
   const emu::CodeObject& code_object(ModuleHandle m) const;
@@ -50,6 +58,8 @@ private:
   uint64_t max_instructions_ = emu::LaunchConfig{}.max_instructions_per_wave;
   emu::TraceConfig trace_;
   emu::LaunchStats last_stats_;
+  std::optional<emu::timing::TimingOptions> timing_;
+  std::optional<emu::timing::TimingReport> last_timing_;
 };
 
 } // namespace tw::runtime

@@ -156,6 +156,8 @@ WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed, Tra
                                  w.pc - L.k.image_base, L.k.name, c.group.id[0], c.group.id[1],
                                  c.group.id[2], w.wave_id));
     w.pc = in->pc + in->size;
+    if (c.observer)
+      c.observer->on_instruction(*in);
     ++c.stats.instructions[static_cast<size_t>(in->cls)];
     c.stats.wmma_ops += in->wmma_ops;
     in->handler(c, *in);
@@ -188,6 +190,9 @@ void run_workgroup(const LaunchShared& L, std::array<uint32_t, 3> id, Workgroup&
     trace.scc = waves[tc.wave].scc;
     trace.vgpr = waves[tc.wave].vgpr;
   }
+  std::vector<WaveObserver*> observers;
+  if (L.cfg.observer)
+    observers = L.cfg.observer->begin_workgroup(id, n);
   int live = n;
   while (live > 0) {
     bool ran = false;
@@ -196,6 +201,8 @@ void run_workgroup(const LaunchShared& L, std::array<uint32_t, 3> id, Workgroup&
       if (w.ended || g.waiting(i))
         continue;
       WaveContext c{w, g, L.memory, stats, L.k, L.cfg.memcheck};
+      if (!observers.empty())
+        c.observer = observers[i];
       ran = true;
       if (run_wave(L, c, executed[i], trace_this && i == tc.wave ? &trace : nullptr) ==
           WaveStop::Ended) {
@@ -208,6 +215,8 @@ void run_workgroup(const LaunchShared& L, std::array<uint32_t, 3> id, Workgroup&
                                  "waves wait at s_barrier_wait while others never signal",
                                  L.k.name, id[0], id[1], id[2]));
   }
+  if (L.cfg.observer)
+    L.cfg.observer->end_workgroup(id);
   ++stats.workgroups;
   stats.waves += static_cast<uint64_t>(n);
 }
@@ -335,7 +344,15 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
     }
   } cleanup{memory, L.kernarg_addr, L.queue_addr, L.dispatch_addr};
 
-  const uint64_t total = uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2];
+  for (const auto& id : cfg.only_workgroups)
+    if (id[0] >= cfg.grid[0] || id[1] >= cfg.grid[1] || id[2] >= cfg.grid[2])
+      throw EmuError(fmt::format("launch of {}: workgroup ({},{},{}) to run is outside the grid "
+                                 "{}x{}x{}",
+                                 k.name, id[0], id[1], id[2], cfg.grid[0], cfg.grid[1],
+                                 cfg.grid[2]));
+  const uint64_t total = cfg.only_workgroups.empty()
+                             ? uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2]
+                             : cfg.only_workgroups.size();
   unsigned nthreads = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
   if (cfg.trace.enabled)
     nthreads = 1; // trace output in program order
@@ -355,10 +372,13 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
         const uint64_t i = next.fetch_add(1);
         if (i >= total)
           break;
-        std::array<uint32_t, 3> id{
-            static_cast<uint32_t>(i % cfg.grid[0]),
-            static_cast<uint32_t>((i / cfg.grid[0]) % cfg.grid[1]),
-            static_cast<uint32_t>(i / (uint64_t(cfg.grid[0]) * cfg.grid[1]))};
+        const std::array<uint32_t, 3> id =
+            cfg.only_workgroups.empty()
+                ? std::array<uint32_t, 3>{static_cast<uint32_t>(i % cfg.grid[0]),
+                                          static_cast<uint32_t>((i / cfg.grid[0]) % cfg.grid[1]),
+                                          static_cast<uint32_t>(
+                                              i / (uint64_t(cfg.grid[0]) * cfg.grid[1]))}
+                : cfg.only_workgroups[i];
         run_workgroup(L, id, g, waves, stats);
       }
     } catch (...) {

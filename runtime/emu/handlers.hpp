@@ -5,6 +5,7 @@
 // (SALU, SOPP, SMEM, VMEM, LDS: runtime/emu/*.cpp) and register_valu_handlers
 // (VOP1/VOP2/VOP3/VOPC/VOP3P/VOPD/DPP/WMMA: runtime/emu/valu/*.cpp).
 #include <runtime/emu/decoded_instr.hpp>
+#include <runtime/emu/wave_observer.hpp>
 #include <runtime/emu/wave_state.hpp>
 
 #include <stdexcept>
@@ -34,6 +35,7 @@ struct WaveContext {
   LaunchStats& stats;
   const KernelInfo& kernel;
   bool memcheck = true;
+  WaveObserver* observer = nullptr; // timing-model capture of this wave, or none
 
   // Throws EmuError "<what> at pc 0x.. in kernel K (workgroup (x,y,z), wave w): <asm>".
   [[noreturn]] void fail(const DecodedInstr& in, std::string_view what) const;

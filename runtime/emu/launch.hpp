@@ -3,6 +3,7 @@
 #include <runtime/emu/code_object.hpp>
 #include <runtime/emu/global_memory.hpp>
 #include <runtime/emu/stats.hpp>
+#include <runtime/emu/wave_observer.hpp>
 
 #include <array>
 #include <cstdint>
@@ -27,6 +28,10 @@ struct LaunchConfig {
   unsigned threads = 0;                             // 0: one per hardware thread
   uint64_t max_instructions_per_wave = 200'000'000; // watchdog against endless loops
   TraceConfig trace;
+  LaunchObserver* observer = nullptr; // timing-model capture (runtime/emu/timing), or none
+  // Run only these workgroups (ids within the grid) instead of the whole grid: the timing
+  // model's --model-only mode. Empty: every workgroup.
+  std::vector<std::array<uint32_t, 3>> only_workgroups;
 };
 
 // Memcheck default: on unless TILEWAVE_EMU_CHECK=0.

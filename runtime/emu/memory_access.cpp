@@ -9,6 +9,8 @@ namespace tw::emu {
 
 uint8_t* global_ptr(WaveContext& c, const DecodedInstr& in, int lane, uint64_t addr, uint32_t n,
                     bool write) {
+  if (c.observer)
+    c.observer->on_access(lane, addr, n, false);
   if (c.memory.find(addr, n))
     return reinterpret_cast<uint8_t*>(addr);
   if (c.memcheck)
@@ -36,6 +38,8 @@ void global_write(WaveContext& c, const DecodedInstr& in, int lane, uint64_t add
 
 uint8_t* lds_ptr(WaveContext& c, const DecodedInstr& in, int lane, uint64_t addr, uint32_t n,
                  bool write) {
+  if (c.observer)
+    c.observer->on_access(lane, addr, n, true);
   Workgroup& g = c.group;
   if (addr + n > g.lds_size) {
     if (c.memcheck)

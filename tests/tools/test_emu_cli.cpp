@@ -174,3 +174,39 @@ TEST_CASE("tilewave emu --max-instructions stops a wave that runs too long") {
   CHECK(r.output.find("wave executed more than 5 instructions (endless loop?) at pc 0x") !=
         std::string::npos);
 }
+
+TEST_CASE("tilewave emu --model prints the modeled time of a foreign code object") {
+  const auto r = run_tool(base_args() + " --arg f32=0.5 --arg i32=60 --model gfx1201 "
+                                        "--model-bytes 512");
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(r.output.find("modeled on gfx1201 (RX 9070 XT)") != std::string::npos);
+  CHECK(r.output.find("bound: ") != std::string::npos);
+  CHECK(r.output.find("GB/s modeled") != std::string::npos);
+  CHECK(r.output.find("occupancy 16 waves/SIMD") != std::string::npos);
+  const auto j = run_tool(base_args() + " --arg f32=0.5 --arg i32=60 --model gfx1200 --json");
+  CHECK(j.status == 0);
+  CHECK(j.output.find("{\"stats\": {") == 0);
+  CHECK(j.output.find("\"timing\": {\"machine\": \"gfx1200\"") != std::string::npos);
+  // --model-only: one sampled workgroup of 64 runs; no output is written.
+  fs::remove(workdir() / "y.npy");
+  const auto only = run_tool(base_args(64) + " --arg f32=0.5 --arg i32=60 --model gfx1201 "
+                                             "--model-sample 1 --model-only");
+  CAPTURE(only.output);
+  CHECK(only.status == 0);
+  CHECK(only.output.find("workgroups 1  waves 1") != std::string::npos);
+  CHECK(only.output.find("64 workgroups") != std::string::npos);
+  CHECK_FALSE(fs::exists(workdir() / "y.npy"));
+}
+
+TEST_CASE("tilewave emu --model: bad options name the option and the rule") {
+  auto r = run_tool(base_args() + " --arg f32=1 --arg i32=3 --model gfx90a");
+  CHECK(r.status != 0);
+  CHECK(r.output.find("machine 'gfx90a' is not known") != std::string::npos);
+  r = run_tool(base_args() + " --arg f32=1 --arg i32=3 --model gfx1201 --model-sample 0");
+  CHECK(r.status != 0);
+  CHECK(r.output.find("sample 0 must be >= 1") != std::string::npos);
+  r = run_tool(base_args() + " --arg f32=1 --arg i32=3 --model-only");
+  CHECK(r.status != 0);
+  CHECK(r.output.find("need --model") != std::string::npos);
+}

@@ -2,6 +2,8 @@
 //  --arg buf:in=FILE.npy --arg buf:out=FILE.npy:SHAPE:DTYPE --arg i32=5 --arg f32=0.5 ...`
 // runs any gfx12 code object on the emulator, writes the output buffers as .npy and prints
 // the launch statistics. --trace prints every instruction of one wave with what it wrote.
+// --model gfx1201|gfx1200 also prints the modeled time on that GPU (docs/timing.md);
+// --model-only runs just the sampled workgroups (full-size shapes in seconds, no outputs).
 #include "tilewave/command.hpp"
 
 #include <runtime/emu/handlers.hpp>
@@ -221,7 +223,10 @@ Command emu_command{
     "emu", "run a gfx12 code object on the emulator (.npy buffers in and out, statistics)",
     [](CLI::App& sub) -> Command::Action {
       struct Options {
-        std::string code_object, kernel, grid = "1", block = "32", trace_wave;
+        std::string code_object, kernel, grid = "1", block = "32", trace_wave, model;
+        int model_sample = 3;
+        bool model_only = false;
+        double model_flops = 0, model_bytes = 0;
         uint32_t lds = 0;
         unsigned threads = 0;
         uint64_t max_instructions = 0;
@@ -248,6 +253,17 @@ Command emu_command{
       sub.add_flag("--json", o->json, "print the statistics as JSON");
       sub.add_option("--max-instructions", o->max_instructions,
                      "fail when one wave executes more instructions (default 200000000)");
+      sub.add_option(
+          "--model", o->model,
+          "also model the launch's time on gfx1201 (RX 9070 XT) or gfx1200 (RX 9060 XT)");
+      sub.add_option("--model-sample", o->model_sample,
+                     "workgroups the model simulates in detail (default 3: first, middle, last)");
+      sub.add_flag("--model-only", o->model_only,
+                   "run only the sampled workgroups (outputs are not written)");
+      sub.add_option("--model-flops", o->model_flops,
+                     "useful FLOPs of the launch, to report modeled TFLOP/s and % of peak");
+      sub.add_option("--model-bytes", o->model_bytes,
+                     "useful bytes of the launch, to report modeled GB/s and % of DRAM bandwidth");
       return [o]() {
         if (o->check)
           return check_code_object(read_file(o->code_object));
@@ -259,6 +275,24 @@ Command emu_command{
         dev.set_threads(o->threads);
         if (o->max_instructions)
           dev.set_max_instructions_per_wave(o->max_instructions);
+        if (o->model.empty() &&
+            (o->model_only || o->model_flops > 0 || o->model_bytes > 0 || o->model_sample != 3))
+          throw std::invalid_argument(
+              "emu: --model-only / --model-sample / --model-flops / --model-bytes need --model");
+        if (!o->model.empty()) {
+          emu::timing::TimingOptions t;
+          t.machine = o->model;
+          t.sample = o->model_sample;
+          t.model_only = o->model_only;
+          t.work_flops = o->model_flops;
+          t.work_bytes = o->model_bytes;
+          try {
+            emu::timing::validate(t);
+          } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(fmt::format("emu: --model / --model-sample: {}", e.what()));
+          }
+          dev.set_timing_model(t);
+        }
         const auto grid = parse_dim3(o->grid, "--grid");
         const auto block = parse_dim3(o->block, "--block");
         std::vector<ArgSpec> args;
@@ -290,13 +324,22 @@ Command emu_command{
         dev.launch(kernel, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, kernargs,
                    o->lds);
         for (auto& a : args) {
-          if (a.out_file.empty())
+          if (a.out_file.empty() || o->model_only)
             continue;
           dev.copy_to_host(a.array.data.data(), a.ptr, a.array.data.size());
           npy::write(a.out_file, a.array);
         }
         const emu::LaunchStats& s = dev.last_stats();
-        std::cout << (o->json ? s.to_json() + "\n" : s.to_string());
+        const auto& timing = dev.last_timing();
+        if (o->json && timing)
+          std::cout << "{\"stats\": " << s.to_json() << ", \"timing\": " << timing->to_json()
+                    << "}\n";
+        else
+          std::cout << (o->json ? s.to_json() + "\n" : s.to_string());
+        if (timing && !o->json)
+          std::cout << timing->to_string();
+        if (o->model_only && !o->json)
+          std::cout << "--model-only: only the sampled workgroups ran; no output buffer written\n";
         return 0;
       };
     }};

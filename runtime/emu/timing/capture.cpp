@@ -1,0 +1,122 @@
+#include <runtime/emu/timing/capture.hpp>
+
+#include <algorithm>
+
+namespace tw::emu::timing {
+
+std::vector<WorkgroupId> sample_workgroups(std::array<uint32_t, 3> grid, int n) {
+  const uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2];
+  const uint64_t count = std::min<uint64_t>(total, static_cast<uint64_t>(std::max(n, 1)));
+  std::vector<uint64_t> idx;
+  if (count == 1)
+    idx.push_back(0);
+  else
+    for (uint64_t i = 0; i < count; ++i) // first, last and spaced between
+      idx.push_back(i * (total - 1) / (count - 1));
+  idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+  std::vector<WorkgroupId> out;
+  for (uint64_t i : idx)
+    out.push_back({static_cast<uint32_t>(i % grid[0]),
+                   static_cast<uint32_t>((i / grid[0]) % grid[1]),
+                   static_cast<uint32_t>(i / (uint64_t(grid[0]) * grid[1]))});
+  return out;
+}
+
+class TimingCapture::Recorder final : public WaveObserver {
+public:
+  Recorder(std::vector<TraceEvent>& events, std::vector<uint64_t>& lines, uint32_t line_bytes,
+           int banks)
+      : events_(events), lines_(lines), line_bytes_(line_bytes), banks_(banks) {}
+  void on_instruction(const DecodedInstr& in) override {
+    flush();
+    events_.push_back({&in, 0, 0});
+  }
+  void on_access(int lane, uint64_t addr, uint32_t bytes, bool lds) override {
+    (lds ? lds_ : global_).push_back({lane, addr, bytes});
+  }
+  // Summarises the accesses of the last instruction.
+  void flush() {
+    if (events_.empty())
+      return;
+    TraceEvent& e = events_.back();
+    if (!global_.empty()) {
+      e.lines = coalesced_lines(global_, line_bytes_, lines_);
+      if (e.in->cls == InstrClass::Smem) // the scalar cache: not vector L0 traffic
+        e.lines = 0;
+      global_.clear();
+      if (lines_.size() > (1u << 20)) { // keep the workgroup's footprint list compact
+        std::sort(lines_.begin(), lines_.end());
+        lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
+      }
+    }
+    if (!lds_.empty() || e.in->cls == InstrClass::Lds) {
+      e.lds_cycles = lds_cycles(lds_, banks_);
+      lds_.clear();
+    }
+  }
+
+private:
+  std::vector<TraceEvent>& events_;
+  std::vector<uint64_t>& lines_;
+  uint32_t line_bytes_;
+  int banks_;
+  std::vector<LaneAccess> global_, lds_;
+};
+
+struct TimingCapture::Entry {
+  WorkgroupTrace trace;
+  std::vector<std::unique_ptr<Recorder>> recorders;
+  bool done = false;
+};
+
+TimingCapture::TimingCapture(std::vector<WorkgroupId> sample, uint32_t line_bytes, int lds_banks)
+    : sample_(std::move(sample)), line_bytes_(line_bytes), lds_banks_(lds_banks) {
+  entries_.resize(sample_.size());
+}
+
+TimingCapture::~TimingCapture() = default;
+
+std::vector<WaveObserver*> TimingCapture::begin_workgroup(WorkgroupId id, int waves) {
+  const auto it = std::find(sample_.begin(), sample_.end(), id);
+  if (it == sample_.end())
+    return {};
+  auto e = std::make_unique<Entry>();
+  e->trace.id = id;
+  e->trace.waves.resize(static_cast<size_t>(waves));
+  std::vector<WaveObserver*> out;
+  for (int w = 0; w < waves; ++w) {
+    e->recorders.push_back(std::make_unique<Recorder>(e->trace.waves[static_cast<size_t>(w)],
+                                                      e->trace.lines, line_bytes_, lds_banks_));
+    out.push_back(e->recorders.back().get());
+  }
+  std::lock_guard lock(mu_);
+  entries_[static_cast<size_t>(it - sample_.begin())] = std::move(e);
+  return out;
+}
+
+void TimingCapture::end_workgroup(WorkgroupId id) {
+  const auto it = std::find(sample_.begin(), sample_.end(), id);
+  if (it == sample_.end())
+    return;
+  std::lock_guard lock(mu_);
+  Entry& e = *entries_[static_cast<size_t>(it - sample_.begin())];
+  for (auto& r : e.recorders)
+    r->flush();
+  e.recorders.clear();
+  std::sort(e.trace.lines.begin(), e.trace.lines.end());
+  e.trace.lines.erase(std::unique(e.trace.lines.begin(), e.trace.lines.end()), e.trace.lines.end());
+  e.done = true;
+}
+
+std::vector<WorkgroupTrace> TimingCapture::take() {
+  std::lock_guard lock(mu_);
+  std::vector<WorkgroupTrace> out;
+  for (auto& e : entries_)
+    if (e && e->done)
+      out.push_back(std::move(e->trace));
+  for (auto& e : entries_)
+    e.reset();
+  return out;
+}
+
+} // namespace tw::emu::timing

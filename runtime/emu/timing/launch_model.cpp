@@ -1,0 +1,227 @@
+#include <runtime/emu/timing/launch_model.hpp>
+#include <runtime/emu/timing/wgp_sim.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <stdexcept>
+
+namespace tw::emu::timing {
+
+void validate(const TimingOptions& o) {
+  (void)machine_by_name(o.machine);
+  if (o.sample < 1)
+    throw std::invalid_argument(fmt::format("timing model: sample {} must be >= 1", o.sample));
+  if (o.max_simulated_groups < 1)
+    throw std::invalid_argument(
+        fmt::format("timing model: max_simulated_groups {} must be >= 1", o.max_simulated_groups));
+  if (o.work_flops < 0 || o.work_bytes < 0)
+    throw std::invalid_argument("timing model: work_flops and work_bytes must be >= 0");
+}
+
+namespace {
+
+// Peak of the matrix shape the kernel issues most, or of f32 VALU without WMMA.
+std::pair<double, std::string> matching_peak(const MachineModel& m,
+                                             const std::vector<WorkgroupTrace>& traces,
+                                             TimingCache& cache) {
+  std::map<const DecodedInstr*, uint64_t> wmma;
+  for (const auto& t : traces)
+    for (const auto& w : t.waves)
+      for (const auto& e : w)
+        if (e.in->cls == InstrClass::Wmma)
+          ++wmma[e.in];
+  if (wmma.empty())
+    return {m.valu_f32_peak(), "f32 VALU"};
+  std::map<std::string, uint64_t> by_name;
+  for (const auto& [in, n] : wmma)
+    by_name[in->mnemonic] += n;
+  const auto top = std::max_element(by_name.begin(), by_name.end(),
+                                    [](auto& a, auto& b) { return a.second < b.second; });
+  const DecodedInstr* in = nullptr;
+  for (const auto& [i, n] : wmma)
+    if (i->mnemonic == top->first)
+      in = i;
+  const double per_cycle = double(in->wmma_ops) / cache.get(*in).occupancy;
+  return {double(m.cus) * m.simds_per_cu * per_cycle * m.clock_hz(), top->first};
+}
+
+} // namespace
+
+TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const LaunchConfig& cfg,
+                          const std::vector<WorkgroupTrace>& traces, const GlobalMemory& memory,
+                          const TimingOptions& o) {
+  if (traces.empty())
+    throw std::invalid_argument("timing model: no sampled workgroup ran");
+  const auto t0 = std::chrono::steady_clock::now();
+  TimingReport r;
+  r.machine = m.name;
+  r.product = m.product;
+  r.kernel = k.name;
+  const uint64_t threads = uint64_t(cfg.block[0]) * cfg.block[1] * cfg.block[2];
+  const int waves = static_cast<int>((threads + 31) / 32);
+  const int vgprs =
+      static_cast<int>(k.metadata_vgpr_count ? k.metadata_vgpr_count : (k.vgpr_granules + 1) * 8);
+  r.occupancy = compute_occupancy(m, vgprs, k.group_segment_size + cfg.dynamic_lds, waves);
+  r.workgroups = uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2];
+  r.groups_per_wgp = (r.workgroups + m.wgps() - 1) / m.wgps();
+  r.sampled = traces.size();
+  const int resident =
+      static_cast<int>(std::min<uint64_t>(r.occupancy.workgroups_per_wgp, r.groups_per_wgp));
+
+  // The busiest WGP's queue: the sampled workgroups in turn.
+  const uint64_t sim_groups =
+      std::min<uint64_t>(r.groups_per_wgp, std::max<uint64_t>(uint64_t(o.max_simulated_groups),
+                                                              2 * uint64_t(resident)));
+  std::vector<const WorkgroupTrace*> queue;
+  for (uint64_t i = 0; i < sim_groups; ++i)
+    queue.push_back(&traces[i % traces.size()]);
+  r.simulated = queue.size();
+  TimingCache cache(m);
+  const WgpSimResult sim = simulate_wgp(m, queue, resident, cache);
+  double cycles = double(sim.cycles);
+  if (r.groups_per_wgp > sim_groups) {
+    std::vector<uint64_t> f = sim.finish;
+    std::sort(f.begin(), f.end());
+    const size_t n = f.size(), kres = static_cast<size_t>(resident);
+    const double interval =
+        n > kres ? double(f[n - 1] - f[kres - 1]) / double(n - kres) : double(f[n - 1]) / double(n);
+    cycles += interval * double(r.groups_per_wgp - sim_groups);
+  }
+  r.wgp_cycles = static_cast<uint64_t>(cycles);
+  r.compute_seconds = cycles / m.clock_hz();
+
+  // Memory bounds over the whole grid from the sampled footprints.
+  const double scale = double(r.workgroups) / double(traces.size());
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> regions; // base -> (size, sampled lines)
+  std::vector<uint64_t> all;
+  for (const auto& t : traces) {
+    r.l2_bytes += double(t.lines.size()) * m.cache_line * scale;
+    all.insert(all.end(), t.lines.begin(), t.lines.end());
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  for (uint64_t line : all)
+    if (const auto* reg = memory.find(line * uint64_t(m.cache_line), 1)) {
+      auto& e = regions[reg->base];
+      e.first = reg->size;
+      ++e.second;
+    }
+  for (const auto& [base, e] : regions)
+    r.dram_bytes += std::min(double(e.first), double(e.second) * m.cache_line * scale);
+  r.dram_seconds = r.dram_bytes / (m.dram_gbs * 1e9);
+  r.l2_seconds = r.l2_bytes / (m.l2_bytes_per_clk * m.clock_hz());
+  r.seconds = std::max({r.compute_seconds, r.dram_seconds, r.l2_seconds});
+
+  const double simd_cycles = double(sim.cycles) * m.simds_per_wgp();
+  const double cu_cycles = double(sim.cycles) * (m.simds_per_wgp() / m.simds_per_cu);
+  r.utilization = {{"WMMA", sim.wmma_busy / simd_cycles},
+                   {"VALU", sim.valu_busy / simd_cycles},
+                   {"issue", double(sim.issued) / simd_cycles},
+                   {"LDS", sim.lds_busy / cu_cycles},
+                   {"VMEM bandwidth", sim.vmem_busy / cu_cycles}};
+  for (size_t s = 0; s < kStalls; ++s)
+    if (sim.stall[s] > 0)
+      r.stalls.emplace_back(stall_name(static_cast<Stall>(s)), sim.stall[s] / sim.wave_cycles);
+  std::sort(r.stalls.begin(), r.stalls.end(), [](auto& a, auto& b) { return a.second > b.second; });
+
+  if (r.seconds == r.dram_seconds && r.dram_seconds > r.compute_seconds) {
+    r.bound = "DRAM";
+  } else if (r.seconds == r.l2_seconds && r.l2_seconds > r.compute_seconds) {
+    r.bound = "L2";
+  } else {
+    // A saturated pipe names the bound; issue only when no single pipe is saturated.
+    std::pair<std::string, double> busiest{"", 0};
+    for (const auto& u : r.utilization)
+      if (u.first != "issue" && u.second > busiest.second)
+        busiest = u;
+    if (busiest.second >= 0.7) {
+      r.bound = busiest.first;
+    } else if (double(sim.issued) / simd_cycles >= 0.7) {
+      r.bound = "issue";
+    } else {
+      std::string top = "dependency";
+      for (const auto& [name, f] : r.stalls) {
+        if (name == std::string(stall_name(Stall::Issue)) ||
+            name == std::string(stall_name(Stall::PipeBusy)))
+          continue;
+        top = name == stall_name(Stall::WaitVmem)  ? "VMEM latency"
+              : name == stall_name(Stall::WaitLds) ? "LDS latency"
+              : name == stall_name(Stall::Barrier) ? "barrier"
+                                                   : "dependency";
+        break;
+      }
+      r.bound = r.occupancy.waves_per_simd < 4 ? "occupancy (" + top + ")" : top;
+    }
+  }
+
+  const auto [peak, peak_name] = matching_peak(m, traces, cache);
+  if (o.work_flops > 0) {
+    r.tflops = o.work_flops / r.seconds / 1e12;
+    r.peak = peak;
+    r.peak_name = peak_name;
+    r.peak_fraction = o.work_flops / r.seconds / peak;
+  } else if (o.work_bytes > 0) {
+    r.gbs = o.work_bytes / r.seconds / 1e9;
+    r.peak = m.dram_gbs * 1e9;
+    r.peak_name = "DRAM";
+    r.peak_fraction = o.work_bytes / r.seconds / r.peak;
+  }
+  r.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+std::string TimingReport::to_string() const {
+  std::string s = fmt::format("modeled on {} ({}): {:.3f} us, bound: {}\n", machine, product,
+                              seconds * 1e6, bound);
+  if (tflops > 0)
+    s += fmt::format("  {:.1f} TFLOP/s modeled, {:.1f}% of the {} peak ({:.1f} TFLOP/s)\n", tflops,
+                     100 * peak_fraction, peak_name, peak / 1e12);
+  if (gbs > 0)
+    s +=
+        fmt::format("  {:.1f} GB/s modeled, {:.1f}% of DRAM bandwidth\n", gbs, 100 * peak_fraction);
+  s += fmt::format("  compute {:.3f} us, DRAM bound {:.3f} us ({:.1f} MB), L2 bound {:.3f} us "
+                   "({:.1f} MB)\n",
+                   compute_seconds * 1e6, dram_seconds * 1e6, dram_bytes / 1e6, l2_seconds * 1e6,
+                   l2_bytes / 1e6);
+  s += fmt::format("  occupancy {} waves/SIMD ({} workgroups/WGP, {} VGPRs allocated, limit: {})\n",
+                   occupancy.waves_per_simd, occupancy.workgroups_per_wgp,
+                   occupancy.vgprs_allocated, occupancy.limiter);
+  s += fmt::format("  {} workgroups, {} on the busiest WGP ({} cycles); {} sampled, {} simulated\n",
+                   workgroups, groups_per_wgp, wgp_cycles, sampled, simulated);
+  s += "  utilization:";
+  for (const auto& [n, f] : utilization)
+    s += fmt::format(" {} {:.0f}%,", n, 100 * f);
+  s.back() = '\n';
+  s += "  stalls (share of wave-cycles):";
+  for (const auto& [n, f] : stalls)
+    s += fmt::format(" {} {:.1f}%,", n, 100 * f);
+  s.back() = '\n';
+  return s;
+}
+
+std::string TimingReport::to_json() const {
+  auto list = [](const std::vector<std::pair<std::string, double>>& v) {
+    std::string s = "{";
+    for (size_t i = 0; i < v.size(); ++i)
+      s += fmt::format("{}\"{}\": {:.6g}", i ? ", " : "", v[i].first, v[i].second);
+    return s + "}";
+  };
+  return fmt::format(
+      "{{\"machine\": \"{}\", \"kernel\": \"{}\", \"seconds\": {:.6g}, \"bound\": \"{}\", "
+      "\"compute_seconds\": {:.6g}, \"dram_seconds\": {:.6g}, \"l2_seconds\": {:.6g}, "
+      "\"dram_bytes\": {:.6g}, \"l2_bytes\": {:.6g}, \"tflops\": {:.6g}, \"gbs\": {:.6g}, "
+      "\"peak\": {:.6g}, \"peak_name\": \"{}\", \"peak_fraction\": {:.6g}, "
+      "\"occupancy\": {{\"waves_per_simd\": {}, \"workgroups_per_wgp\": {}, "
+      "\"vgprs_allocated\": {}, \"limiter\": \"{}\"}}, \"workgroups\": {}, "
+      "\"groups_per_wgp\": {}, \"wgp_cycles\": {}, \"sampled\": {}, \"simulated\": {}, "
+      "\"utilization\": {}, \"stalls\": {}}}",
+      machine, kernel, seconds, bound, compute_seconds, dram_seconds, l2_seconds, dram_bytes,
+      l2_bytes, tflops, gbs, peak, peak_name, peak_fraction, occupancy.waves_per_simd,
+      occupancy.workgroups_per_wgp, occupancy.vgprs_allocated, occupancy.limiter, workgroups,
+      groups_per_wgp, wgp_cycles, sampled, simulated, list(utilization), list(stalls));
+}
+
+} // namespace tw::emu::timing

@@ -1,0 +1,63 @@
+#pragma once
+// The modeled time of a whole launch: the sampled workgroups' traces are replayed on one
+// WGP (wgp_sim) as the busiest WGP's queue of workgroups (round-robin dispatch over the
+// WGPs, occupancy-many resident at a time, steady state extrapolated past the simulated
+// part); the grid's DRAM footprint and L2 traffic bound it from below.
+#include <runtime/emu/code_object.hpp>
+#include <runtime/emu/global_memory.hpp>
+#include <runtime/emu/launch.hpp>
+#include <runtime/emu/timing/capture.hpp>
+#include <runtime/emu/timing/machine.hpp>
+#include <runtime/emu/timing/occupancy.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tw::emu::timing {
+
+struct TimingOptions {
+  std::string machine = "gfx1201"; // gfx1201 (RX 9070 XT) or gfx1200 (RX 9060 XT)
+  int sample = 3;                  // workgroups recorded and simulated in detail (>= 1)
+  bool model_only = false;         // run only the sampled workgroups (outputs incomplete)
+  int max_simulated_groups = 24;   // queue length simulated before extrapolating (>= 1; at
+                                   // least two rounds of resident workgroups are simulated)
+  double work_flops = 0;           // the caller's useful work, for TFLOP/s ...
+  double work_bytes = 0;           // ... or bytes, for GB/s (0: not reported)
+};
+
+struct TimingReport {
+  std::string machine, product, kernel;
+  double seconds = 0;         // modeled time of the launch
+  double compute_seconds = 0; // the WGP simulation, scaled to the grid
+  double dram_seconds = 0, l2_seconds = 0;
+  double dram_bytes = 0, l2_bytes = 0;
+  std::string bound;          // what limits it: WMMA, VALU, issue, LDS, VMEM bandwidth,
+                              // VMEM latency, LDS latency, barrier, dependency, occupancy,
+                              // DRAM, L2
+  double tflops = 0, gbs = 0; // achieved (when the work was given)
+  double peak = 0;            // matching peak (FLOP/s or B/s)
+  std::string peak_name;
+  double peak_fraction = 0;
+  Occupancy occupancy;
+  uint64_t workgroups = 0, groups_per_wgp = 0, sampled = 0, simulated = 0;
+  uint64_t wgp_cycles = 0; // busiest WGP, extrapolated
+  double host_seconds = 0; // wall time of the modeling (after the recorded launch)
+  std::vector<std::pair<std::string, double>> utilization; // fraction of the simulated WGP
+  std::vector<std::pair<std::string, double>> stalls;      // fraction of wave-cycles
+
+  std::string to_string() const; // human readable, several lines (no host timing)
+  std::string to_json() const;   // one JSON object
+};
+
+// `traces`: the sampled workgroups (TimingCapture::take()). Throws std::invalid_argument if
+// none ran.
+TimingReport model_launch(const MachineModel& m, const KernelInfo& kernel, const LaunchConfig& cfg,
+                          const std::vector<WorkgroupTrace>& traces, const GlobalMemory& memory,
+                          const TimingOptions& options);
+
+// Checks the options (machine name, sample, queue length); throws std::invalid_argument
+// naming the bad one.
+void validate(const TimingOptions& options);
+
+} // namespace tw::emu::timing

@@ -1,0 +1,59 @@
+#pragma once
+// Machine descriptions of the timing model: the RDNA4 parts (gfx1201: RX 9070 XT,
+// gfx1200: RX 9060 XT). Every figure and its public source is in docs/timing.md; the
+// ones marked "estimate" there are not published by AMD.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tw::emu::timing {
+
+struct MachineModel {
+  std::string name;        // "gfx1201"
+  std::string product;     // "RX 9070 XT"
+  int cus = 64;            // compute units (2 per WGP)
+  double clock_ghz = 2.97; // boost clock (the published peaks use it)
+
+  // One WGP: 2 CUs of 2 SIMD32 each; a workgroup's waves spread over its 4 SIMDs (WGP mode).
+  int simds_per_cu = 2;
+  int vgprs_per_simd = 1536; // wave32 VGPRs
+  int vgpr_granule = 24;     // wave32 allocation granule
+  int max_waves_per_simd = 16;
+  int max_workgroups_per_wgp = 64; // not a limit below 64 waves (as in LLVM): estimate
+  uint32_t lds_per_wgp = 131072;
+  uint32_t lds_granule = 512; // estimate
+
+  // Issue latencies (cycles until a dependent instruction can use the result).
+  int valu_latency = 5, trans_latency = 10, f64_latency = 38, salu_latency = 2;
+  int mul32_latency = 8;
+  int trans_occupancy = 4;     // trans unit busy per wave32 op: estimate
+  int f64_occupancy = 16;      // VALU busy per wave32 f64 op: estimate
+  int mul32_occupancy = 4;     // VALU busy per wave32 32-bit integer multiply: estimate
+  int wmma_result_latency = 4; // cycles after the matrix unit finishes before D is readable by
+                               // a non-accumulating consumer: estimate
+  int branch_taken = 32;       // taken branch: wave refetch (LLVM WriteBranch)
+  int barrier_latency = 8;     // last signal to the waves' release: estimate
+
+  // Memory.
+  int smem_latency = 20;           // scalar load (LLVM)
+  int lds_latency = 20;            // LDS (LLVM)
+  int lds_banks_per_cu = 32;       // 4-byte banks serving one CU per cycle (128 B/clk)
+  int vmem_latency = 320;          // global load / store (LLVM)
+  int cache_line = 128;            // bytes
+  double vmem_lines_per_clk = 1.0; // per CU: L0 lines per cycle (128 B/clk): estimate
+  double dram_gbs = 640;           // GDDR6
+  double l2_bytes_per_clk = 2048;  // whole chip: estimate
+  uint64_t l2_bytes = 8u << 20, mall_bytes = 64u << 20;
+
+  int wgps() const { return cus / 2; }
+  int simds_per_wgp() const { return 2 * simds_per_cu; }
+  double clock_hz() const { return clock_ghz * 1e9; }
+  // Peak dense f32 VALU FLOP/s: 32 lanes x FMA x dual issue per SIMD per cycle.
+  double valu_f32_peak() const { return double(cus) * simds_per_cu * 32 * 2 * 2 * clock_hz(); }
+};
+
+// "gfx1201" / "gfx1200" (also "rx9070xt" / "rx9060xt"); throws std::invalid_argument naming
+// the known machines otherwise.
+MachineModel machine_by_name(std::string_view name);
+
+} // namespace tw::emu::timing

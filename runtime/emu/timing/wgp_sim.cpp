@@ -1,0 +1,362 @@
+#include <runtime/emu/timing/wgp_sim.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+namespace tw::emu::timing {
+
+const char* stall_name(Stall s) {
+  static constexpr const char* names[] = {
+      "VALU dependency", "trans dependency",   "WMMA dependency", "SALU dependency", "VMEM wait",
+      "LDS wait",        "SMEM wait",          "barrier",         "branch",          "s_nop",
+      "pipe busy",       "issue (other waves)"};
+  return s < Stall::Count ? names[static_cast<size_t>(s)] : "?";
+}
+
+const InstrTiming& TimingCache::get(const DecodedInstr& in) {
+  auto it = map_.find(&in);
+  if (it == map_.end())
+    it = map_.emplace(&in, classify_timing(in, m_)).first;
+  return it->second;
+}
+
+namespace {
+
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+
+struct Group {
+  int slot = 0; // queue index
+  int waves = 0, live = 0;
+  uint64_t last_end = 0;
+  std::vector<int> arrived;          // per barrier generation
+  std::vector<uint64_t> arrival_max; // latest signal of the generation
+};
+
+struct Wave {
+  const std::vector<TraceEvent>* events = nullptr;
+  const InstrTiming* timing = nullptr; // of the current instruction
+  size_t pc = 0;
+  int simd = 0, group = 0, serial = 0;
+  uint64_t start = 0;
+  uint64_t base = 0;  // earliest issue from its own previous instruction
+  uint64_t ready = 0; // ... and its operands / counters / barrier
+  Stall reason = Stall::Issue;
+  bool blocked = false, done = false;
+  int signals = 0;
+  std::array<uint64_t, kRegIds> reg_ready{};
+  std::array<Stall, kRegIds> reg_reason{};
+  std::array<uint64_t, 256> acc_ready{};                // WMMA D feeding the next WMMA's C
+  std::array<std::vector<uint64_t>, kCounters> pending; // completion times (non-decreasing)
+};
+
+Stall wait_reason(Counter c) {
+  return c == Counter::Ds ? Stall::WaitLds : c == Counter::Km ? Stall::WaitSmem : Stall::WaitVmem;
+}
+
+class Sim {
+public:
+  Sim(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue, int resident,
+      TimingCache& cache)
+      : m_(m), queue_(queue), resident_(resident), cache_(cache) {
+    const int simds = m.simds_per_wgp();
+    issue_free_.assign(simds, 0);
+    valu_free_.assign(simds, 0);
+    trans_free_.assign(simds, 0);
+    salu_free_.assign(simds, 0);
+    simd_waves_.assign(simds, 0);
+    lds_free_.assign(simds / m.simds_per_cu, 0);
+    vmem_free_.assign(simds / m.simds_per_cu, 0);
+    r_.finish.assign(queue.size(), 0);
+  }
+
+  WgpSimResult run() {
+    for (int i = 0; i < resident_ && next_ < queue_.size(); ++i)
+      admit(0);
+    while (true) {
+      Wave* best = nullptr;
+      uint64_t best_t = kNever;
+      for (auto& wp : waves_) {
+        Wave& w = *wp;
+        if (w.done || w.blocked)
+          continue;
+        const uint64_t t = issue_time(w);
+        if (t < best_t || (t == best_t && w.serial < best->serial)) {
+          best = &w;
+          best_t = t;
+        }
+      }
+      if (!best) {
+        if (live_groups_ == 0)
+          break;
+        throw std::runtime_error("timing model: the waves of a workgroup deadlock at a barrier");
+      }
+      issue(*best, best_t);
+      if (finished_ > 0) { // drop the waves of finished workgroups from the scan
+        std::erase_if(waves_, [](const std::unique_ptr<Wave>& w) { return w->done; });
+        finished_ = 0;
+      }
+    }
+    return r_;
+  }
+
+private:
+  const InstrTiming& cur(const Wave& w) const { return *w.timing; }
+
+  uint64_t issue_time(const Wave& w) const {
+    const InstrTiming& t = cur(w);
+    uint64_t e = std::max(w.ready, issue_free_[w.simd]);
+    if (t.unit == Unit::Valu || t.unit == Unit::Wmma || t.unit == Unit::Trans)
+      e = std::max(e, valu_free_[w.simd]);
+    if (t.unit == Unit::Trans)
+      e = std::max(e, trans_free_[w.simd]);
+    if (t.unit == Unit::Salu)
+      e = std::max(e, salu_free_[w.simd]);
+    return e;
+  }
+
+  void admit(uint64_t at) {
+    const int slot = static_cast<int>(next_++);
+    const WorkgroupTrace& tr = *queue_[static_cast<size_t>(slot)];
+    Group g;
+    g.slot = slot;
+    g.waves = g.live = static_cast<int>(tr.waves.size());
+    groups_.push_back(g);
+    const int gi = static_cast<int>(groups_.size()) - 1;
+    ++live_groups_;
+    for (const auto& ev : tr.waves) {
+      auto w = std::make_unique<Wave>();
+      w->events = &ev;
+      w->group = gi;
+      w->serial = serial_++;
+      w->simd = static_cast<int>(std::min_element(simd_waves_.begin(), simd_waves_.end()) -
+                                 simd_waves_.begin());
+      ++simd_waves_[static_cast<size_t>(w->simd)];
+      w->start = w->base = w->ready = at;
+      if (ev.empty()) {
+        w->done = true;
+        end_wave(*w, at);
+      } else {
+        prepare(*w);
+      }
+      waves_.push_back(std::move(w));
+    }
+  }
+
+  // Computes the wave's readiness for its current instruction.
+  void prepare(Wave& w) {
+    w.timing = &cache_.get(*(*w.events)[w.pc].in);
+    const InstrTiming& t = *w.timing;
+    w.ready = w.base;
+    w.reason = Stall::Issue;
+    auto need = [&](uint64_t at, Stall why) {
+      if (at > w.ready) {
+        w.ready = at;
+        w.reason = why;
+      }
+    };
+    for (uint16_t r : t.reads) {
+      if (t.unit == Unit::Wmma && r >= t.wmma_c_begin && r < t.wmma_c_end)
+        need(w.acc_ready[r], w.reg_reason[r]);
+      else
+        need(w.reg_ready[r], w.reg_reason[r]);
+    }
+    for (uint16_t r : t.writes) // a load still in flight into this register
+      if (w.reg_reason[r] == Stall::WaitVmem || w.reg_reason[r] == Stall::WaitLds)
+        need(w.reg_ready[r], w.reg_reason[r]);
+    for (size_t c = 0; c < kCounters; ++c) {
+      if (t.wait[c] < 0)
+        continue;
+      const auto& q = w.pending[c];
+      const size_t allowed = static_cast<size_t>(t.wait[c]);
+      if (q.size() > allowed)
+        need(q[q.size() - 1 - allowed], wait_reason(static_cast<Counter>(c)));
+    }
+    if (t.barrier_wait) {
+      if (t.barrier_signal && w.signals == barrier_index(w)) // s_barrier: signal and wait
+        signal(w, w.base);
+      check_barrier(w);
+    }
+  }
+
+  int barrier_index(const Wave& w) const { return w.signals; }
+
+  void signal(Wave& w, uint64_t at) {
+    Group& g = groups_[static_cast<size_t>(w.group)];
+    const size_t gen = static_cast<size_t>(w.signals++);
+    if (g.arrived.size() <= gen) {
+      g.arrived.resize(gen + 1, 0);
+      g.arrival_max.resize(gen + 1, 0);
+    }
+    ++g.arrived[gen];
+    g.arrival_max[gen] = std::max(g.arrival_max[gen], at);
+    release_waiters(w.group);
+  }
+
+  // A wave at s_barrier_wait after its n-th signal waits for generation n - 1.
+  void check_barrier(Wave& w) {
+    const Group& g = groups_[static_cast<size_t>(w.group)];
+    const size_t gen = static_cast<size_t>(std::max(w.signals, 1) - 1);
+    const int ended = g.waves - g.live;
+    if (w.signals == 0 || (gen < g.arrived.size() && g.arrived[gen] + ended >= g.waves)) {
+      w.blocked = false;
+      if (w.signals > 0) {
+        const uint64_t release =
+            std::max(g.arrival_max[gen], ended ? g.last_end : 0) + uint64_t(m_.barrier_latency);
+        if (release > w.ready) {
+          w.ready = release;
+          w.reason = Stall::Barrier;
+        }
+      }
+    } else {
+      w.blocked = true;
+    }
+  }
+
+  void release_waiters(int group) {
+    for (auto& wp : waves_)
+      if (wp->group == group && wp->blocked && !wp->done)
+        check_barrier(*wp);
+  }
+
+  void end_wave(Wave& w, uint64_t at) {
+    Group& g = groups_[static_cast<size_t>(w.group)];
+    --g.live;
+    --simd_waves_[static_cast<size_t>(w.simd)];
+    g.last_end = std::max(g.last_end, at);
+    r_.wave_cycles += double(at - w.start);
+    if (g.live == 0) {
+      r_.finish[static_cast<size_t>(g.slot)] = g.last_end;
+      r_.cycles = std::max(r_.cycles, g.last_end);
+      --live_groups_;
+      ++finished_;
+      if (next_ < queue_.size())
+        admit(g.last_end);
+    } else {
+      release_waiters(w.group);
+    }
+  }
+
+  void issue(Wave& w, uint64_t at) {
+    const TraceEvent& ev = (*w.events)[w.pc];
+    const InstrTiming& t = *w.timing;
+    // Stall accounting: from the wave's own earliest cycle to its issue.
+    r_.stall[static_cast<size_t>(w.reason)] += double(w.ready - w.base);
+    if (at > w.ready) {
+      const bool pipe = (t.unit == Unit::Valu || t.unit == Unit::Wmma || t.unit == Unit::Trans ||
+                         t.unit == Unit::Salu) &&
+                        at > issue_free_[w.simd];
+      r_.stall[static_cast<size_t>(pipe ? Stall::PipeBusy : Stall::Issue)] += double(at - w.ready);
+    }
+    ++r_.issued;
+    issue_free_[w.simd] = at + 1;
+    uint64_t next_base = at + 1;
+    const size_t cu = static_cast<size_t>(w.simd / m_.simds_per_cu);
+    auto write_regs = [&](uint64_t ready, Stall why) {
+      for (uint16_t r : t.writes) {
+        w.reg_ready[r] = ready;
+        w.reg_reason[r] = why;
+        if (r < 256)
+          w.acc_ready[r] = ready; // a WMMA reading it as C waits the same (WMMA: below)
+      }
+    };
+    auto complete = [&](Counter c, uint64_t done) {
+      auto& q = w.pending[static_cast<size_t>(c)];
+      q.push_back(q.empty() ? done : std::max(done, q.back()));
+      return q.back();
+    };
+    switch (t.unit) {
+    case Unit::Valu:
+      valu_free_[w.simd] = at + t.occupancy;
+      r_.valu_busy += t.occupancy;
+      write_regs(at + t.latency, Stall::DepValu);
+      break;
+    case Unit::Trans:
+      valu_free_[w.simd] = at + 1;
+      trans_free_[w.simd] = at + t.occupancy;
+      r_.trans_busy += t.occupancy;
+      write_regs(at + t.latency, Stall::DepTrans);
+      break;
+    case Unit::Wmma:
+      valu_free_[w.simd] = at + t.occupancy;
+      r_.wmma_busy += t.occupancy;
+      write_regs(at + t.latency, Stall::DepWmma);
+      for (uint16_t r : t.writes)
+        if (r < 256)
+          w.acc_ready[r] = at + t.occupancy;
+      break;
+    case Unit::Salu:
+      salu_free_[w.simd] = at + 1;
+      write_regs(at + t.latency, Stall::DepSalu);
+      break;
+    case Unit::Smem:
+      write_regs(complete(Counter::Km, at + uint64_t(m_.smem_latency)), Stall::WaitSmem);
+      break;
+    case Unit::Vmem: {
+      const uint64_t start = std::max(at, vmem_free_[cu]);
+      const uint64_t busy = std::max<uint64_t>(
+          1, static_cast<uint64_t>(double(ev.lines) / m_.vmem_lines_per_clk + 0.999));
+      vmem_free_[cu] = start + busy;
+      r_.vmem_busy += busy;
+      const uint64_t done = complete(t.counter, start + busy + uint64_t(m_.vmem_latency));
+      write_regs(done, Stall::WaitVmem);
+      break;
+    }
+    case Unit::Lds: {
+      const uint64_t start = std::max(at, lds_free_[cu]);
+      const uint64_t busy = std::max<uint32_t>(1, ev.lds_cycles);
+      lds_free_[cu] = start + busy;
+      r_.lds_busy += busy;
+      write_regs(complete(Counter::Ds, start + busy + uint64_t(m_.lds_latency)), Stall::WaitLds);
+      break;
+    }
+    case Unit::Branch:
+      if (w.pc + 1 < w.events->size() && (*w.events)[w.pc + 1].in->pc != ev.in->pc + ev.in->size) {
+        next_base = at + uint64_t(m_.branch_taken);
+        r_.stall[static_cast<size_t>(Stall::Branch)] += double(m_.branch_taken - 1);
+      }
+      break;
+    case Unit::Nop:
+      next_base = at + t.occupancy;
+      r_.stall[static_cast<size_t>(Stall::Nop)] += double(t.occupancy - 1);
+      break;
+    case Unit::Barrier:
+      if (t.barrier_signal && !t.barrier_wait)
+        signal(w, at);
+      break;
+    default:
+      break;
+    }
+    if (t.unit == Unit::End || ++w.pc >= w.events->size()) {
+      w.done = true;
+      end_wave(w, at + 1);
+      return;
+    }
+    w.base = next_base;
+    prepare(w);
+  }
+
+  const MachineModel& m_;
+  const std::vector<const WorkgroupTrace*>& queue_;
+  int resident_;
+  TimingCache& cache_;
+  size_t next_ = 0;
+  int live_groups_ = 0, serial_ = 0, finished_ = 0;
+  std::vector<std::unique_ptr<Wave>> waves_;
+  std::vector<Group> groups_;
+  std::vector<uint64_t> issue_free_, valu_free_, trans_free_, salu_free_, lds_free_, vmem_free_;
+  std::vector<int> simd_waves_;
+  WgpSimResult r_;
+};
+
+} // namespace
+
+WgpSimResult simulate_wgp(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue,
+                          int resident, TimingCache& cache) {
+  if (resident < 1)
+    throw std::invalid_argument("simulate_wgp: resident workgroups must be >= 1");
+  return Sim(m, queue, resident, cache).run();
+}
+
+} // namespace tw::emu::timing

@@ -1,0 +1,64 @@
+#pragma once
+// A cycle-approximate model of one WGP (2 CUs x 2 SIMD32) running a queue of workgroups
+// from their recorded instruction streams: at most `resident` workgroups at a time (a
+// finished one frees its slot for the next), waves spread over the SIMDs, in-order issue
+// per wave, one instruction per SIMD per cycle chosen oldest-first among the ready waves,
+// register dependencies with per-class latencies, the VALU / matrix / transcendental pipes
+// of each SIMD, s_wait_* against the completion times of memory operations, LDS and vector
+// memory pipes per CU (bank-conflict cycles, coalesced lines), and workgroup barriers.
+#include <runtime/emu/timing/capture.hpp>
+#include <runtime/emu/timing/instr_timing.hpp>
+#include <runtime/emu/timing/machine.hpp>
+
+#include <array>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace tw::emu::timing {
+
+// Why a wave did not issue in a cycle it could otherwise have used.
+enum class Stall : uint8_t {
+  DepValu,  // waits for a VALU result
+  DepTrans, // ... a transcendental result
+  DepWmma,  // ... a WMMA result
+  DepSalu,  // ... a SALU result
+  WaitVmem, // s_wait_loadcnt / storecnt (or a load result) against vector memory
+  WaitLds,  // s_wait_dscnt
+  WaitSmem, // s_wait_kmcnt
+  Barrier,  // s_barrier_wait
+  Branch,   // taken branch refetch
+  Nop,      // s_nop
+  PipeBusy, // its SIMD's VALU / matrix / trans / SALU pipe is still busy
+  Issue,    // another wave of its SIMD issued
+  Count
+};
+inline constexpr size_t kStalls = static_cast<size_t>(Stall::Count);
+const char* stall_name(Stall s);
+
+// InstrTiming of each decoded instruction, classified once.
+class TimingCache {
+public:
+  explicit TimingCache(const MachineModel& m) : m_(m) {}
+  const InstrTiming& get(const DecodedInstr& in);
+
+private:
+  const MachineModel& m_;
+  std::unordered_map<const DecodedInstr*, InstrTiming> map_;
+};
+
+struct WgpSimResult {
+  uint64_t cycles = 0;                 // last workgroup's end
+  std::vector<uint64_t> finish;        // end cycle of each queued workgroup, in queue order
+  std::array<double, kStalls> stall{}; // wave-cycles by reason
+  double wave_cycles = 0;              // sum over waves of their lifetime
+  uint64_t issued = 0;                 // instructions
+  uint64_t valu_busy = 0, wmma_busy = 0, trans_busy = 0; // SIMD-cycles
+  uint64_t lds_busy = 0, vmem_busy = 0;                  // CU-cycles
+};
+
+// Throws std::runtime_error if the waves deadlock at a barrier.
+WgpSimResult simulate_wgp(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue,
+                          int resident, TimingCache& cache);
+
+} // namespace tw::emu::timing

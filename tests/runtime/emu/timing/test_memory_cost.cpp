@@ -1,0 +1,43 @@
+// LDS bank cycles and global coalescing from lane addresses (runtime/emu/timing/memory_cost).
+#include <runtime/emu/timing/memory_cost.hpp>
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+using namespace tw::emu::timing;
+
+namespace {
+
+std::vector<LaneAccess> lanes(uint64_t base, uint64_t stride_bytes, uint32_t bytes, int n = 32) {
+  std::vector<LaneAccess> v;
+  for (int l = 0; l < n; ++l)
+    v.push_back({l, base + uint64_t(l) * stride_bytes, bytes});
+  return v;
+}
+
+} // namespace
+
+TEST_CASE("lds_cycles: conflict-free, broadcast and n-way bank conflicts (32 banks)") {
+  CHECK(lds_cycles(lanes(0, 4, 4), 32) == 1);        // one dword per bank
+  CHECK(lds_cycles(lanes(0, 0, 4), 32) == 1);        // all lanes read one dword: broadcast
+  CHECK(lds_cycles(lanes(0, 8, 4), 32) == 2);        // stride 2 words: 2 lanes per bank
+  CHECK(lds_cycles(lanes(0, 128, 4), 32) == 32);     // stride 32 words: one bank
+  CHECK(lds_cycles(lanes(0, 132, 4), 32) == 1);      // stride 33 words: padded, conflict-free
+  CHECK(lds_cycles(lanes(0, 16, 16), 32) == 4);      // b128 contiguous: 4 phases of 8 lanes
+  CHECK(lds_cycles(lanes(0, 8, 8), 32) == 2);        // b64 contiguous: 2 phases of 16 lanes
+  CHECK(lds_cycles(lanes(0, 256, 16), 32) == 4 * 8); // b128, stride 64 words: 8 lanes x 4 phases
+  CHECK(lds_cycles(lanes(0, 4, 4, 8), 32) == 1);     // 8 active lanes
+  CHECK(lds_cycles({}, 32) == 1);                    // no lane active: still one pass
+}
+
+TEST_CASE("coalesced_lines: 128-byte lines touched by a wave") {
+  std::vector<uint64_t> scratch;
+  CHECK(coalesced_lines(lanes(0x1000, 4, 4), 128, scratch) == 1);    // 32 x 4 B aligned
+  CHECK(coalesced_lines(lanes(0x1040, 4, 4), 128, scratch) == 2);    // misaligned by 64 B
+  CHECK(coalesced_lines(lanes(0x1000, 16, 16), 128, scratch) == 4);  // 32 x 16 B
+  CHECK(coalesced_lines(lanes(0x1000, 128, 4), 128, scratch) == 32); // stride of a line
+  CHECK(coalesced_lines(lanes(0x1000, 0, 4), 128, scratch) == 1);    // one address
+  CHECK(coalesced_lines(lanes(0x107e, 0, 4, 1), 128, scratch) == 2); // straddles two lines
+  CHECK(scratch.size() == 1 + 2 + 4 + 32 + 1 + 2);                   // appended, deduplicated
+}
