@@ -41,11 +41,13 @@ extern "C" __global__ void gemm_wmma(const _Float16* A, const _Float16* Bt, floa
 }
 
 // LDS-bound: each lane stores to and loads from its own four LDS words (no lane reads another
-// lane's word, so no barrier is needed); volatile keeps one ds_store and one ds_load per step.
+// lane's word, so no barrier is needed); a volatile LDS pointer keeps one ds_store and one
+// ds_load per step.
+typedef __attribute__((address_space(3))) volatile float lds_float;
 extern "C" __global__ void lds_loop(float* out, int iters) {
   __shared__ float words[256 * 4];
   const unsigned t = __builtin_amdgcn_workitem_id_x();
-  volatile float* mine = words + t * 4;
+  lds_float* mine = (lds_float*)words + t * 4;
   float x = float(t);
   for (int k = 0; k < iters; ++k) {
     mine[k & 3] = x;

@@ -195,7 +195,7 @@ const float* decode_table(MmaElem e) {
   }
 }
 
-// Calls f(entry, element bits, e) for every element of an operand in register order.
+// Calls f(entry, element bits, e, lane) for every element of an operand in register order.
 template <int Bits, class F>
 inline void for_each_element_of_width(const OperandPlan& p, const uint32_t* regs, F&& f) {
   constexpr int per = 32 / Bits;
@@ -203,7 +203,7 @@ inline void for_each_element_of_width(const OperandPlan& p, const uint32_t* regs
   for (int w = 0; w < p.words; ++w) {
     const uint32_t word = regs[w];
     for (int e = 0; e < per; ++e)
-      f(w * per + e, (word >> (e * Bits)) & mask, e);
+      f(w * per + e, (word >> (e * Bits)) & mask, e, w & 31);
   }
 }
 template <class F>
@@ -232,10 +232,14 @@ int32_t decode_i(MmaElem type, uint32_t bits, bool is_signed) {
   return int32_t(bits); // i32
 }
 
-// The index set of `lane` for a SWMMAC (the 16-bit half index_key selects, or all 32 bits).
-uint32_t index_set(const MmaInstrInfo& info, const MmaModifiers& mods, const uint32_t* index,
-                   int lane) {
-  return index[lane] >> (info.index_keys == 2 ? 16u * mods.index_key : 0u);
+// The index set of each lane for a SWMMAC (the 16-bit half index_key selects, or all 32 bits).
+std::array<uint32_t, 32> index_sets(const MmaInstrInfo& info, const MmaModifiers& mods,
+                                    const uint32_t* index) {
+  const unsigned shift = info.index_keys == 2 ? 16u * mods.index_key : 0u;
+  std::array<uint32_t, 32> sets;
+  for (int lane = 0; lane < 32; ++lane)
+    sets[lane] = index[lane] >> shift;
+  return sets;
 }
 
 void run_float(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers& mods,
@@ -256,25 +260,25 @@ void run_float(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers& m
   auto b_negated = [&](int e) { return e == 1 ? b_neg_hi : b_neg_lo; };
   if (info.sparse) {
     std::fill_n(fa, 16 * K, 0.0);
-    for_each_element(p.a, a, [&](int i, uint32_t bits, int e) {
-      const int lane = (i / p.a.per_word) % 32;
-      const uint32_t pos = (index_set(info, mods, index, lane) >> p.a.shift[i]) & 3u;
+    const auto sets = index_sets(info, mods, index);
+    for_each_element(p.a, a, [&](int i, uint32_t bits, int e, int lane) {
+      const uint32_t pos = (sets[lane] >> p.a.shift[i]) & 3u;
       const double x = decode_f(ta, bits);
       fa[p.a.dest[i] + 16 * pos] += a_negated(e) ? -x : x;
     });
   } else {
     // 0.0 + x as in the reference's accumulation into a zeroed matrix (-0.0 becomes +0.0).
-    for_each_element(p.a, a, [&](int i, uint32_t bits, int e) {
+    for_each_element(p.a, a, [&](int i, uint32_t bits, int e, int) {
       const double x = decode_f(ta, bits);
       fa[p.a.dest[i]] = 0.0 + (a_negated(e) ? -x : x);
     });
   }
-  for_each_element(p.b, b, [&](int i, uint32_t bits, int e) {
+  for_each_element(p.b, b, [&](int i, uint32_t bits, int e, int) {
     const double x = decode_f(tb, bits);
     fb[p.b.dest[i]] = b_negated(e) ? -x : x;
   });
   const bool abs_c = mods.neg_hi & 4u, neg_c = mods.neg_lo & 4u;
-  for_each_element(p.cd, c, [&](int i, uint32_t bits, int) {
+  for_each_element(p.cd, c, [&](int i, uint32_t bits, int, int) {
     double x = decode_f(tc, bits);
     if (abs_c)
       x = std::fabs(x);
@@ -308,20 +312,21 @@ void run_integer(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers&
   int32_t ic[256];
   if (info.sparse) {
     std::fill_n(ia, 16 * K, 0);
-    for_each_element(p.a, a, [&](int i, uint32_t bits, int) {
-      const int lane = (i / p.a.per_word) % 32;
-      const uint32_t pos = (index_set(info, mods, index, lane) >> p.a.shift[i]) & 3u;
+    const auto sets = index_sets(info, mods, index);
+    for_each_element(p.a, a, [&](int i, uint32_t bits, int, int lane) {
+      const uint32_t pos = (sets[lane] >> p.a.shift[i]) & 3u;
       ia[p.a.dest[i] + 16 * pos] += decode_i(info.a_type, bits, mods.a_signed);
     });
   } else {
-    for_each_element(p.a, a, [&](int i, uint32_t bits, int) {
+    for_each_element(p.a, a, [&](int i, uint32_t bits, int, int) {
       ia[p.a.dest[i]] = decode_i(info.a_type, bits, mods.a_signed);
     });
   }
-  for_each_element(p.b, b, [&](int i, uint32_t bits, int) {
+  for_each_element(p.b, b, [&](int i, uint32_t bits, int, int) {
     ib[p.b.dest[i]] = decode_i(info.b_type, bits, mods.b_signed);
   });
-  for_each_element(p.cd, c, [&](int i, uint32_t bits, int) { ic[p.cd.dest[i]] = int32_t(bits); });
+  for_each_element(p.cd, c,
+                   [&](int i, uint32_t bits, int, int) { ic[p.cd.dest[i]] = int32_t(bits); });
   detail::mma_sum_i32(K, ia, ib, sum);
   uint32_t out[8 * 32];
   for (int i = 0; i < p.cd.words; ++i) {

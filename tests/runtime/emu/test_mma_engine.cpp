@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <ios>
 #include <random>
 #include <stdexcept>
 #include <string>
