@@ -5,6 +5,7 @@
 #include "tilewave/command.hpp"
 
 #include <runtime/emu/handlers.hpp>
+#include <runtime/emu/text_padding.hpp>
 #include <runtime/emu_device.hpp>
 #include <tools/npy/npy.hpp>
 
