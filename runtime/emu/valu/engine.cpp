@@ -389,6 +389,16 @@ void commit(WaveContext& c, const Staged& st) {
     }
     return;
   }
+  if (d.is_vgpr() && is_64(spec.dst) && d.reg + 1 < kMaxVgprs) {
+    uint32_t* low = w.vgpr[d.reg].data();
+    uint32_t* high = w.vgpr[d.reg + 1].data();
+    for (uint32_t m = st.write_mask; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      low[lane] = uint32_t(st.value[lane]);
+      high[lane] = uint32_t(st.value[lane] >> 32);
+    }
+    return;
+  }
   for (uint32_t m = st.write_mask; m; m &= m - 1) {
     const int lane = std::countr_zero(m);
     const uint64_t v = st.value[lane];
