@@ -220,10 +220,6 @@ inline void for_each_element(const OperandPlan& p, const uint32_t* regs, F&& f) 
   }
 }
 
-double decode_f(const float* table, uint32_t bits) {
-  return table ? double(table[bits]) : double(std::bit_cast<float>(bits));
-}
-
 int32_t decode_i(MmaElem type, uint32_t bits, bool is_signed) {
   if (type == MmaElem::iu8)
     return is_signed ? int32_t(int8_t(uint8_t(bits))) : int32_t(bits);
@@ -247,45 +243,50 @@ void run_float(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers& m
                uint32_t* d) {
   const int K = info.k;
   alignas(64) double fa[16 * kMaxK], fb[16 * kMaxK], fc[256], sum[256];
+  // A and B are never f32, so they always decode through a table; C may be f32.
   const float* ta = decode_table(info.a_type);
   const float* tb = decode_table(info.b_type);
   const float* tc = decode_table(info.cd_type);
   // neg_lo / neg_hi bit 0 (A) and 1 (B) apply to the low / high 16-bit element of a VGPR.
-  auto negates = [&](int e, unsigned bit) {
-    return (((e == 1 ? mods.neg_hi : mods.neg_lo) >> bit) & 1u) != 0;
+  // x * -1.0 is -x for every non-NaN x, without a branch per element (a NaN makes the results
+  // it reaches NaN either way, and a NaN result is written as the default NaN).
+  auto sign = [&](int e, unsigned bit) {
+    return (((e == 1 ? mods.neg_hi : mods.neg_lo) >> bit) & 1u) ? -1.0 : 1.0;
   };
-  const bool a_neg_lo = negates(0, 0), a_neg_hi = negates(1, 0);
-  const bool b_neg_lo = negates(0, 1), b_neg_hi = negates(1, 1);
-  auto a_negated = [&](int e) { return e == 1 ? a_neg_hi : a_neg_lo; };
-  auto b_negated = [&](int e) { return e == 1 ? b_neg_hi : b_neg_lo; };
+  const double a_sign[2] = {sign(0, 0), sign(1, 0)}, b_sign[2] = {sign(0, 1), sign(1, 1)};
+  auto signed_value = [](const float* table, uint32_t bits, double s) {
+    return double(table[bits]) * s;
+  };
   if (info.sparse) {
     std::fill_n(fa, 16 * K, 0.0);
     const auto sets = index_sets(info, mods, index);
     for_each_element(p.a, a, [&](int i, uint32_t bits, int e, int lane) {
       const uint32_t pos = (sets[lane] >> p.a.shift[i]) & 3u;
-      const double x = decode_f(ta, bits);
-      fa[p.a.dest[i] + 16 * pos] += a_negated(e) ? -x : x;
+      fa[p.a.dest[i] + 16 * pos] += signed_value(ta, bits, a_sign[e & 1]);
     });
   } else {
     // 0.0 + x as in the reference's accumulation into a zeroed matrix (-0.0 becomes +0.0).
     for_each_element(p.a, a, [&](int i, uint32_t bits, int e, int) {
-      const double x = decode_f(ta, bits);
-      fa[p.a.dest[i]] = 0.0 + (a_negated(e) ? -x : x);
+      fa[p.a.dest[i]] = 0.0 + signed_value(ta, bits, a_sign[e & 1]);
     });
   }
   for_each_element(p.b, b, [&](int i, uint32_t bits, int e, int) {
-    const double x = decode_f(tb, bits);
-    fb[p.b.dest[i]] = b_negated(e) ? -x : x;
+    fb[p.b.dest[i]] = signed_value(tb, bits, b_sign[e & 1]);
   });
   const bool abs_c = mods.neg_hi & 4u, neg_c = mods.neg_lo & 4u;
-  for_each_element(p.cd, c, [&](int i, uint32_t bits, int, int) {
-    double x = decode_f(tc, bits);
+  auto put_c = [&](int i, double x) {
     if (abs_c)
       x = std::fabs(x);
     if (neg_c)
       x = -x;
     fc[p.cd.dest[i]] = x;
-  });
+  };
+  if (tc)
+    for_each_element(p.cd, c, [&](int i, uint32_t bits, int, int) { put_c(i, double(tc[bits])); });
+  else
+    for_each_element(p.cd, c, [&](int i, uint32_t bits, int, int) {
+      put_c(i, double(std::bit_cast<float>(bits)));
+    });
   detail::mma_sum_f64(K, fa, fb, fc, sum);
   // Rounded once to f32 (the accumulator), then to f16 / bf16 for packed results; a NaN is
   // the type's default NaN (atoms::detail::mma_encode_float, the reference's encoding).
