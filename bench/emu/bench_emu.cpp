@@ -78,10 +78,13 @@ double before(std::string_view what) {
   return 0;
 }
 
-void side_by_side(std::string_view what, double now, double was, const char* unit) {
+// `now` next to the recorded figure; the factor is how many times faster now is (a rate that
+// grew, or a time that shrank).
+void side_by_side(std::string_view what, double now, double was, const char* unit,
+                  bool lower_is_better = false) {
   if (was > 0)
-    std::printf("%-36s %10.3f %s   before %10.3f   x%.1f\n", std::string(what).c_str(), now, unit,
-                was, now / was);
+    std::printf("%-36s %10.3f %s   before %10.3f   x%.1f faster\n", std::string(what).c_str(), now,
+                unit, was, lower_is_better ? was / now : now / was);
   else
     std::printf("%-36s %10.3f %s\n", std::string(what).c_str(), now, unit);
 }
@@ -176,7 +179,7 @@ void gemm_figure(runtime::EmuDevice& dev, runtime::ModuleHandle m, int size) {
   const std::string what = "gemm_wmma " + std::to_string(size) + "^3 f16";
   std::printf("  (%.3f s wall on %u host threads)\n", s.seconds,
               std::thread::hardware_concurrency());
-  side_by_side(what, cpu, before(what), "s CPU");
+  side_by_side(what, cpu, before(what), "s CPU", true);
   dev.free(da);
   dev.free(db);
   dev.free(dc);
