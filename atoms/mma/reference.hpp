@@ -18,6 +18,9 @@
 //    VGPRs hold 8 rows per lane); each element is C widened to f32 plus the exact products
 //    summed in f32, rounded once to nearest even to f16 / bf16 (gfx12 has no op_sel for these
 //    forms, LLVM's trailing i1 must be 0);
+//  - a NaN result is the default quiet NaN of its type (f32 0x7fc00000, f16 0x7e00, bf16
+//    0x7fc0): which input NaN the hardware propagates is not documented, and the sign and
+//    payload a host sum leaves in a NaN depend on the compiler's operand order;
 //  - SWMMAC: A holds the kept values of a 2:4 sparse M x K matrix (two per group of 4 along
 //    K); the 2-bit position of each kept value comes from the index VGPR of the same lane,
 //    16-bit set index_key (see MmaInstrInfo::index_bit). D may alias C.

@@ -58,8 +58,16 @@ inline std::int64_t mma_decode_int(MmaElem type, std::uint32_t bits, bool is_sig
   }
 }
 
+// The default quiet NaN of a result type: a NaN result is written as this, because the sign
+// and payload a host computation leaves in a NaN depend on the compiler's operand order.
+inline std::uint32_t mma_default_nan(MmaElem type) {
+  return type == MmaElem::f32 ? 0x7fc00000u : type == MmaElem::f16 ? 0x7e00u : 0x7fc0u;
+}
+
 inline std::uint32_t mma_encode_float(MmaElem type, double sum) {
   const float f = float(sum); // the f32 accumulator, rounded once (RNE)
+  if (std::isnan(f))
+    return mma_default_nan(type);
   switch (type) {
   case MmaElem::f32: {
     return std::bit_cast<std::uint32_t>(f);

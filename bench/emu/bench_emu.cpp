@@ -1,13 +1,32 @@
-// Emulator speed: wave-instructions per second on an ALU loop, and the wall time of a
-// 256^3 f16 WMMA GEMM (checked against a host product).
+// Emulator speed, each figure side by side with the implementation before the fast emulator
+// (issue 15): wave-instructions per second on an ALU, an LDS and a global-memory loop, WMMA /
+// SWMMAC per second for every form (fast path vs the reference mode, measured in this run),
+// and a 512^3 f16 WMMA GEMM end to end (checked against a host product).
+//
+// Rates are per CPU second of this process (the machine is shared: wall time swings with the
+// load of other processes, CPU time much less); launches run on one host thread unless noted.
+// "before" figures of the loops and the GEMM are recorded: this same program built against
+// commit 9d6eb36 (the emulator before issue 15) on this machine; `bench_emu --quick` runs
+// short versions for profiling.
 #include <runtime/emu_device.hpp>
 #include <runtime/kernel_args.hpp>
+
+#if __has_include(<runtime/emu/valu/mma_engine.hpp>)
+#include <atoms/mma/gfx12_instrs.hpp>
+#include <atoms/mma/reference.hpp>
+#include <runtime/emu/valu/mma_engine.hpp>
+#define TW_BENCH_MMA_ENGINE 1
+#endif
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <random>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -20,7 +39,20 @@ std::vector<uint8_t> load(const char* name) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
-// f16 <-> f32 for exactly representable small integers / halves only (the inputs below).
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+// CPU seconds of f().
+double cpu_time(const std::function<void()>& f) {
+  const double t0 = cpu_seconds();
+  f();
+  return cpu_seconds() - t0;
+}
+
+// f16 bits of small integers / halves (exact; the GEMM inputs below).
 uint16_t to_f16(float x) {
   const _Float16 h = static_cast<_Float16>(x);
   uint16_t b;
@@ -28,79 +60,170 @@ uint16_t to_f16(float x) {
   return b;
 }
 
-void report(const char* what, const emu::LaunchStats& s) {
-  std::printf("%-28s %10.3f s  %12llu wave-instr  %8.2f M wave-instr/s  (VALU %llu, SALU %llu, "
-              "VMEM %llu, WMMA %llu)\n",
-              what, s.seconds, static_cast<unsigned long long>(s.total_instructions()),
-              double(s.total_instructions()) / s.seconds / 1e6,
+// Figures of commit 9d6eb36 measured with this program (see the header comment) on the shared
+// 2-core machine, 2026-12-03; 0 = none. M wave-instructions per CPU second; the GEMM in CPU s.
+struct Recorded {
+  std::string_view what;
+  double value;
+};
+constexpr Recorded kBefore[] = {
+    {"alu_loop", 5.364},    {"alu_loop (memcheck on)", 4.000}, {"lds_loop", 3.928},
+    {"global_loop", 5.078}, {"gemm_wmma 512^3 f16", 0.616},
+};
+
+double before(std::string_view what) {
+  for (const Recorded& r : kBefore)
+    if (r.what == what)
+      return r.value;
+  return 0;
+}
+
+// `now` next to the recorded figure; the factor is how many times faster now is (a rate that
+// grew, or a time that shrank).
+void side_by_side(std::string_view what, double now, double was, const char* unit,
+                  bool lower_is_better = false) {
+  if (was > 0)
+    std::printf("%-36s %10.3f %s   before %10.3f   x%.1f faster\n", std::string(what).c_str(), now,
+                unit, was, lower_is_better ? was / now : now / was);
+  else
+    std::printf("%-36s %10.3f %s\n", std::string(what).c_str(), now, unit);
+}
+
+// One launch; prints the wave-instructions per CPU second next to the recorded figure.
+void loop_figure(runtime::EmuDevice& dev, runtime::KernelHandle k, const char* what,
+                 unsigned groups, const runtime::KernelArgs& args) {
+  const double cpu = cpu_time([&] { dev.launch(k, {groups, 1, 1}, {256, 1, 1}, args.span()); });
+  const auto& s = dev.last_stats();
+  std::printf("  %s: %llu wave-instructions (VALU %llu, SALU %llu, VMEM %llu, LDS %llu), "
+              "%.3f s CPU, %.3f s wall\n",
+              what, static_cast<unsigned long long>(s.total_instructions()),
               static_cast<unsigned long long>(s.count(emu::InstrClass::Valu)),
               static_cast<unsigned long long>(s.count(emu::InstrClass::Salu)),
               static_cast<unsigned long long>(s.count(emu::InstrClass::Vmem)),
-              static_cast<unsigned long long>(s.count(emu::InstrClass::Wmma)));
+              static_cast<unsigned long long>(s.count(emu::InstrClass::Lds)), cpu, s.seconds);
+  side_by_side(what, double(s.total_instructions()) / cpu / 1e6, before(what), "M wave-instr/s");
+}
+
+#ifdef TW_BENCH_MMA_ENGINE
+// Every WMMA / SWMMAC form on random registers: the fast path and the reference mode.
+void mma_figures(bool quick) {
+  std::printf("\nWMMA / SWMMAC per CPU second (random operands; fast path vs reference mode)\n");
+  std::mt19937 rng(15);
+  std::vector<uint32_t> a(8 * 32), b(8 * 32), c(8 * 32), index(32), d(8 * 32), d_ref(8 * 32);
+  for (const atoms::MmaInstrInfo& info : atoms::all_mma_instrs()) {
+    for (auto* x : {&a, &b, &c, &index})
+      for (auto& w : *x)
+        w = rng();
+    if (atoms::is_float_elem(info.cd_type)) // finite accumulators, as in a real GEMM
+      for (auto& w : c)
+        w = info.cd_type == atoms::MmaElem::f32 ? 0x3f800000u | (w & 0x7fffffu) : 0x3c003c00u;
+    const atoms::MmaModifiers mods;
+    const int n_ref = quick ? 20 : 400, n_fast = quick ? 200 : 20000;
+    const double t_ref = cpu_time([&] {
+      for (int i = 0; i < n_ref; ++i)
+        atoms::mma_reference(info, mods, a.data(), b.data(), c.data(), index.data(), d_ref.data());
+    });
+    const double t_fast = cpu_time([&] {
+      for (int i = 0; i < n_fast; ++i)
+        emu::valu::mma_fast(info, mods, a.data(), b.data(), c.data(), index.data(), d.data());
+    });
+    const bool same = d == d_ref;
+    std::printf("%-36s %10.3f M/s   reference %8.3f M/s   x%.1f   (%.3f us each)%s\n",
+                std::string(info.mnemonic).c_str(), n_fast / t_fast / 1e6, n_ref / t_ref / 1e6,
+                (n_fast / t_fast) / (n_ref / t_ref), t_fast / n_fast * 1e6,
+                same ? "" : "  RESULTS DIFFER");
+  }
+}
+#endif
+
+// C = A * B^T on the emulator (gemm_wmma: one 16 x 16 tile per wave), checked on the host.
+void gemm_figure(runtime::EmuDevice& dev, runtime::ModuleHandle m, int size) {
+  const int M = size, N = size, K = size;
+  std::vector<uint16_t> a(size_t(M) * K), bt(size_t(N) * K);
+  std::vector<float> af(a.size()), bf(bt.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    af[i] = float(int(i * 7 % 9) - 4) * 0.5f;
+    a[i] = to_f16(af[i]);
+  }
+  for (size_t i = 0; i < bt.size(); ++i) {
+    bf[i] = float(int(i * 5 % 7) - 3) * 0.25f;
+    bt[i] = to_f16(bf[i]);
+  }
+  auto da = dev.allocate(a.size() * 2), db = dev.allocate(bt.size() * 2);
+  auto dc = dev.allocate(size_t(M) * N * 4);
+  dev.copy_to_device(da, a.data(), a.size() * 2);
+  dev.copy_to_device(db, bt.data(), bt.size() * 2);
+  runtime::KernelArgs args;
+  args.ptr(da).ptr(db).ptr(dc).add(M).add(N).add(K);
+  auto k = dev.get_kernel(m, "gemm_wmma");
+  dev.set_threads(0);
+  const double cpu = cpu_time([&] {
+    dev.launch(k, {unsigned(M / 16 * N / 16 / 4), 1, 1}, {128, 1, 1}, args.span());
+  });
+  const auto& s = dev.last_stats();
+  std::vector<float> c(size_t(M) * N);
+  dev.copy_to_host(c.data(), dc, c.size() * 4);
+  double max_err = 0;
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double ref = 0;
+      for (int kk = 0; kk < K; ++kk)
+        ref += double(af[size_t(i) * K + kk]) * bf[size_t(j) * K + kk];
+      max_err = std::max(max_err, std::fabs(ref - c[size_t(i) * N + j]));
+    }
+  std::printf("  gemm_wmma %d^3 f16: %llu wave-instructions (WMMA %llu), %.1f MFLOP/s emulated, "
+              "max |error| vs host %.3g\n",
+              size, static_cast<unsigned long long>(s.total_instructions()),
+              static_cast<unsigned long long>(s.count(emu::InstrClass::Wmma)),
+              2.0 * M * N * K / s.seconds / 1e6, max_err);
+  const std::string what = "gemm_wmma " + std::to_string(size) + "^3 f16";
+  std::printf("  (%.3f s wall on %u host threads)\n", s.seconds,
+              std::thread::hardware_concurrency());
+  side_by_side(what, cpu, before(what), "s CPU", true);
+  dev.free(da);
+  dev.free(db);
+  dev.free(dc);
 }
 
 } // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::string_view(argv[1]) == "--quick";
   runtime::EmuDevice dev;
   dev.set_memcheck(false);
   auto m = dev.load_code_object(load("emu_bench.hsaco"));
-  std::printf("host threads: %u\n", std::thread::hardware_concurrency());
+  std::printf("host threads: %u%s\n", std::thread::hardware_concurrency(),
+              quick ? " (quick run)" : "");
+  const unsigned groups = quick ? 1 : 8;
+  const int iters = quick ? 200 : 2000;
+  dev.set_threads(1);
 
+  auto out = dev.allocate(groups * 256 * 4);
   {
+    runtime::KernelArgs args;
+    args.ptr(out).add(iters);
     auto k = dev.get_kernel(m, "alu_loop");
-    const unsigned groups = 16;
-    auto out = dev.allocate(groups * 256 * 4);
-    runtime::KernelArgs args;
-    args.ptr(out).add(2000);
-    for (unsigned threads : {1u, 0u}) {
-      dev.set_threads(threads);
-      dev.launch(k, {groups, 1, 1}, {256, 1, 1}, args.span());
-      report(threads == 1 ? "alu_loop (1 thread)" : "alu_loop (all threads)", dev.last_stats());
-    }
+    loop_figure(dev, k, "alu_loop", groups, args);
     dev.set_memcheck(true);
-    dev.launch(k, {groups, 1, 1}, {256, 1, 1}, args.span());
-    report("alu_loop (memcheck on)", dev.last_stats());
+    loop_figure(dev, k, "alu_loop (memcheck on)", groups, args);
     dev.set_memcheck(false);
+    loop_figure(dev, dev.get_kernel(m, "lds_loop"), "lds_loop", groups, args);
   }
-
   {
-    const int M = 256, N = 256, K = 256;
-    std::vector<uint16_t> a(size_t(M) * K), bt(size_t(N) * K);
-    std::vector<float> af(a.size()), bf(bt.size());
-    for (size_t i = 0; i < a.size(); ++i) {
-      af[i] = float(int(i * 7 % 9) - 4) * 0.5f;
-      a[i] = to_f16(af[i]);
-    }
-    for (size_t i = 0; i < bt.size(); ++i) {
-      bf[i] = float(int(i * 5 % 7) - 3) * 0.25f;
-      bt[i] = to_f16(bf[i]);
-    }
-    auto da = dev.allocate(a.size() * 2), db = dev.allocate(bt.size() * 2);
-    auto dc = dev.allocate(size_t(M) * N * 4);
-    dev.copy_to_device(da, a.data(), a.size() * 2);
-    dev.copy_to_device(db, bt.data(), bt.size() * 2);
+    const unsigned n = 1u << 16;
+    auto in = dev.allocate(n * 4);
+    std::vector<float> host(n, 1.0f);
+    dev.copy_to_device(in, host.data(), n * 4);
     runtime::KernelArgs args;
-    args.ptr(da).ptr(db).ptr(dc).add(M).add(N).add(K);
-    auto k = dev.get_kernel(m, "gemm_wmma");
-    dev.set_threads(0);
-    dev.launch(k, {unsigned(M / 16 * N / 16 / 4), 1, 1}, {128, 1, 1}, args.span());
-    report("gemm_wmma 256^3 f16", dev.last_stats());
-    std::printf("WMMA ops counted: %llu (expected %llu)\n",
-                static_cast<unsigned long long>(dev.last_stats().wmma_ops), 2ull * M * N * K);
-    std::vector<float> c(size_t(M) * N);
-    dev.copy_to_host(c.data(), dc, c.size() * 4);
-    double max_err = 0;
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        double ref = 0;
-        for (int kk = 0; kk < K; ++kk)
-          ref += double(af[size_t(i) * K + kk]) * bf[size_t(j) * K + kk];
-        max_err = std::max(max_err, std::fabs(ref - c[size_t(i) * N + j]));
-      }
-    std::printf("gemm_wmma: %.3f s wall, %.1f MFLOP/s emulated, max |error| vs host %.3g\n",
-                dev.last_stats().seconds, 2.0 * M * N * K / dev.last_stats().seconds / 1e6,
-                max_err);
+    args.ptr(in).ptr(out).add(n).add(iters);
+    loop_figure(dev, dev.get_kernel(m, "global_loop"), "global_loop", groups, args);
+    dev.free(in);
   }
+  dev.free(out);
+#ifdef TW_BENCH_MMA_ENGINE
+  mma_figures(quick);
+#endif
+  std::printf("\n");
+  gemm_figure(dev, m, quick ? 128 : 512);
   return 0;
 }

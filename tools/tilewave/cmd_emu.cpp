@@ -7,6 +7,7 @@
 #include "tilewave/command.hpp"
 
 #include <runtime/emu/handlers.hpp>
+#include <runtime/emu/text_padding.hpp>
 #include <runtime/emu_device.hpp>
 #include <tools/npy/npy.hpp>
 
@@ -194,8 +195,20 @@ int check_code_object(const std::vector<uint8_t>& elf) {
   const auto co = emu::CodeObject::load(elf);
   const emu::HandlerTable& table = emu::HandlerTable::instance();
   std::map<std::string, int> missing;
-  size_t count = 0;
-  for (const auto& d : co->program()) {
+  size_t count = 0, padding_dwords = 0;
+  const auto& program = co->program();
+  // The loaded image is host memory: an instruction's bytes are at its pc.
+  const std::vector<bool> padding =
+      program.empty()
+          ? std::vector<bool>{}
+          : emu::padding_instructions(program, reinterpret_cast<const uint8_t*>(program.front().pc),
+                                      program.front().pc);
+  for (size_t i = 0; i < program.size(); ++i) {
+    const auto& d = program[i];
+    if (padding[i]) {
+      ++padding_dwords;
+      continue;
+    }
     ++count;
     if (d.mnemonic == "s_code_end")
       continue;
@@ -205,8 +218,12 @@ int check_code_object(const std::vector<uint8_t>& elf) {
       if (!table.find(half.mnemonic))
         ++missing["v_dual_" + half.mnemonic.substr(2)];
   }
-  std::cout << fmt::format("{}: code object v{}, {} instructions\n", co->target(),
-                           co->code_object_version(), count);
+  std::cout << fmt::format("{}: code object v{}, {} instructions{}\n", co->target(),
+                           co->code_object_version(), count,
+                           padding_dwords ? fmt::format(" ({} zero dwords of padding between "
+                                                        "functions)",
+                                                        padding_dwords)
+                                          : "");
   for (const auto& name : co->kernel_names()) {
     const auto& k = co->kernel(name);
     std::cout << fmt::format("kernel {}: LDS {} bytes, scratch {} bytes/lane, kernarg {} bytes\n",

@@ -39,3 +39,28 @@ extern "C" __global__ void gemm_wmma(const _Float16* A, const _Float16* Bt, floa
   for (int v = 0; v < 8; ++v)
     C[(unsigned long)(tm * 16 + 8 * (lane / 16) + v) * N + tn * 16 + r] = acc[v];
 }
+
+// LDS-bound: each lane stores to and loads from its own four LDS words (no lane reads another
+// lane's word, so no barrier is needed); a volatile LDS pointer keeps one ds_store and one
+// ds_load per step.
+typedef __attribute__((address_space(3))) volatile float lds_float;
+extern "C" __global__ void lds_loop(float* out, int iters) {
+  __shared__ float words[256 * 4];
+  const unsigned t = __builtin_amdgcn_workitem_id_x();
+  lds_float* mine = (lds_float*)words + t * 4;
+  float x = float(t);
+  for (int k = 0; k < iters; ++k) {
+    mine[k & 3] = x;
+    x = mine[(k + 1) & 3] + 1.0f;
+  }
+  out[__builtin_amdgcn_workgroup_id_x() * 256 + t] = x;
+}
+
+// Global-memory-bound: each step loads one float from a scattered index of `in` (n a power of 2).
+extern "C" __global__ void global_loop(const float* in, float* out, unsigned n, int iters) {
+  const unsigned i = __builtin_amdgcn_workgroup_id_x() * 256 + __builtin_amdgcn_workitem_id_x();
+  float x = 0;
+  for (int k = 0; k < iters; ++k)
+    x += in[(i + unsigned(k) * 37u) & (n - 1)];
+  out[i] = x;
+}

@@ -222,6 +222,57 @@ const Operand& source_operand(const DecodedInstr& in, const VopSpec& spec, int i
   return in.op(size_t(destination_count(spec.form) + i));
 }
 
+namespace {
+
+// One source operand of an instruction, resolved for reading lane by lane (read_source's
+// semantics plus the MODE input denormal flush).
+struct SourceAccess {
+  const uint32_t* low = nullptr;  // VGPR: the lanes of its (first) register; null: invariant
+  const uint32_t* high = nullptr; // 64-bit VGPR: the lanes of the second register
+  uint64_t value = 0;             // lane-invariant value, modifiers and flushing applied
+  uint64_t clear = 0, flip = 0;   // abs: sign bit cleared, then neg: sign bit flipped
+  uint64_t sign = 0;
+  VT type = VT::none;
+  uint8_t shift = 0;  // 16-bit: 16 selects the high half
+  bool flush = false; // flush input denormals (MODE)
+
+  uint64_t read(int lane) const {
+    if (!low)
+      return value;
+    uint64_t v = low[lane];
+    if (high)
+      v |= uint64_t(high[lane]) << 32;
+    else if (is_16(type))
+      v = (v >> shift) & 0xffff;
+    v = (v & ~clear) ^ flip;
+    if (flush && is_denormal(type, v))
+      v &= sign;
+    return v;
+  }
+};
+
+SourceAccess source_access(const WaveState& w, const Operand& op, VT t, bool hi) {
+  SourceAccess a;
+  a.type = t;
+  a.sign = sign_bit(t);
+  a.flush = is_float(t) && !(denorm_field(w, t) & 1u);
+  if (op.is_vgpr()) {
+    a.low = w.vgpr[op.reg].data();
+    if (is_64(t))
+      a.high = w.vgpr[op.reg + 1].data();
+    a.shift = hi ? 16 : 0;
+    a.clear = op.abs ? a.sign : 0;
+    a.flip = op.neg ? a.sign : 0;
+    return a;
+  }
+  a.value = read_source(w, op, 0, t, hi);
+  if (a.flush && is_denormal(t, a.value))
+    a.value &= a.sign;
+  return a;
+}
+
+} // namespace
+
 void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged& out) {
   const WaveState& w = c.wave;
   const int ndst = destination_count(spec.form);
@@ -237,12 +288,16 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
   if (mask_form && in.ops.size() == expected + 1)
     mask = w.sread32(in.ops.back());
 
-  const std::array<const Operand*, 4> src = [&] {
-    std::array<const Operand*, 4> s{};
-    for (int i = 0; i < spec.nsrc; ++i)
-      s[i] = &source_operand(in, spec, i);
-    return s;
-  }();
+  // Sources are resolved once per instruction: a VGPR source reads its row(s) per lane, any
+  // other source (SGPR, constant, literal, scc, src_*) is the same for every lane and is read,
+  // modified and flushed once.
+  std::array<SourceAccess, 4> src{};
+  for (int i = 0; w.exec() != 0 && i < spec.nsrc; ++i) { // no lane, nothing read
+    const VT t = spec.src[i];
+    const bool hi = is_16(t) && i < 4 && in.mods.op_sel[i];
+    const Operand& op = source_operand(in, spec, i);
+    src[i] = source_access(w, op, t, hi);
+  }
   const bool dpp = in.encoding == Encoding::Dpp || in.encoding == Encoding::E64Dpp;
   std::array<int8_t, kWaveSize> dpp_src{};
   if (dpp) {
@@ -253,6 +308,9 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
     }
   }
   const bool float_dst = is_float(spec.dst) && !spec.int_clamp;
+  // finish_float changes a result only with omod, clamp or output denormal flushing.
+  const bool finish = float_dst && (in.mods.omod_mul != 1 || in.mods.omod_div != 1 ||
+                                    in.mods.clamp || !(denorm_field(w, spec.dst) & 2u));
   const uint32_t exec = w.exec();
 
   // f32 results round per MODE[1:0], f16 / f64 per MODE[3:2]. (f16 results are rounded by
@@ -267,6 +325,7 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
   Lane L;
   L.wave = &w;
   L.clamp = in.mods.clamp;
+  const int nsrc = spec.nsrc;
   for (uint32_t m = exec; m; m &= m - 1) {
     const int lane = std::countr_zero(m);
     int src0_lane = lane;
@@ -285,20 +344,12 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
     L.lane = lane;
     L.mask_in = (mask >> lane) & 1u;
     L.mask_out = false;
-    for (int i = 0; i < spec.nsrc; ++i) {
-      const VT t = spec.src[i];
-      const bool hi = is_16(t) && i < 4 && in.mods.op_sel[i];
-      uint64_t v;
-      if (i == 0 && src0_zero)
-        v = 0; // bound_ctrl: an invalid source lane reads 0
-      else
-        v = read_source(w, *src[i], i == 0 ? src0_lane : lane, t, hi);
-      if (is_float(t) && !(denorm_field(w, t) & 1u) && is_denormal(t, v))
-        v &= sign_bit(t);
-      L.s[i] = v;
-    }
+    // bound_ctrl: an invalid source lane reads 0
+    L.s[0] = src0_zero ? 0 : src[0].read(src0_lane);
+    for (int i = 1; i < nsrc; ++i)
+      L.s[i] = src[i].read(lane);
     uint64_t r = spec.fn(L);
-    if (float_dst)
+    if (finish)
       r = finish_float(w, in, spec.dst, r, in.mods.clamp);
     out.value[lane] = r;
     out.write_mask |= 1u << lane;
@@ -330,6 +381,24 @@ void commit(WaveContext& c, const Staged& st) {
   const Operand& d = in.op(0);
   const int printed_srcs = spec.nsrc - (spec.form == Form::accumulate ? 1 : 0);
   const bool hi = is_16(spec.dst) && printed_srcs < 4 && in.mods.op_sel[printed_srcs];
+  if (d.is_vgpr() && (spec.dst == VT::b32 || spec.dst == VT::f32)) {
+    uint32_t* row = w.vgpr[d.reg].data();
+    for (uint32_t m = st.write_mask; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      row[lane] = uint32_t(st.value[lane]);
+    }
+    return;
+  }
+  if (d.is_vgpr() && is_64(spec.dst) && d.reg + 1 < kMaxVgprs) {
+    uint32_t* low = w.vgpr[d.reg].data();
+    uint32_t* high = w.vgpr[d.reg + 1].data();
+    for (uint32_t m = st.write_mask; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      low[lane] = uint32_t(st.value[lane]);
+      high[lane] = uint32_t(st.value[lane] >> 32);
+    }
+    return;
+  }
   for (uint32_t m = st.write_mask; m; m &= m - 1) {
     const int lane = std::countr_zero(m);
     const uint64_t v = st.value[lane];

@@ -1,13 +1,18 @@
-// v_wmma_* / v_swmmac_*: gathers the operand VGPR ranges of the wave, maps the printed
-// modifiers onto tw::atoms::MmaModifiers and runs the atoms' reference semantics.
+// v_wmma_* / v_swmmac_*: maps the printed modifiers onto tw::atoms::MmaModifiers and runs
+// mma_fast (or, in the reference mode, the atoms' reference semantics) on the operand VGPR
+// ranges of the wave. One handler per instruction of the gfx12 table, so executing one needs
+// no look-up by name.
+#include <runtime/emu/valu/mma_engine.hpp>
 #include <runtime/emu/valu/vop.hpp>
 
+#include <atoms/mma/gfx12_instrs.hpp>
 #include <atoms/mma/reference.hpp>
 
+#include <array>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <vector>
+#include <utility>
 
 namespace tw::emu::valu {
 namespace {
@@ -34,11 +39,18 @@ void gather(const WaveState& w, const Operand& op, int count, atoms::MmaElem ele
     x[i] = k;
 }
 
-void matrix(WaveContext& c, const DecodedInstr& in) {
+// The 32 x count values of a VGPR range, in place in the register file (rows of 32 lanes are
+// contiguous), or `scratch` filled by gather for an inline constant.
+const uint32_t* registers(const WaveState& w, const Operand& op, int count, atoms::MmaElem elem,
+                          uint32_t* scratch) {
+  if (op.is_vgpr() && op.reg + count <= kMaxVgprs)
+    return w.vgpr[op.reg].data();
+  gather(w, op, count, elem, scratch);
+  return scratch;
+}
+
+void matrix(WaveContext& c, const DecodedInstr& in, const atoms::MmaInstrInfo* info) {
   require_no_dpp(c, in);
-  const atoms::MmaInstrInfo* info = atoms::find_mma_instr(in.mnemonic);
-  if (!info)
-    c.unimplemented(in);
   WaveState& w = c.wave;
   if (w.exec() == 0)
     return;
@@ -63,17 +75,18 @@ void matrix(WaveContext& c, const DecodedInstr& in) {
   if (!d.is_vgpr() || !a.is_vgpr() || !b.is_vgpr())
     c.fail(in, "D, A and B must be VGPR ranges");
 
-  std::vector<uint32_t> A(size_t(info->a_vgprs) * kWaveSize), B(size_t(info->b_vgprs) * kWaveSize),
-      C(size_t(info->cd_vgprs) * kWaveSize), D(C.size()), index;
-  gather(w, a, info->a_vgprs, info->a_type, A.data());
-  gather(w, b, info->b_vgprs, info->b_type, B.data());
+  if (d.reg + info->cd_vgprs > kMaxVgprs)
+    c.fail(in, "D runs past v255");
+  std::array<uint32_t, 8 * kWaveSize> a_scratch, b_scratch, c_scratch, index_scratch;
+  const uint32_t* A = registers(w, a, info->a_vgprs, info->a_type, a_scratch.data());
+  const uint32_t* B = registers(w, b, info->b_vgprs, info->b_type, b_scratch.data());
+  const uint32_t *C, *index = nullptr;
   if (info->sparse) {
-    gather(w, d, info->cd_vgprs, info->cd_type, C.data()); // SWMMAC accumulates in place
-    index.resize(kWaveSize);
-    gather(w, in.op(3), 1, atoms::MmaElem::i32, index.data());
+    C = registers(w, d, info->cd_vgprs, info->cd_type, c_scratch.data()); // in place
+    index = registers(w, in.op(3), 1, atoms::MmaElem::i32, index_scratch.data());
   } else {
     check(in.op(3), info->cd_vgprs, "C");
-    gather(w, in.op(3), info->cd_vgprs, info->cd_type, C.data());
+    C = registers(w, in.op(3), info->cd_vgprs, info->cd_type, c_scratch.data());
   }
 
   atoms::MmaModifiers mods;
@@ -89,22 +102,32 @@ void matrix(WaveContext& c, const DecodedInstr& in) {
   }
   mods.clamp = in.mods.clamp;
   mods.index_key = unsigned(in.mods.index_key);
+  // Both write D only after reading every source, so D may overlap A, B or C.
+  uint32_t* D = w.vgpr[d.reg].data();
   try {
-    atoms::mma_reference(*info, mods, A.data(), B.data(), C.data(),
-                         info->sparse ? index.data() : nullptr, D.data());
+    if (mma_mode() == MmaMode::fast)
+      mma_fast(*info, mods, A, B, C, index, D);
+    else
+      atoms::mma_reference(*info, mods, A, B, C, index, D);
   } catch (const std::exception& e) {
     c.fail(in, e.what());
   }
-  for (int v = 0; v < info->cd_vgprs; ++v)
-    for (int l = 0; l < kWaveSize; ++l)
-      w.v(d.reg + v, l) = D[size_t(v * kWaveSize + l)];
+}
+
+template <size_t I>
+void matrix_instr(WaveContext& c, const DecodedInstr& in) {
+  matrix(c, in, &atoms::kGfx12MmaInstrs[I]);
+}
+
+template <size_t... I>
+void register_all(HandlerTable& t, std::index_sequence<I...>) {
+  (t.add(std::string(atoms::kGfx12MmaInstrs[I].mnemonic), &matrix_instr<I>), ...);
 }
 
 } // namespace
 
 void register_matrix_ops(HandlerTable& t) {
-  for (const atoms::MmaInstrInfo& i : atoms::all_mma_instrs())
-    t.add(std::string(i.mnemonic), &matrix);
+  register_all(t, std::make_index_sequence<atoms::kGfx12MmaInstrs.size()>{});
 }
 
 } // namespace tw::emu::valu
