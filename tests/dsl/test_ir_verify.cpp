@@ -135,7 +135,7 @@ TEST_CASE("ir verify: arithmetic, comparison and select errors") {
                      "expected a float (f16, bf16, f32");
   expect_build_error([](Fixture& x) { x.b.and_(x.f, x.f); }, at0 + "'and'",
                      "operand 0 has type f32, expected an integer");
-  expect_build_error([](Fixture& x) { x.b.exp2(x.h); }, at0 + "'exp2'",
+  expect_build_error([](Fixture& x) { x.b.log2(x.h); }, at0 + "'log2'",
                      "operand 0 has type f16, expected f32");
   expect_build_error([](Fixture& x) { x.b.fma(x.f, x.f, x.h); }, at0 + "'fma'",
                      "operand 2 has type f16, expected f32");
