@@ -8,7 +8,6 @@
 //
 // Tile coordinates: a 16 x 16 tile whose rows are k and whose columns (m of A, n of B) are
 // adjacent in memory; layouts below give the column-major index row + 16 * col.
-#include <atoms/copy/copy_instr_info.hpp>
 #include <layouts/layout.hpp>
 
 #include <array>

@@ -61,11 +61,14 @@ load_operand_transposed(const GlobalTensor<T>& kmajor, const Int64& k0, const In
   using Lanes = MmaAtomLanes<Atom>;
   static_assert(Op != MmaOperand::C,
                 "load_operand_transposed: transpose loads fill the A or B operand, not C / D");
+  static_assert(!Lanes::packed_int4,
+                "load_operand_transposed: packed int4 operands have no gfx12 transpose load (the "
+                "loads move 16-bit or 8-bit elements)");
   static_assert(std::same_as<T, typename Tr::elem>,
                 "load_operand_transposed: the tensor's element type is not the atom operand's");
   static_assert(T::bits == 16 || T::bits == 8,
                 "load_operand_transposed: gfx12 transpose loads move 16-bit (global_load_tr_b128)"
-                " or 8-bit (global_load_tr_b64) elements; packed int4 operands have none");
+                " or 8-bit (global_load_tr_b64) elements");
   static_assert(Lanes::M == 16 && Lanes::N == 16 && Lanes::K == 16,
                 "load_operand_transposed: the transpose loads fill one 16 x 16 operand tile of a "
                 "16x16x16 WMMA atom");

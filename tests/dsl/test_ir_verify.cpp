@@ -135,7 +135,7 @@ TEST_CASE("ir verify: arithmetic, comparison and select errors") {
                      "expected a float (f16, bf16, f32");
   expect_build_error([](Fixture& x) { x.b.and_(x.f, x.f); }, at0 + "'and'",
                      "operand 0 has type f32, expected an integer");
-  expect_build_error([](Fixture& x) { x.b.exp2(x.h); }, at0 + "'exp2'",
+  expect_build_error([](Fixture& x) { x.b.log2(x.h); }, at0 + "'log2'",
                      "operand 0 has type f16, expected f32");
   expect_build_error([](Fixture& x) { x.b.fma(x.f, x.f, x.h); }, at0 + "'fma'",
                      "operand 2 has type f16, expected f32");
@@ -590,4 +590,29 @@ TEST_CASE("ir verify: fp8 constants hold exactly representable values (storage c
                      "value 0.300000 is not exactly representable as e4m3");
   expect_build_error([](Fixture& fx) { fx.b.const_float(Type::e4m3(), 480.0); }, "ir.verify: op #",
                      "is not exactly representable as e4m3");
+}
+
+TEST_CASE("ir verify: mul_hi_u, f16 exp2 / rcp and global_load_tr rules") {
+  const std::string at0 = "ir.verify: op #0 ";
+  expect_build_error([](Fixture& x) { x.b.mul_hi_u(x.big, x.big); }, at0 + "'mul_hi_u'",
+                     "operand 0 has type i64, expected i32");
+  expect_build_error([](Fixture& x) { x.b.mul_hi_u(x.f, x.f); }, at0 + "'mul_hi_u'",
+                     "expected i32");
+  expect_build_error([](Fixture& x) { x.b.exp2(x.b.arg("bf", Type::bf16())); }, at0 + "'exp2'",
+                     "expected f32 or f16 (scalar or vector; bf16 goes through f32)");
+  expect_build_error([](Fixture& x) { x.b.log2(x.h); }, at0 + "'log2'", "expected f32");
+  expect_build_error(
+      [](Fixture& x) { x.b.global_load_tr(Type::vec(Type::f16(), 8), x.b.lds_ptr(0)); },
+      "ir.verify: op #1 'global_load_tr'", "expected ptr<global>");
+  expect_build_error([](Fixture& x) { x.b.global_load_tr(Type::vec(Type::f32(), 4), x.p); },
+                     at0 + "'global_load_tr'", "must be 8 elements of 16 bits");
+  // Accepted forms.
+  Fixture fx;
+  CHECK(fx.b.type_of(fx.b.mul_hi_u(fx.n, fx.n)) == Type::i32());
+  CHECK(fx.b.type_of(fx.b.exp2(fx.h)) == Type::f16());
+  CHECK(fx.b.type_of(fx.b.rcp(fx.b.splat(fx.h, 2))) == Type::vec(Type::f16(), 2));
+  CHECK(fx.b.type_of(fx.b.global_load_tr(Type::vec(Type::bf16(), 8), fx.p)) ==
+        Type::vec(Type::bf16(), 8));
+  CHECK(fx.b.type_of(fx.b.global_load_tr(Type::vec(Type::e4m3(), 8), fx.p)) ==
+        Type::vec(Type::e4m3(), 8));
 }
