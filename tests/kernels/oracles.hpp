@@ -588,3 +588,5 @@ inline HostTensor random_tensor(DType dtype, Extents shape, uint64_t seed,
 }
 
 } // namespace tw::oracle
+#include "oracles/elementwise.hpp"
+#include "oracles/quant.hpp"

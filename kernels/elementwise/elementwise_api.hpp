@@ -1,0 +1,53 @@
+#pragma once
+// Host entry points of the element-wise and normalization kernels (issue 12). Each takes the
+// launch Device and an argument struct of TensorViews, validates everything (dtype, rank,
+// shape, strides, alignment, device, overlap) and throws ArgumentError naming the argument and
+// the rule before anything is launched. docs/kernels.md ("Element-wise and normalization") is
+// the contract.
+//
+// Shared conventions:
+//  - Activations are [width] or [rows, width] with contiguous rows (any row stride >= width,
+//    e.g. a column slice of a larger buffer); float dtypes f16, bf16, f32; `out` may have its
+//    own float dtype and row stride, and may be the very same view as an input (in place).
+//  - Everything is computed in f32 and rounded once into `out`.
+//  - Empty tensors return at once (after validation).
+//  - block_size: 0 = 256 threads per workgroup, or a multiple of 32 up to 1024. Row kernels hold
+//    the row in registers: rows up to block_size * 64 elements (16384 at 256 threads).
+#include <kernels/common/arg_check.hpp>
+
+#include <optional>
+
+namespace tw::kernels {
+
+// out = silu(x) = x / (1 + exp(-x))
+struct SiluArgs {
+  TensorView x{};
+  TensorView out{};
+  int block_size = 0;
+};
+void silu(runtime::Device& device, const SiluArgs& args);
+
+// out = silu(gate) * up (gate, up and out of one shape; out may be non-contiguous)
+struct SwigluArgs {
+  TensorView gate{};
+  TensorView up{};
+  TensorView out{};
+  int block_size = 0;
+};
+void swiglu(runtime::Device& device, const SwigluArgs& args);
+
+// RMSNorm: out = x / sqrt(mean(x^2) + eps) * weight (+ bias)
+// LayerNorm: out = (x - mean) / sqrt(var + eps) * weight (+ bias), var = mean((x - mean)^2)
+// weight and bias are [width] with x's dtype.
+struct NormArgs {
+  TensorView x{};
+  TensorView weight{};
+  std::optional<TensorView> bias{};
+  TensorView out{};
+  float eps = 1e-6f;
+  int block_size = 0;
+};
+void rms_norm(runtime::Device& device, const NormArgs& args);
+void layer_norm(runtime::Device& device, const NormArgs& args);
+
+} // namespace tw::kernels

@@ -1,0 +1,75 @@
+#pragma once
+// Numeric references of the element-wise and normalization kernels (issue 12), in float64 on
+// the exactly decoded inputs, with the same argument structs as the entry points
+// (kernels/elementwise/elementwise_api.hpp) holding host views. Each returns the exact value
+// before output rounding and, in accum_magnitude, the magnitude that bounds the error of a
+// correct f32 computation (compare with Tolerance::for_output(out, terms)).
+#include "../oracles.hpp"
+
+#include <kernels/elementwise/elementwise_api.hpp>
+
+namespace tw::oracle {
+
+inline double silu(double x) {
+  return x / (1.0 + std::exp(-x));
+}
+
+// A reference whose every element is fn(i, j); the error scale is |value| plus `floor`.
+template <class Fn>
+Reference elementwise_reference(int64_t rows, int64_t cols, Fn&& fn, double floor = 0.0) {
+  Reference r{Matrix(rows, cols), Matrix(rows, cols), Matrix(rows, cols)};
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      r.value.at(i, j) = fn(i, j);
+      r.accum_magnitude.at(i, j) = std::abs(r.value.at(i, j)) + floor;
+    }
+  return r;
+}
+
+inline Reference silu(const kernels::SiluArgs& a) {
+  const Matrix x = decode_matrix(a.x);
+  return elementwise_reference(x.rows, x.cols,
+                               [&](int64_t i, int64_t j) { return silu(x.at(i, j)); });
+}
+
+inline Reference swiglu(const kernels::SwigluArgs& a) {
+  const Matrix g = decode_matrix(a.gate), u = decode_matrix(a.up);
+  return elementwise_reference(g.rows, g.cols,
+                               [&](int64_t i, int64_t j) { return silu(g.at(i, j)) * u.at(i, j); });
+}
+
+// RMSNorm (center = false) and LayerNorm (center = true).
+inline Reference normalize(const kernels::NormArgs& a, bool center) {
+  const Matrix x = decode_matrix(a.x);
+  const std::vector<double> w = decode_flat(a.weight);
+  const std::vector<double> b = a.bias ? decode_flat(*a.bias) : std::vector<double>(w.size(), 0.0);
+  Reference r{Matrix(x.rows, x.cols), Matrix(x.rows, x.cols), Matrix(x.rows, x.cols)};
+  for (int64_t i = 0; i < x.rows; ++i) {
+    double mean = 0;
+    if (center) {
+      for (int64_t j = 0; j < x.cols; ++j)
+        mean += x.at(i, j);
+      mean /= double(x.cols);
+    }
+    double var = 0;
+    for (int64_t j = 0; j < x.cols; ++j)
+      var += (x.at(i, j) - mean) * (x.at(i, j) - mean);
+    var /= double(x.cols);
+    const double inv = 1.0 / std::sqrt(var + double(a.eps));
+    for (int64_t j = 0; j < x.cols; ++j) {
+      const double scaled = (x.at(i, j) - mean) * inv * w[size_t(j)];
+      r.value.at(i, j) = scaled + b[size_t(j)];
+      // f32 sums over the row: relative error of the statistics scales the normalized term.
+      r.accum_magnitude.at(i, j) = std::abs(scaled) + std::abs(b[size_t(j)]);
+    }
+  }
+  return r;
+}
+inline Reference rms_norm(const kernels::NormArgs& a) {
+  return normalize(a, false);
+}
+inline Reference layer_norm(const kernels::NormArgs& a) {
+  return normalize(a, true);
+}
+
+} // namespace tw::oracle
