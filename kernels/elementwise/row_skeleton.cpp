@@ -2,6 +2,7 @@
 #include <kernels/elementwise/row_skeleton.hpp>
 
 #include <dsl/ops/block_reduce.hpp>
+#include <kernels/common/arg_check.hpp>
 
 #include <limits>
 #include <stdexcept>
@@ -17,11 +18,11 @@ RowPlan row_plan(const std::string& op, int64_t width, int threads, int vec) {
   const int64_t per_pass = int64_t(threads) * vec;
   p.runs = static_cast<int>(std::max<int64_t>(1, (width + per_pass - 1) / per_pass));
   if (int64_t(p.runs) * vec > row_register_budget)
-    throw std::invalid_argument(op + ": rows of " + std::to_string(width) +
-                                " elements do not fit in the registers of " +
-                                std::to_string(threads) + " threads (at most " +
-                                std::to_string(int64_t(threads) * row_register_budget) +
-                                " elements per row; pass a larger block size)");
+    throw ArgumentError(op + ": argument 'x' has rows of " + std::to_string(width) +
+                        " elements; expected at most " +
+                        std::to_string(int64_t(threads) * row_register_budget) +
+                        " (each row is held in the registers of one workgroup of " +
+                        std::to_string(threads) + " threads; pass a larger block_size)");
   return p;
 }
 

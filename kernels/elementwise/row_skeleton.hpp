@@ -25,7 +25,7 @@ struct RowPlan {
 // At most this many f32 values of one row tensor per thread (a plan past it is rejected).
 inline constexpr int row_register_budget = 64;
 
-// The plan for rows of `width` elements; throws ArgumentError-style std::invalid_argument when
+// The plan for rows of `width` elements; throws ArgumentError when
 // the row does not fit in registers (width > threads * row_register_budget).
 RowPlan row_plan(const std::string& op, int64_t width, int threads, int vec);
 
