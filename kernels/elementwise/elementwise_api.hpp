@@ -50,4 +50,17 @@ struct NormArgs {
 void rms_norm(runtime::Device& device, const NormArgs& args);
 void layer_norm(runtime::Device& device, const NormArgs& args);
 
+// AdaLN: out = layer_norm(x) * (1 + scale) + shift, the layer norm without affine weights
+// (eps inside the square root); scale and shift are [rows, width] (x's shape, any row stride)
+// with x's dtype.
+struct AdaLnArgs {
+  TensorView x{};
+  TensorView scale{};
+  TensorView shift{};
+  TensorView out{};
+  float eps = 1e-6f;
+  int block_size = 0;
+};
+void adaln(runtime::Device& device, const AdaLnArgs& args);
+
 } // namespace tw::kernels

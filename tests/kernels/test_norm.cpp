@@ -84,3 +84,35 @@ TEST_CASE("rms_norm / layer_norm validation: each bad argument is named with its
       kernels::rms_norm(d, {wide, ww, std::nullopt, wide}),
       doctest::Contains("argument 'x' has rows of 20000 elements; expected at most 16384"));
 }
+
+TEST_CASE("adaln: layer norm, then x * (1 + scale) + shift with [rows, N] scale / shift") {
+  const auto run_adaln = [](DType dt, DType out, int64_t rows, int64_t width, uint64_t seed,
+                            int64_t ld = 0) {
+    CAPTURE(width);
+    KernelRun k;
+    k.in["x"] = rows_tensor(dt, rows, width, seed, ValueRange{-2, 4});
+    k.in["scale"] = rows_tensor(dt, rows, width, seed + 1, ValueRange{-0.5, 0.5}, ld);
+    k.in["shift"] = rows_tensor(dt, rows, width, seed + 2, ValueRange{-1, 1});
+    k.out["out"] = rows_tensor(out, rows, width, seed + 3);
+    const Reference want = oracle::adaln(
+        {k.in["x"].view(), k.in["scale"].view(), k.in["shift"].view(), k.out["out"].view(), 1e-6f});
+    k.run(
+        [&](runtime::Device& d, auto& v) {
+          kernels::adaln(d, {v["x"], v["scale"], v["shift"], v["out"], 1e-6f});
+        },
+        [&](auto& got) { check_close(got["out"], want, Tolerance::for_output(out, width)); });
+  };
+  run_adaln(DType::bf16, DType::bf16, 3, 96, 1);
+  run_adaln(DType::f16, DType::f16, 2, 100, 2, /*ld=*/104);
+  run_adaln(DType::f32, DType::f16, 2, 7, 3);
+  run_adaln(DType::f16, DType::f16, 0, 8, 4);
+}
+
+TEST_CASE("adaln validation: scale must have the shape of x") {
+  runtime::EmuDevice& d = emu_device();
+  DeviceTensors dev(d);
+  const TensorView x = dev.upload(HostTensor(DType::f16, {4, 8}));
+  const TensorView s1 = dev.upload(HostTensor(DType::f16, {1, 8}));
+  CHECK_THROWS_WITH(kernels::adaln(d, {x, s1, x, x}),
+                    doctest::Contains("adaln: argument 'scale' has shape [1, 8]; expected [4, 8]"));
+}

@@ -72,4 +72,26 @@ inline Reference layer_norm(const kernels::NormArgs& a) {
   return normalize(a, true);
 }
 
+// AdaLN: layer_norm(x) * (1 + scale) + shift.
+inline Reference adaln(const kernels::AdaLnArgs& a) {
+  const Matrix x = decode_matrix(a.x), sc = decode_matrix(a.scale), sh = decode_matrix(a.shift);
+  Reference r{Matrix(x.rows, x.cols), Matrix(x.rows, x.cols), Matrix(x.rows, x.cols)};
+  for (int64_t i = 0; i < x.rows; ++i) {
+    double mean = 0, var = 0;
+    for (int64_t j = 0; j < x.cols; ++j)
+      mean += x.at(i, j);
+    mean /= double(x.cols);
+    for (int64_t j = 0; j < x.cols; ++j)
+      var += (x.at(i, j) - mean) * (x.at(i, j) - mean);
+    var /= double(x.cols);
+    const double inv = 1.0 / std::sqrt(var + double(a.eps));
+    for (int64_t j = 0; j < x.cols; ++j) {
+      const double scaled = (x.at(i, j) - mean) * inv * (1.0 + sc.at(i, j));
+      r.value.at(i, j) = scaled + sh.at(i, j);
+      r.accum_magnitude.at(i, j) = std::abs(scaled) + std::abs(sh.at(i, j));
+    }
+  }
+  return r;
+}
+
 } // namespace tw::oracle
