@@ -63,4 +63,41 @@ struct AdaLnArgs {
 };
 void adaln(runtime::Device& device, const AdaLnArgs& args);
 
+// RoPE over x [tokens, heads * head_dim] (rank 2, contiguous rows, any row stride; head_dim
+// even, any size: 64, 80, 96, 128, ...). For token t at position p and pair i < head_dim / 2
+// of every head, with theta = p * base^(-2i / head_dim):
+//   y1 = x1 * cos(theta) - x2 * sin(theta),  y2 = x2 * cos(theta) + x1 * sin(theta)
+// where (x1, x2) = (x[i], x[i + head_dim / 2]) (neox) or (x[2i], x[2i + 1]) (interleaved).
+// p = positions[t] (i32 [tokens]) or position_offset + t. cos / sin come from the caches
+// [max_pos, head_dim / 2] (f32, f16 or bf16; positions are clamped to [0, max_pos)) or are
+// computed in the kernel (f32: base^(-2i/d) with the hardware exp2, dsl sincos).
+enum class RopeStyle { neox, interleaved };
+struct RopeParams {
+  int64_t head_dim = 0;
+  RopeStyle style = RopeStyle::neox;
+  std::optional<TensorView> positions{};
+  int64_t position_offset = 0;
+  std::optional<TensorView> cos{}, sin{};
+  float base = 10000.0f;
+};
+struct RopeArgs {
+  TensorView x{};
+  TensorView out{};
+  RopeParams rope{};
+  int block_size = 0;
+};
+void rope(runtime::Device& device, const RopeArgs& args);
+
+// RMSNorm over each head (weight [head_dim], x's dtype), then RoPE, in one pass (QK-norm):
+// y = rope(x_head / sqrt(mean(x_head^2) + eps) * weight). Shapes and RoPE as for rope.
+struct RmsNormRopeArgs {
+  TensorView x{};
+  TensorView weight{};
+  TensorView out{};
+  RopeParams rope{};
+  float eps = 1e-6f;
+  int block_size = 0;
+};
+void rms_norm_rope(runtime::Device& device, const RmsNormRopeArgs& args);
+
 } // namespace tw::kernels

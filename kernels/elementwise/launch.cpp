@@ -134,3 +134,29 @@ runtime::KernelArgs map_kernel_args(const std::vector<const TensorView*>& inputs
 }
 
 } // namespace tw::kernels::elementwise
+
+namespace tw::kernels::elementwise {
+
+int access_vec_runs(const std::vector<RunAlignment>& tensors, int max_vec) {
+  int vec = max_vec;
+  for (const RunAlignment& t : tensors)
+    vec = std::min<int>(vec,
+                        std::max<int64_t>(1, 16 / (dtype_storage_bytes(t.dtype, 1) * t.per_col)));
+  const auto fits = [&](int v) {
+    for (const RunAlignment& t : tensors) {
+      const int64_t bytes = dtype_storage_bytes(t.dtype, 1);
+      const int64_t need = std::min<int64_t>(16, int64_t(v) * t.per_col * bytes);
+      if (t.address % uint64_t(need) != 0)
+        return false;
+      for (int64_t s : t.strides)
+        if ((s * bytes) % need != 0)
+          return false;
+    }
+    return true;
+  };
+  while (vec > 1 && !fits(vec))
+    vec /= 2;
+  return vec;
+}
+
+} // namespace tw::kernels::elementwise

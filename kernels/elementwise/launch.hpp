@@ -61,3 +61,18 @@ runtime::KernelArgs map_kernel_args(const std::vector<const TensorView*>& inputs
 int64_t row_stride(const TensorView& t);
 
 } // namespace tw::kernels::elementwise
+
+namespace tw::kernels::elementwise {
+
+// One tensor of a map whose rows start at sums of strides (e.g. token * ld + head * head_dim):
+// the run of V columns (V * per_col elements) must start on min(16, V * per_col * size) bytes.
+struct RunAlignment {
+  DType dtype = DType::f32;
+  uint64_t address = 0;
+  std::vector<int64_t> strides; // element strides any run start is a combination of
+  int per_col = 1;
+};
+// The largest V (a power of two, at most max_vec) every tensor allows.
+int access_vec_runs(const std::vector<RunAlignment>& tensors, int max_vec = 16);
+
+} // namespace tw::kernels::elementwise

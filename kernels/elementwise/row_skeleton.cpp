@@ -38,16 +38,18 @@ Bool RowSlice::valid(int k, int j) const {
   return col(k, j) < width_;
 }
 
-std::vector<Values> RowSlice::load(const AnyPtr& row_base) const {
+std::vector<Values> RowSlice::load(const AnyPtr& row_base, int per_col) const {
   std::vector<Values> v;
+  const Int64 pc(per_col);
   for (int k = 0; k < plan_.runs; ++k)
-    v.push_back(load_run_or_tail(row_base, col(k, 0), plan_.vec, width_));
+    v.push_back(load_run_or_tail(row_base, col(k, 0) * pc, plan_.vec * per_col, width_ * pc));
   return v;
 }
 
-void RowSlice::store(const AnyPtr& row_base, const std::vector<Values>& v) const {
+void RowSlice::store(const AnyPtr& row_base, const std::vector<Values>& v, int per_col) const {
+  const Int64 pc(per_col);
   for (int k = 0; k < plan_.runs; ++k)
-    store_run_or_tail(row_base, col(k, 0), v[static_cast<std::size_t>(k)], width_);
+    store_run_or_tail(row_base, col(k, 0) * pc, v[static_cast<std::size_t>(k)], width_ * pc);
 }
 
 Float32 RowSlice::sum(const std::function<Float32(int, int)>& fn) const {

@@ -40,10 +40,11 @@ public:
   dsl::Int64 col(int k, int j) const;
   dsl::Bool valid(int k, int j) const;
 
-  // The row starting at `row_base` (element 0 of the row): runs[k][j] (0 past the row).
-  std::vector<Values> load(const AnyPtr& row_base) const;
+  // The row starting at `row_base` (element 0 of the row): runs[k][j] (0 past the row). With
+  // per_col = 2 a column is a pair of adjacent elements: runs[k] holds 2 * vec elements.
+  std::vector<Values> load(const AnyPtr& row_base, int per_col = 1) const;
   // Writes the valid elements of `v` (same shape as load's result).
-  void store(const AnyPtr& row_base, const std::vector<Values>& v) const;
+  void store(const AnyPtr& row_base, const std::vector<Values>& v, int per_col = 1) const;
 
   // Block-wide sum / max of fn(k, j) over the valid elements (every thread gets the result).
   dsl::Float32 sum(const std::function<dsl::Float32(int k, int j)>& fn) const;
