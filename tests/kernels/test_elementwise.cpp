@@ -1,62 +1,13 @@
 // SiLU and SwiGLU through the host API on the emulator (memcheck on, both emitters) against
 // the float64 oracle within the accuracy contract: every float dtype, ragged widths, strided
 // (column-slice) outputs, in place, empty tensors, and the validation sentences.
-#include "elementwise_harness.hpp"
+#include "elementwise_cases.hpp"
 
 #include <kernels/elementwise/elementwise_api.hpp>
 
 using namespace tw;
 using namespace tw::oracle;
 using kernels::DType;
-
-namespace {
-
-// f32 math inside the kernel: exp2 and a few roundings, error ~ |x| * 2^-24 relative.
-Tolerance activation_tolerance(DType out) {
-  Tolerance t;
-  t.out = out;
-  t.accumulation = 32 * 0x1p-24;
-  return t;
-}
-
-void run_silu(DType in, DType out, int64_t rows, int64_t width, uint64_t seed, int64_t ld_out = 0) {
-  CAPTURE(width);
-  KernelRun k;
-  k.in["x"] = rows_tensor(in, rows, width, seed, ValueRange{-8, 8});
-  k.out["out"] = rows_tensor(out, rows, width, seed + 1, ValueRange{-1, 1}, ld_out);
-  const HostTensor before = k.out["out"];
-  const Reference want = oracle::silu({k.in["x"].view(), k.out["out"].view()});
-  k.run(
-      [&](runtime::Device& d, auto& v) {
-        kernels::silu(d, {v["x"], v["out"]});
-      },
-      [&](auto& got) {
-        check_close(got["out"], want, activation_tolerance(out));
-        check_untouched_gaps(got["out"], before);
-      });
-}
-
-void run_swiglu(DType in, DType out, int64_t rows, int64_t width, uint64_t seed, int64_t ld_out = 0,
-                int block = 0) {
-  CAPTURE(width);
-  KernelRun k;
-  k.in["gate"] = rows_tensor(in, rows, width, seed, ValueRange{-6, 6});
-  k.in["up"] = rows_tensor(in, rows, width, seed + 1, ValueRange{-2, 2});
-  k.out["out"] = rows_tensor(out, rows, width, seed + 2, ValueRange{-1, 1}, ld_out);
-  const HostTensor before = k.out["out"];
-  const Reference want =
-      oracle::swiglu({k.in["gate"].view(), k.in["up"].view(), k.out["out"].view()});
-  k.run(
-      [&](runtime::Device& d, auto& v) {
-        kernels::swiglu(d, {v["gate"], v["up"], v["out"], block});
-      },
-      [&](auto& got) {
-        check_close(got["out"], want, activation_tolerance(out));
-        check_untouched_gaps(got["out"], before);
-      });
-}
-
-} // namespace
 
 TEST_CASE("silu: f16, bf16 and f32 at ragged widths, 128-bit runs and tails") {
   run_silu(DType::f16, DType::f16, 3, 100, 1);

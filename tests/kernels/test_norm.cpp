@@ -1,43 +1,12 @@
 // RMSNorm and LayerNorm through the host API on the emulator (memcheck on, both emitters)
 // against the float64 oracle (statistics over the decoded row) within the accuracy contract.
-#include "elementwise_harness.hpp"
+#include "elementwise_cases.hpp"
 
 #include <kernels/elementwise/elementwise_api.hpp>
 
 using namespace tw;
 using namespace tw::oracle;
 using kernels::DType;
-
-namespace {
-
-enum class Norm { rms, layer };
-
-void run_norm(Norm which, DType dt, DType out, int64_t rows, int64_t width, uint64_t seed,
-              bool bias, int64_t ld_x = 0, int block = 0, float eps = 1e-5f) {
-  CAPTURE(width);
-  CAPTURE(bias);
-  KernelRun k;
-  k.in["x"] = rows_tensor(dt, rows, width, seed, ValueRange{-3, 5}, ld_x);
-  k.in["weight"] = random_tensor(dt, {width}, seed + 1, ValueRange{0.5, 1.5});
-  if (bias)
-    k.in["bias"] = random_tensor(dt, {width}, seed + 2, ValueRange{-1, 1});
-  k.out["out"] = rows_tensor(out, rows, width, seed + 3);
-  kernels::NormArgs host{k.in["x"].view(), k.in["weight"].view(), std::nullopt, k.out["out"].view(),
-                         eps};
-  if (bias)
-    host.bias = k.in["bias"].view();
-  const Reference want = which == Norm::rms ? oracle::rms_norm(host) : oracle::layer_norm(host);
-  k.run(
-      [&](runtime::Device& d, auto& v) {
-        kernels::NormArgs a{v["x"], v["weight"], std::nullopt, v["out"], eps, block};
-        if (bias)
-          a.bias = v["bias"];
-        which == Norm::rms ? kernels::rms_norm(d, a) : kernels::layer_norm(d, a);
-      },
-      [&](auto& got) { check_close(got["out"], want, Tolerance::for_output(out, width)); });
-}
-
-} // namespace
 
 TEST_CASE("rms_norm: f16, bf16, f32 rows, with and without bias, ragged widths") {
   run_norm(Norm::rms, DType::f16, DType::f16, 3, 96, 1, false);

@@ -2,7 +2,7 @@
 // dequantization through the host API on the emulator (memcheck on, both emitters): codes and
 // scales exactly as the f32 rule gives them, every code within half a code of x / s, and the
 // contract's named edge cases.
-#include "elementwise_harness.hpp"
+#include "elementwise_cases.hpp"
 
 #include <kernels/quant/quant_api.hpp>
 
@@ -10,47 +10,6 @@ using namespace tw;
 using namespace tw::oracle;
 using kernels::DType;
 using kernels::QuantGranularity;
-
-namespace {
-
-// Runs quant_int8 on `x` and checks codes and scales against the oracle, and the contract.
-void check_quant_int8(const HostTensor& x, QuantGranularity g, std::optional<float> given = {},
-                      int64_t ld_q = 0) {
-  const int64_t rows = x.shape()[0], k = x.shape()[1];
-  CAPTURE(k);
-  KernelRun run;
-  run.in["x"] = x;
-  run.out["q"] = HostTensor(DType::int8, {rows, k}, {ld_q ? ld_q : std::max<int64_t>(k, 1), 1});
-  const Extents scale_shape = g == QuantGranularity::rowwise ? Extents{rows} : Extents{1};
-  run.out["scale"] = HostTensor(DType::f32, scale_shape);
-  const Int8Quantized want =
-      oracle::quant_int8({x.view(), run.out["q"].view(), run.out["scale"].view(), g, given});
-  run.run(
-      [&](runtime::Device& d, auto& v) {
-        kernels::quant_int8(d, {v["x"], v["q"], v["scale"], g, given});
-      },
-      [&](auto& got) {
-        const Matrix q = decode_matrix(got["q"].view());
-        const std::vector<double> s = decode_flat(got["scale"].view());
-        REQUIRE(s.size() == want.scale.size());
-        for (size_t i = 0; i < s.size(); ++i)
-          CHECK_MESSAGE(s[i] == want.scale[i],
-                        "scale " << i << ": got " << s[i] << ", want " << want.scale[i]);
-        int64_t wrong = 0, outside = 0;
-        const Matrix xv = decode_matrix(x.view());
-        for (int64_t i = 0; i < rows; ++i)
-          for (int64_t j = 0; j < k; ++j) {
-            wrong += q.at(i, j) != want.codes.at(i, j);
-            const double exact = xv.at(i, j) / scale_at(want.scale, i);
-            if (exact > -128.5 && exact < 127.5) // not clamped: within half a code (+ f32 slack)
-              outside += std::abs(q.at(i, j) - exact) > 0.5 + 1e-5;
-          }
-        CHECK_MESSAGE(wrong == 0, wrong << " codes differ from round_half_even(x / s)");
-        CHECK_MESSAGE(outside == 0, outside << " codes are more than half a code from x / s");
-      });
-}
-
-} // namespace
 
 TEST_CASE("quant_int8 rowwise: any K (1, 7, 100, 300, 700), scales written out") {
   for (int64_t k : {1, 7, 100, 300, 700})
@@ -178,24 +137,6 @@ TEST_CASE("quant_int8 validation: each bad argument is named with its rule") {
 }
 
 TEST_CASE("dequant_fp8: e4m3 / e5m2 with tensorwise and rowwise scales into bf16, f16, f32") {
-  const auto run_dequant = [](DType in, DType out, int64_t rows, int64_t k, bool rowwise,
-                              uint64_t seed) {
-    CAPTURE(k);
-    KernelRun run;
-    run.in["x"] = rows_tensor(in, rows, k, seed);
-    run.in["scale"] = random_tensor(DType::f32, {rowwise ? rows : 1}, seed + 1, ValueRange{0.1, 4});
-    run.out["out"] = rows_tensor(out, rows, k, seed + 2);
-    const Reference want =
-        oracle::dequant_fp8({run.in["x"].view(), run.in["scale"].view(), run.out["out"].view()});
-    Tolerance tol;
-    tol.out = out;
-    tol.accumulation = 2 * 0x1p-24; // the f32 product
-    run.run(
-        [&](runtime::Device& d, auto& v) {
-          kernels::dequant_fp8(d, {v["x"], v["scale"], v["out"]});
-        },
-        [&](auto& got) { check_close(got["out"], want, tol); });
-  };
   run_dequant(DType::e4m3, DType::bf16, 3, 100, true, 1);
   run_dequant(DType::e5m2, DType::f16, 2, 40, false, 2);
   run_dequant(DType::e4m3, DType::f32, 2, 7, false, 3);

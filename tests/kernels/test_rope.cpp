@@ -1,7 +1,7 @@
 // RoPE and RMSNorm + RoPE through the host API on the emulator (memcheck on, both emitters)
 // against the float64 oracle: neox and interleaved pairings, head dims 64, 80, 96, 128 and odd
 // pair counts, position ids or an offset, cos / sin computed in the kernel or from a cache.
-#include "elementwise_harness.hpp"
+#include "elementwise_cases.hpp"
 
 #include <kernels/elementwise/elementwise_api.hpp>
 
@@ -9,87 +9,6 @@ using namespace tw;
 using namespace tw::oracle;
 using kernels::DType;
 using kernels::RopeStyle;
-
-namespace {
-
-struct RopeCase {
-  DType dtype = DType::f16;
-  int64_t tokens = 3, heads = 2, head_dim = 64;
-  RopeStyle style = RopeStyle::neox;
-  bool ids = false, cache = false, norm = false;
-  int64_t ld = 0; // row stride of x (0: contiguous)
-  int64_t offset = 5;
-};
-
-// f32 angle and sincos: a few 2^-24 relative to theta (see the oracle's error scale).
-Tolerance rope_tolerance(DType out, bool norm, int64_t head_dim) {
-  Tolerance t;
-  t.out = out;
-  t.accumulation = 64 * 0x1p-24 + (norm ? f32_accumulation(head_dim) : 0.0);
-  return t;
-}
-
-void run_rope(const RopeCase& c, uint64_t seed) {
-  CAPTURE(c.head_dim);
-  CAPTURE(int(c.style));
-  CAPTURE(c.ids);
-  CAPTURE(c.cache);
-  const int64_t width = c.heads * c.head_dim, half = c.head_dim / 2, max_pos = 40;
-  KernelRun k;
-  k.in["x"] = rows_tensor(c.dtype, c.tokens, width, seed, ValueRange{-2, 2}, c.ld);
-  k.out["out"] = rows_tensor(c.dtype, c.tokens, width, seed + 1);
-  if (c.ids) {
-    HostTensor ids(DType::i32, {c.tokens});
-    for (int64_t t = 0; t < c.tokens; ++t)
-      ids.set({t}, double((t * 7 + 3) % max_pos));
-    k.in["positions"] = ids;
-  }
-  if (c.cache) {
-    HostTensor cs(DType::f32, {max_pos, half}), sn(DType::f32, {max_pos, half});
-    for (int64_t p = 0; p < max_pos; ++p)
-      for (int64_t i = 0; i < half; ++i) {
-        const double th = double(p) * std::pow(10000.0, -2.0 * double(i) / double(c.head_dim));
-        cs.set({p, i}, std::cos(th));
-        sn.set({p, i}, std::sin(th));
-      }
-    k.in["cos"] = cs;
-    k.in["sin"] = sn;
-  }
-  if (c.norm)
-    k.in["weight"] = random_tensor(c.dtype, {c.head_dim}, seed + 2, ValueRange{0.5, 1.5});
-  const auto params = [&](std::map<std::string, TensorView>& v) {
-    kernels::RopeParams p;
-    p.head_dim = c.head_dim;
-    p.style = c.style;
-    p.position_offset = c.offset;
-    if (c.ids)
-      p.positions = v["positions"];
-    if (c.cache) {
-      p.cos = v["cos"];
-      p.sin = v["sin"];
-    }
-    return p;
-  };
-  std::map<std::string, TensorView> host;
-  for (auto& [n, t] : k.in)
-    host[n] = t.view();
-  const TensorView out_host = k.out["out"].view();
-  const Reference want =
-      c.norm ? oracle::rms_norm_rope({host["x"], host["weight"], out_host, params(host), 1e-6f})
-             : oracle::rope({host["x"], out_host, params(host)});
-  k.run(
-      [&](runtime::Device& d, auto& v) {
-        if (c.norm)
-          kernels::rms_norm_rope(d, {v["x"], v["weight"], v["out"], params(v), 1e-6f});
-        else
-          kernels::rope(d, {v["x"], v["out"], params(v)});
-      },
-      [&](auto& got) {
-        check_close(got["out"], want, rope_tolerance(c.dtype, c.norm, c.head_dim));
-      });
-}
-
-} // namespace
 
 TEST_CASE("rope neox: head dims 64, 80, 96, 128 with in-kernel cos / sin and an offset") {
   uint64_t seed = 1;
