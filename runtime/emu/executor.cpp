@@ -313,7 +313,10 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
                                "arguments need {} (see the code object's .args metadata)",
                                k.name, cfg.kernargs.size(), explicit_end));
   std::vector<uint8_t> ka = cfg.kernargs;
-  ka.resize(std::max<size_t>(ka.size(), k.kernarg_size), 0);
+  // Padded to a multiple of 64 bytes, as real runtimes allocate it: the compiler may merge the
+  // last scalar kernarg loads into one wider s_load that ends past .kernarg_segment_size (e.g.
+  // s_load_b256 at 0x20 of a 56-byte segment, seen with clang's HIP output).
+  ka.resize((std::max<size_t>(ka.size(), k.kernarg_size) + 63) / 64 * 64, 0);
   fill_hidden_args(k, cfg, ka);
   L.kernarg_addr = memory.allocate(std::max<size_t>(ka.size(), 1), "kernarg segment");
   std::memcpy(reinterpret_cast<void*>(L.kernarg_addr), ka.data(), ka.size());

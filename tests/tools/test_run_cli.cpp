@@ -117,9 +117,11 @@ TEST_CASE("tilewave run: command-line errors") {
                " --param alpha=2" + out_arg());
   CHECK(r.output.find("run: --param 'alpha' is not a parameter of w8a16") != std::string::npos);
   r = run_tool("run nope --in a=" + a + out_arg());
-  CHECK(r.output.find("run: unknown kernel 'nope': expected one of gemm, int8_linear, "
-                      "int8_linear_fused, iu4_gemm, mxfp8_gemm, scaled_mm, scaled_mm_fused_quant, "
-                      "scaled_mm_multi, w8a16") != std::string::npos);
+  CHECK(r.output.find("run: unknown kernel 'nope': expected one of adaln, dequant_fp8, gemm, "
+                      "int8_linear, int8_linear_fused, iu4_gemm, layer_norm, mxfp8_gemm, "
+                      "quant_int8, rms_norm, rms_norm_rope, rope, scaled_mm, "
+                      "scaled_mm_fused_quant, scaled_mm_multi, silu, swiglu, w8a16") !=
+        std::string::npos);
   const std::string v = npy_file("v.npy", "<f2", {12});
   r = run_tool("run gemm --in a=" + v + " --in b=" + b + out_arg());
   CHECK(r.output.find("run: input 'a' (" + v + ") has shape [12]; expected a matrix (rank 2)") !=
@@ -515,4 +517,74 @@ TEST_CASE("tilewave run fused kernels: quantization and LoRA option errors") {
   check_refused("run gemm --in a=" + x + " --in b=" + x + " --out out=" + out +
                     " --out scale_out=" + out,
                 "run: gemm has no output 'scale_out' (outputs: out)", out);
+}
+
+// ---- element-wise, normalization and quantization kernels (issue 12) ----------------------
+
+TEST_CASE("tilewave run silu / swiglu / rms_norm / layer_norm / adaln: constant inputs") {
+  const std::string x = npy_file("ex.npy", "<f4", {3, 10}, {0x00, 0x00, 0x80, 0x3F});   // 1.0
+  const std::string two = npy_file("e2.npy", "<f4", {3, 10}, {0x00, 0x00, 0x00, 0x40}); // 2.0
+  const std::string w = npy_file("ew.npy", "<f4", {10}, {0x00, 0x00, 0x00, 0x40});      // 2.0
+  auto r = run_tool("run silu --in x=" + x + out_arg());
+  check_valid_run(r, "<f4", {3, 10}, {0xa8, 0x26, 0x3b, 0x3f}); // silu(1) = 0.7310586f (0x3f3b26a8)
+  // swiglu(gate=1, up=2) = 2 * silu(1) = 1.4621172f
+  r = run_tool("run swiglu --in gate=" + x + " --in up=" + two + out_arg());
+  check_valid_run(r, "<f4", {3, 10}, {0xa8, 0x26, 0xbb, 0x3f});
+  // rms_norm(2) = 2 / sqrt(4) * 2 = 2 (eps 0)
+  r = run_tool("run rms_norm --in x=" + two + " --in weight=" + w + " --param eps=0" + out_arg());
+  check_valid_run(r, "<f4", {3, 10}, {0x00, 0x00, 0x00, 0x40});
+  // layer_norm of a constant row: 0 * weight + bias (= 2)
+  r = run_tool("run layer_norm --in x=" + two + " --in weight=" + w + " --in bias=" + w +
+               out_arg());
+  check_valid_run(r, "<f4", {3, 10}, {0x00, 0x00, 0x00, 0x40});
+  // adaln of a constant row: 0 * (1 + scale) + shift (= 1)
+  r = run_tool("run adaln --in x=" + two + " --in scale=" + two + " --in shift=" + x + out_arg());
+  check_valid_run(r, "<f4", {3, 10}, {0x00, 0x00, 0x80, 0x3F});
+}
+
+TEST_CASE("tilewave run rope: position 0 is the identity; errors are the entry's sentences") {
+  const std::string x = npy_file("rx.npy", "<f2", {2, 128}, {0x00, 0x3C}); // 1.0
+  auto r = run_tool("run rope --in x=" + x + " --param head_dim=64 --param offset=0" + out_arg());
+  REQUIRE(r.status == 0);
+  const tw::npy::Array out = tw::npy::read((dir() / "out.npy").string());
+  CHECK(out.shape == std::vector<size_t>{2, 128});
+  // token 0 at position 0 is unchanged: 1.0 everywhere in its row
+  for (size_t i = 0; i < 128; ++i) {
+    CAPTURE(i);
+    CHECK(out.data[2 * i] == 0x00);
+    CHECK(out.data[2 * i + 1] == 0x3C);
+  }
+  r = run_tool("run rope --in x=" + x + " --param head_dim=63" + out_arg());
+  CHECK(r.output.find("rope: parameter 'head_dim' is 63") != std::string::npos);
+  r = run_tool("run rope --in x=" + x + " --param head_dim=64 --param style=spiral" + out_arg());
+  CHECK(r.output.find("--param style=spiral must be neox or interleaved") != std::string::npos);
+}
+
+TEST_CASE("tilewave run quant_int8 / dequant_fp8: outputs q and scale, caller scale") {
+  const std::string x = npy_file("qx.npy", "<f4", {2, 5}, {0x00, 0x00, 0x20, 0xC0}); // -2.5
+  const std::string q = (dir() / "q.npy").string(), s = (dir() / "s.npy").string();
+  auto r = run_tool("run quant_int8 --in x=" + x + " --param scale=-1 --out q=" + q +
+                    " --out scale=" + s);
+  REQUIRE(r.status == 0);
+  tw::npy::Array qa = tw::npy::read(q), sa = tw::npy::read(s);
+  CHECK(qa.dtype == "|i1");
+  CHECK(qa.shape == std::vector<size_t>{2, 5});
+  for (uint8_t b : qa.data)
+    CHECK(b == 2); // round_half_even(-2.5 / -1) = 2
+  CHECK(sa.shape == std::vector<size_t>{1});
+  r = run_tool("run quant_int8 --in x=" + x + " --param granularity=row --out q=" + q +
+               " --out scale=" + s);
+  REQUIRE(r.status == 0);
+  qa = tw::npy::read(q);
+  sa = tw::npy::read(s);
+  CHECK(sa.shape == std::vector<size_t>{2});
+  for (uint8_t b : qa.data)
+    CHECK(b == uint8_t(-127)); // abs-max: -2.5 / (2.5 / 127)
+  r = run_tool("run quant_int8 --in x=" + x + " --out q=" + q);
+  CHECK(r.output.find("quant_int8 needs --out scale=FILE.npy") != std::string::npos);
+  const std::string codes = npy_file("fx.npy", "|u1", {2, 4}, {0x38});                // e4m3 1.0
+  const std::string scale = npy_file("fs.npy", "<f4", {2}, {0x00, 0x00, 0x00, 0x40}); // 2.0
+  r = run_tool("run dequant_fp8 --in x=" + codes + " --param x_dtype=e4m3 --in scale=" + scale +
+               " --param out_dtype=f32" + out_arg());
+  check_valid_run(r, "<f4", {2, 4}, {0x00, 0x00, 0x00, 0x40});
 }

@@ -13,7 +13,9 @@
 // the tensors) before anything is launched.
 #include "tilewave/command.hpp"
 
+#include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/gemm/gemm_api.hpp>
+#include <kernels/quant/quant_api.hpp>
 #include <runtime/device.hpp>
 #include <tools/npy/npy.hpp>
 
@@ -206,6 +208,13 @@ struct KernelRun {
   std::vector<std::string> scalar_params{}; // --param names the call reads (alpha, beta, ...)
   // f32 outputs besides `out` that the caller may ask for, with their shapes
   std::map<std::string, std::function<Extents(const Problem&)>> optional_outputs{};
+  // Kernels whose outputs are not `out` (quant_int8: q and scale): every one is required, with
+  // its dtype and shape from the inputs.
+  struct NamedOutput {
+    std::function<DType(const Problem&)> dtype;
+    std::function<Extents(const Problem&, Params&)> shape;
+  };
+  std::map<std::string, NamedOutput> named_outputs{};
   bool indexed = false; // every input and output is NAME.i, for problems i = 0 .. P-1
   // dtypes of inputs that need no --param NAME_dtype (the e8m0 MX scales)
   std::map<std::string, DType> implied_dtypes{};
@@ -221,12 +230,20 @@ struct KernelRun {
     return "(inputs" + std::string(indexed ? " of each problem i" : "") + ": " + list(required) +
            (optional.empty() || !with_optional ? "" : "; optional: " + list(optional)) + ")";
   }
+  std::vector<std::string> required_outputs() const {
+    if (named_outputs.empty())
+      return {"out"};
+    std::vector<std::string> names;
+    for (const auto& [name, o] : named_outputs)
+      names.push_back(name);
+    return names;
+  }
   std::string outputs_text() const {
     std::vector<std::string> extra;
     for (const auto& [name, shape] : optional_outputs)
       extra.push_back(name);
-    return "(outputs" + std::string(indexed ? " of each problem i" : "") + ": " + list({"out"}) +
-           (extra.empty() ? "" : "; optional: " + list(extra)) + ")";
+    return "(outputs" + std::string(indexed ? " of each problem i" : "") + ": " +
+           list(required_outputs()) + (extra.empty() ? "" : "; optional: " + list(extra)) + ")";
   }
   // The name of input or output `name` of problem `i` on the command line.
   std::string shown(const std::string& name, size_t i) const {
@@ -314,6 +331,136 @@ KernelRun fused_kernel(const std::string& kernel, const std::string& weight,
   return k;
 }
 
+// The element-wise, normalization and quantization kernels (kernels/elementwise, kernels/quant):
+// x [rows, width] (or [width]) in, out of x's shape and dtype unless --param out_dtype says.
+int64_t int_param(Params& params, const std::string& key, int64_t fallback) {
+  const auto v = params.take(key);
+  if (!v)
+    return fallback;
+  int64_t n = 0;
+  const auto r = std::from_chars(v->data(), v->data() + v->size(), n);
+  if (r.ec != std::errc() || r.ptr != v->data() + v->size())
+    throw run_error("--param " + key + "=" + *v + " is not an integer");
+  return n;
+}
+
+kernels::RopeParams rope_params(const Problem& p, Params& params) {
+  kernels::RopeParams r;
+  r.head_dim = int_param(params, "head_dim", 0);
+  if (r.head_dim == 0)
+    throw run_error("rope needs --param head_dim=D (the rows of x are heads * D)");
+  const std::string style = params.take("style").value_or("neox");
+  if (style != "neox" && style != "interleaved")
+    throw run_error("--param style=" + style + " must be neox or interleaved");
+  r.style = style == "neox" ? kernels::RopeStyle::neox : kernels::RopeStyle::interleaved;
+  r.positions = p.maybe("positions");
+  r.position_offset = int_param(params, "offset", 0);
+  r.cos = p.maybe("cos");
+  r.sin = p.maybe("sin");
+  r.base = params.take_float("base", 10000.0f);
+  return r;
+}
+
+void add_elementwise_kernels(std::map<std::string, KernelRun>& t) {
+  const auto same_shape = [](const std::string& from) {
+    return [from](const Problem& p) { return p.input(from).shape; };
+  };
+  const auto dtype_of = [](const std::string& from) {
+    return [from](const Problem& p) { return p.input(from).dtype; };
+  };
+  t["silu"] = {
+      .required = {"x"},
+      .out_shape = same_shape("x"),
+      .default_out = dtype_of("x"),
+      .call = single([](runtime::Device& d, Problem& p, Params& params) {
+        kernels::silu(d, {p.input("x"), p.out.at("out"), int(int_param(params, "block_size", 0))});
+      }),
+      .scalar_params = {"block_size"}};
+  t["swiglu"] = {.required = {"gate", "up"},
+                 .out_shape = same_shape("gate"),
+                 .default_out = dtype_of("gate"),
+                 .call = single([](runtime::Device& d, Problem& p, Params& params) {
+                   kernels::swiglu(d, {p.input("gate"), p.input("up"), p.out.at("out"),
+                                       int(int_param(params, "block_size", 0))});
+                 }),
+                 .scalar_params = {"block_size"}};
+  const auto norm = [&](void (*entry)(runtime::Device&, const kernels::NormArgs&),
+                        float default_eps) {
+    return KernelRun{.required = {"x", "weight"},
+                     .optional = {"bias"},
+                     .out_shape = same_shape("x"),
+                     .default_out = dtype_of("x"),
+                     .call = single([=](runtime::Device& d, Problem& p, Params& params) {
+                       entry(d, {p.input("x"), p.input("weight"), p.maybe("bias"), p.out.at("out"),
+                                 params.take_float("eps", default_eps),
+                                 int(int_param(params, "block_size", 0))});
+                     }),
+                     .scalar_params = {"eps", "block_size"}};
+  };
+  t["rms_norm"] = norm(&kernels::rms_norm, 1e-6f);
+  t["layer_norm"] = norm(&kernels::layer_norm, 1e-5f);
+  t["adaln"] = {.required = {"x", "scale", "shift"},
+                .out_shape = same_shape("x"),
+                .default_out = dtype_of("x"),
+                .call = single([](runtime::Device& d, Problem& p, Params& params) {
+                  kernels::adaln(d, {p.input("x"), p.input("scale"), p.input("shift"),
+                                     p.out.at("out"), params.take_float("eps", 1e-6f),
+                                     int(int_param(params, "block_size", 0))});
+                }),
+                .scalar_params = {"eps", "block_size"}};
+  t["rope"] = {.required = {"x"},
+               .optional = {"positions", "cos", "sin"},
+               .out_shape = same_shape("x"),
+               .default_out = dtype_of("x"),
+               .call = single([](runtime::Device& d, Problem& p, Params& params) {
+                 kernels::rope(d, {p.input("x"), p.out.at("out"), rope_params(p, params),
+                                   int(int_param(params, "block_size", 0))});
+               }),
+               .scalar_params = {"head_dim", "style", "offset", "base", "block_size"}};
+  t["rms_norm_rope"] = {
+      .required = {"x", "weight"},
+      .optional = {"positions", "cos", "sin"},
+      .out_shape = same_shape("x"),
+      .default_out = dtype_of("x"),
+      .call = single([](runtime::Device& d, Problem& p, Params& params) {
+        kernels::rms_norm_rope(d, {p.input("x"), p.input("weight"), p.out.at("out"),
+                                   rope_params(p, params), params.take_float("eps", 1e-6f),
+                                   int(int_param(params, "block_size", 0))});
+      }),
+      .scalar_params = {"head_dim", "style", "offset", "base", "eps", "block_size"}};
+  KernelRun quant{.required = {"x"},
+                  .call = single([](runtime::Device& d, Problem& p, Params& params) {
+                    const std::string g = params.take("granularity").value_or("tensor");
+                    if (g != "tensor" && g != "row")
+                      throw run_error("--param granularity=" + g + " must be tensor or row");
+                    kernels::QuantInt8Args a{p.input("x"), p.out.at("q"), p.out.at("scale"),
+                                             g == "row" ? kernels::QuantGranularity::rowwise
+                                                        : kernels::QuantGranularity::tensorwise};
+                    a.given_scale = params.take_number("scale");
+                    a.block_size = int(int_param(params, "block_size", 0));
+                    kernels::quant_int8(d, a);
+                  }),
+                  .scalar_params = {"granularity", "scale", "block_size"}};
+  quant.named_outputs["q"] = {[](const Problem&) { return DType::int8; },
+                              [](const Problem& p, Params&) { return p.input("x").shape; }};
+  // rowwise: one scale per row of x; tensorwise: one scale, [1].
+  quant.named_outputs["scale"] = {[](const Problem&) { return DType::f32; },
+                                  [](const Problem& p, Params& params) {
+                                    const TensorView& x = p.input("x");
+                                    const bool row = params.take("granularity") == "row";
+                                    return Extents{row && x.rank() == 2 ? x.shape[0] : 1};
+                                  }};
+  t["quant_int8"] = quant;
+  t["dequant_fp8"] = {.required = {"x", "scale"},
+                      .out_shape = same_shape("x"),
+                      .default_out = [](const Problem&) { return DType::bf16; },
+                      .call = single([](runtime::Device& d, Problem& p, Params& params) {
+                        kernels::dequant_fp8(d, {p.input("x"), p.input("scale"), p.out.at("out"),
+                                                 int(int_param(params, "block_size", 0))});
+                      }),
+                      .scalar_params = {"block_size"}};
+}
+
 const std::map<std::string, KernelRun>& kernel_table() {
   static const std::map<std::string, KernelRun> table = [] {
     std::map<std::string, KernelRun> t;
@@ -394,6 +541,7 @@ const std::map<std::string, KernelRun>& kernel_table() {
                         })};
     t["int8_linear_fused"] = fused_kernel("int8_linear_fused", "weight", "w_scale", false,
                                           DType::int8, &kernels::int8_linear_fused);
+    add_elementwise_kernels(t);
     return t;
   }();
   return table;
@@ -401,9 +549,9 @@ const std::map<std::string, KernelRun>& kernel_table() {
 
 // The .npy dtype of an output of dtype `t`.
 std::string npy_descr(DType t) {
-  if (t != DType::f32 && t != DType::f16 && t != DType::bf16 && t != DType::i32)
+  if (t != DType::f32 && t != DType::f16 && t != DType::bf16 && t != DType::i32 && t != DType::int8)
     throw run_error("an output of dtype " + std::string(kernels::dtype_name(t)) +
-                    " cannot be written (f32, f16, bf16, i32)");
+                    " cannot be written (f32, f16, bf16, i32, int8)");
   return storage_descr(t);
 }
 
@@ -507,8 +655,10 @@ void check_problems(const std::string& kernel, const KernelRun& spec, const File
         throw run_error(kernel + " needs --in " + spec.shown(r, i) + "=FILE.npy" + of + " " +
                         spec.inputs_text(false));
     const auto o = outs.find(i);
-    if (o == outs.end() || !o->second.count("out"))
-      throw run_error(kernel + " needs --out " + spec.shown("out", i) + "=FILE.npy" + of);
+    for (const std::string& r : spec.required_outputs())
+      if (o == outs.end() || !o->second.count(r))
+        throw run_error(kernel + " needs --out " + spec.shown(r, i) + "=FILE.npy" + of + " " +
+                        spec.outputs_text());
   }
 }
 
@@ -550,7 +700,8 @@ int run_kernel(const std::string& kernel, const std::vector<std::string>& ins,
            std::count(spec.optional.begin(), spec.optional.end(), n);
   };
   const auto is_output = [&](const std::string& n) {
-    return n == "out" || spec.optional_outputs.count(n);
+    return (spec.named_outputs.empty() ? n == "out" : spec.named_outputs.count(n) > 0) ||
+           spec.optional_outputs.count(n);
   };
   const FilesByProblem in_files =
       parse_files(kernel, spec, ins, "--in", is_input, "input", spec.inputs_text());
@@ -567,14 +718,21 @@ int run_kernel(const std::string& kernel, const std::vector<std::string>& ins,
           load_input(*dev, buffers, spec, name, spec.shown(name, i), path, params);
 
   const DType out_dtype =
-      params.take_dtype("out_dtype").value_or(spec.default_out(problems.front()));
+      spec.named_outputs.empty()
+          ? params.take_dtype("out_dtype").value_or(spec.default_out(problems.front()))
+          : DType::f32;
   std::vector<DeviceOutput> results;
   for (const auto& [i, files] : out_files)
     for (const auto& [name, path] : files) {
-      const bool main = name == "out";
-      results.push_back(make_output(*dev, buffers, path, main ? out_dtype : DType::f32,
-                                    main ? spec.out_shape(problems[i])
-                                         : spec.optional_outputs.at(name)(problems[i])));
+      if (const auto named = spec.named_outputs.find(name); named != spec.named_outputs.end()) {
+        results.push_back(make_output(*dev, buffers, path, named->second.dtype(problems[i]),
+                                      named->second.shape(problems[i], params)));
+      } else {
+        const bool main = name == "out";
+        results.push_back(make_output(*dev, buffers, path, main ? out_dtype : DType::f32,
+                                      main ? spec.out_shape(problems[i])
+                                           : spec.optional_outputs.at(name)(problems[i])));
+      }
       problems[i].out[name] = results.back().view;
     }
 
@@ -602,7 +760,9 @@ const Command run_command{
       auto params = std::make_shared<std::vector<std::string>>();
       sub.add_option("kernel", *kernel,
                      "gemm, scaled_mm, scaled_mm_fused_quant, scaled_mm_multi, w8a16, "
-                     "int8_linear, int8_linear_fused, iu4_gemm or mxfp8_gemm")
+                     "int8_linear, int8_linear_fused, iu4_gemm, mxfp8_gemm, silu, swiglu, "
+                     "rms_norm, layer_norm, adaln, rope, rms_norm_rope, quant_int8 or "
+                     "dequant_fp8")
           ->required();
       sub.add_option("--in", *ins,
                      "NAME=FILE.npy: an input (NAME.i for problem i of scaled_mm_multi; see "
@@ -610,11 +770,13 @@ const Command run_command{
           ->required();
       sub.add_option("--out", *outs,
                      "NAME=FILE.npy: where an output is written: out (out.i for "
-                     "scaled_mm_multi); scale_out for the fused kernels")
+                     "scaled_mm_multi); scale_out for the fused kernels; q and scale for "
+                     "quant_int8")
           ->required();
       sub.add_option("--param", *params,
                      "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
-                     "alpha, beta, quant_dtype, lora_scale");
+                     "alpha, beta, quant_dtype, lora_scale, eps, block_size, head_dim, style, "
+                     "offset, base, granularity, scale");
       return [=] { return run_kernel(*kernel, *ins, *outs, *params); };
     }};
 

@@ -341,6 +341,18 @@ const VopSpec kFloatSpecs[] = {
     TW_UN_32_16("log", log2_),
     TW_UN_32_16("sin", sin_rev),
     TW_UN_32_16("cos", cos_rev),
+    // gfx12 pseudo-scalar transcendentals: VALU ops with an SGPR destination and scalar
+    // sources (the compiler's form of a uniform exp / log / rcp / rsq / sqrt); same math.
+    TW_UN(VT::f32, "v_s_exp_f32", exp2_),
+    TW_UN(VT::f16, "v_s_exp_f16", exp2_),
+    TW_UN(VT::f32, "v_s_log_f32", log2_),
+    TW_UN(VT::f16, "v_s_log_f16", log2_),
+    TW_UN(VT::f32, "v_s_rcp_f32", rcp),
+    TW_UN(VT::f16, "v_s_rcp_f16", rcp),
+    TW_UN(VT::f32, "v_s_rsq_f32", rsq),
+    TW_UN(VT::f16, "v_s_rsq_f16", rsq),
+    TW_UN(VT::f32, "v_s_sqrt_f32", sqrt_),
+    TW_UN(VT::f16, "v_s_sqrt_f16", sqrt_),
     TW_UN_ALL("floor", floor_),
     TW_UN_ALL("ceil", ceil_),
     TW_UN_ALL("trunc", trunc_),

@@ -1,0 +1,168 @@
+// bench_elementwise [rows] [width]: per element-wise / normalization / quantization kernel at
+// [rows, width] (default [4096, 4096], contiguous, 16-byte aligned), the emulator's statistics
+// of one launch: global bytes read and written against the minimum (every input element read
+// once, every output element written once; the [width] weight / bias vectors counted once),
+// and the average width of a global access (vector-memory bytes per active-lane access, from
+// the bytes moved and the VMEM instruction count; scalar kernarg loads are excluded from the
+// ratio). Figures are the emulator's counts, not timings.
+#include <kernels/elementwise/elementwise_api.hpp>
+#include <kernels/quant/quant_api.hpp>
+
+#include <runtime/emu/stats.hpp>
+#include <runtime/emu_device.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace tw;
+using namespace tw::kernels;
+
+namespace {
+
+struct Buffers {
+  runtime::EmuDevice& dev;
+  std::vector<runtime::DevicePtr> ptrs;
+  TensorView make(DType t, Extents shape) {
+    int64_t n = 1;
+    for (int64_t e : shape)
+      n *= e;
+    const runtime::DevicePtr p =
+        dev.allocate(size_t(std::max<int64_t>(1, dtype_storage_bytes(t, n))));
+    ptrs.push_back(p);
+    return TensorView::on_device(dev, p, t, std::move(shape));
+  }
+  ~Buffers() {
+    for (runtime::DevicePtr p : ptrs)
+      dev.free(p);
+  }
+};
+
+int64_t bytes_of(const TensorView& t) {
+  return dtype_storage_bytes(t.dtype, t.numel());
+}
+
+void report(const char* name, runtime::EmuDevice& dev, int64_t min_read, int64_t min_written) {
+  const emu::LaunchStats& s = dev.last_stats();
+  const uint64_t vmem = s.count(emu::InstrClass::Vmem);
+  // Scalar (kernarg) loads are in global_bytes_read too: 64 bytes or less per wave.
+  const double per_access =
+      vmem ? double(s.global_bytes_read + s.global_bytes_written) / double(vmem * 32) : 0.0;
+  std::printf("%-34s read %11llu (min %11lld, x%.3f)  written %11llu (min %11lld, x%.3f)  "
+              "~%4.1f B/lane/access  waves %llu\n",
+              name, static_cast<unsigned long long>(s.global_bytes_read),
+              static_cast<long long>(min_read), double(s.global_bytes_read) / double(min_read),
+              static_cast<unsigned long long>(s.global_bytes_written),
+              static_cast<long long>(min_written),
+              double(s.global_bytes_written) / double(min_written), per_access,
+              static_cast<unsigned long long>(s.waves));
+  std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const int64_t rows = argc > 1 ? std::atoll(argv[1]) : 4096;
+  const int64_t width = argc > 2 ? std::atoll(argv[2]) : 4096;
+  runtime::EmuDevice dev;
+  dev.set_memcheck(false);
+  std::printf("bench_elementwise: [%lld, %lld], emulator statistics of one launch\n",
+              static_cast<long long>(rows), static_cast<long long>(width));
+  const auto run = [&](const char* name, DType dt,
+                       const std::function<void(Buffers&, int64_t&, int64_t&)>& body) {
+    Buffers b{dev, {}};
+    int64_t min_r = 0, min_w = 0;
+    body(b, min_r, min_w);
+    report(name, dev, min_r, min_w);
+    (void)dt;
+  };
+  for (DType dt : {DType::bf16}) {
+    run("silu bf16", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView x = b.make(dt, {rows, width}), out = b.make(dt, {rows, width});
+      silu(dev, {x, out});
+      r = bytes_of(x);
+      w = bytes_of(out);
+    });
+    run("swiglu bf16", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView g = b.make(dt, {rows, width}), u = b.make(dt, {rows, width}),
+                       out = b.make(dt, {rows, width});
+      swiglu(dev, {g, u, out});
+      r = bytes_of(g) + bytes_of(u);
+      w = bytes_of(out);
+    });
+    run("rms_norm bf16 (weight)", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView x = b.make(dt, {rows, width}), wt = b.make(dt, {width}),
+                       out = b.make(dt, {rows, width});
+      rms_norm(dev, {x, wt, std::nullopt, out});
+      r = bytes_of(x) + bytes_of(wt);
+      w = bytes_of(out);
+    });
+    run("layer_norm bf16 (weight, bias)", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView x = b.make(dt, {rows, width}), wt = b.make(dt, {width}),
+                       bias = b.make(dt, {width}), out = b.make(dt, {rows, width});
+      layer_norm(dev, {x, wt, bias, out});
+      r = bytes_of(x) + bytes_of(wt) + bytes_of(bias);
+      w = bytes_of(out);
+    });
+    run("adaln bf16", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView x = b.make(dt, {rows, width}), sc = b.make(dt, {rows, width}),
+                       sh = b.make(dt, {rows, width}), out = b.make(dt, {rows, width});
+      adaln(dev, {x, sc, sh, out});
+      r = bytes_of(x) + bytes_of(sc) + bytes_of(sh);
+      w = bytes_of(out);
+    });
+    run("rope bf16 neox d=128 (computed)", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView x = b.make(dt, {rows, width}), out = b.make(dt, {rows, width});
+      RopeParams p;
+      p.head_dim = 128;
+      rope(dev, {x, out, p});
+      r = bytes_of(x);
+      w = bytes_of(out);
+    });
+    run("rope bf16 interleaved d=128 (cache)", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView x = b.make(dt, {rows, width}), out = b.make(dt, {rows, width});
+      RopeParams p;
+      p.head_dim = 128;
+      p.style = RopeStyle::interleaved;
+      p.cos = b.make(DType::f32, {rows, 64});
+      p.sin = b.make(DType::f32, {rows, 64});
+      p.position_offset = 0;
+      rope(dev, {x, out, p});
+      r = bytes_of(x) + bytes_of(*p.cos) + bytes_of(*p.sin); // one cache row per token
+      w = bytes_of(out);
+    });
+    run("rms_norm_rope bf16 neox d=128", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView x = b.make(dt, {rows, width}), wt = b.make(dt, {128}),
+                       out = b.make(dt, {rows, width});
+      RopeParams p;
+      p.head_dim = 128;
+      rms_norm_rope(dev, {x, wt, out, p});
+      r = bytes_of(x) + bytes_of(wt);
+      w = bytes_of(out);
+    });
+    run("quant_int8 bf16 rowwise", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::int8, {rows, width}),
+                       s = b.make(DType::f32, {rows});
+      quant_int8(dev, {x, q, s, QuantGranularity::rowwise});
+      r = bytes_of(x);
+      w = bytes_of(q) + bytes_of(s);
+    });
+    run("quant_int8 bf16 tensor, caller scale", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::int8, {rows, width}),
+                       s = b.make(DType::f32, {1});
+      quant_int8(dev, {x, q, s, QuantGranularity::tensorwise, 0.5f});
+      r = bytes_of(x) + 4; // + the scale
+      w = bytes_of(q);
+    });
+    run("dequant_fp8 e4m3 -> bf16 rowwise", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView x = b.make(DType::e4m3, {rows, width}), s = b.make(DType::f32, {rows}),
+                       out = b.make(dt, {rows, width});
+      dequant_fp8(dev, {x, s, out});
+      r = bytes_of(x) + bytes_of(s);
+      w = bytes_of(out);
+    });
+  }
+  return 0;
+}

@@ -1,0 +1,50 @@
+// The issue-12 width sweep (label slow): every element-wise, normalization, RoPE and
+// quantization kernel at widths 1, 7, 40, 80, 96, 100, 160, 300, 384, 700, 4096 (and an empty
+// tensor), through both emitters on the emulator with memcheck, against the oracles.
+#include "../elementwise_cases.hpp"
+
+using namespace tw;
+using namespace tw::oracle;
+using kernels::DType;
+
+TEST_CASE("width sweep: silu and swiglu") {
+  for (int64_t w : sweep_widths) {
+    run_silu(DType::bf16, DType::bf16, 2, w, uint64_t(w));
+    run_swiglu(DType::f16, DType::f16, 2, w, uint64_t(w) + 1);
+  }
+  run_silu(DType::f16, DType::f16, 0, 0, 1);
+}
+
+TEST_CASE("width sweep: rms_norm, layer_norm and adaln") {
+  for (int64_t w : sweep_widths) {
+    run_norm(Norm::rms, DType::f16, DType::f16, 2, w, uint64_t(w), true);
+    run_norm(Norm::layer, DType::bf16, DType::bf16, 2, w, uint64_t(w) + 1, false);
+  }
+  run_norm(Norm::rms, DType::f16, DType::f16, 0, 0, 2, false);
+}
+
+TEST_CASE("width sweep: rope and rms_norm_rope with head_dim = the width (even widths)") {
+  for (int64_t w : sweep_widths) {
+    if (w % 2 != 0)
+      continue;
+    run_rope({.tokens = 2, .heads = 1, .head_dim = w}, uint64_t(w));
+    run_rope({.dtype = DType::bf16,
+              .tokens = 2,
+              .heads = 1,
+              .head_dim = w,
+              .style = RopeStyle::interleaved,
+              .norm = true},
+             uint64_t(w) + 1);
+  }
+}
+
+TEST_CASE("width sweep: quant_int8 rowwise and tensorwise, dequant_fp8") {
+  for (int64_t w : sweep_widths) {
+    check_quant_int8(rows_tensor(DType::f16, 2, w, uint64_t(w), ValueRange{-3, 3}),
+                     QuantGranularity::rowwise);
+    check_quant_int8(rows_tensor(DType::bf16, 2, w, uint64_t(w) + 1, ValueRange{-3, 3}),
+                     QuantGranularity::tensorwise);
+    run_dequant(DType::e4m3, DType::bf16, 2, w, true, uint64_t(w) + 2);
+  }
+  check_quant_int8(HostTensor(DType::f16, {0, 0}), QuantGranularity::rowwise);
+}
