@@ -30,7 +30,9 @@
 #include <emit/compile.hpp>
 #include <emit/dump.hpp>
 #include <emit/hip/hip_emitter.hpp>
+#include <emit/kernel_plugin.hpp>
 #include <emit/registry.hpp>
+#include <emit/report.hpp>
 
 // Devices: the user's HIP runtime or the gfx12 emulator; kernel arguments.
 #include <runtime/device.hpp>
