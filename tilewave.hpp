@@ -1,9 +1,50 @@
 #pragma once
-// Umbrella header: everything a kernel author needs.
+// Umbrella header: the whole public API of tilewave. tests/api checks that every public header
+// of the source tree is reachable from here; the internal ones (implementation details behind
+// these) are listed, each with its reason, in tests/api/internal_headers.txt.
+//
+// Namespaces (docs/guide.md, "Namespaces"): tw (layouts), tw::num (formats), tw::atoms,
+// tw::dsl (the kernel vocabulary, meant for `using namespace tw::dsl;`), tw::dsl::ops
+// (operations named like common identifiers: copy, gemm, min, max, ...; found by argument-
+// dependent lookup), tw::ir, tw::emit, tw::runtime, tw::kernels.
+
+// The layout algebra.
+#include <layouts/expression.hpp>
 #include <layouts/layouts.hpp>
-#if __has_include(<atoms/atoms.hpp>)
-#include <atoms/atoms.hpp>
-#endif
-#if __has_include(<dsl/dsl.hpp>)
+
+// Numeric formats, WMMA / SWMMAC atoms, copy atoms.
+#include <atoms/arch.hpp>
+#include <atoms/copy.hpp>
+#include <atoms/formats.hpp>
+#include <atoms/mma/describe.hpp>
+#include <atoms/mma/gfx12.hpp>
+#include <atoms/mma/reference.hpp>
+#include <atoms/mma/verify.hpp>
+
+// The DSL and its kernel IR.
 #include <dsl/dsl.hpp>
-#endif
+#include <dsl/ir/ir.hpp>
+
+// IR -> code object: compile, the compile cache, the emitters' outputs, resources.
+#include <emit/code_object_json.hpp>
+#include <emit/compile.hpp>
+#include <emit/dump.hpp>
+#include <emit/hip/hip_emitter.hpp>
+#include <emit/kernel_plugin.hpp>
+#include <emit/registry.hpp>
+#include <emit/report.hpp>
+
+// Devices: the user's HIP runtime or the gfx12 emulator; kernel arguments.
+#include <runtime/device.hpp>
+#include <runtime/emu_device.hpp>
+#include <runtime/hip/hip_device.hpp>
+#include <runtime/kernel_args.hpp>
+
+// The kernel library's host entry points.
+#include <kernels/attention/flash_attn_api.hpp>
+#include <kernels/common/arg_check.hpp>
+#include <kernels/common/dtype.hpp>
+#include <kernels/common/host_tensor.hpp>
+#include <kernels/common/tensor.hpp>
+#include <kernels/gemm/gemm_api.hpp>
+#include <kernels/gemm/gemm_target.hpp>

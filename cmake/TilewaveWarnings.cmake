@@ -12,6 +12,9 @@ function(tw_header_library name)
   target_include_directories(${name} INTERFACE
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/tilewave>)
+  # The headers need C++20 (defaulted operator==, concepts): a consumer gets it from the
+  # target, whatever its own CMAKE_CXX_STANDARD.
+  target_compile_features(${name} INTERFACE cxx_std_20)
 endfunction()
 
 # tw_compiled_library(NAME SOURCES...) : static library for a source folder.
@@ -21,6 +24,7 @@ function(tw_compiled_library name)
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/tilewave>)
   target_link_libraries(${name} PRIVATE $<BUILD_INTERFACE:tw_warnings>)
+  target_compile_features(${name} PUBLIC cxx_std_20)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()
 

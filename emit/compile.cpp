@@ -128,9 +128,9 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
   std::optional<DiskCache> disk;
   CacheOutcome outcome = CacheOutcome::disabled;
   if (cached) {
-    key = make_cache_key(
-        {ir_text, backend, arch, toolchain_version(), TILEWAVE_VERSION, options_key(options)});
     const std::string dir = options.cache_dir ? *options.cache_dir : default_cache_dir();
+    key = make_cache_key(
+        {ir_text, backend, arch, toolchain_version(dir), TILEWAVE_VERSION, options_key(options)});
     if (!dir.empty())
       disk.emplace(dir);
     outcome = CacheOutcome::miss;

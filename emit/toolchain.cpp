@@ -1,8 +1,10 @@
 #include <emit/subprocess.hpp>
 #include <emit/toolchain.hpp>
+#include <emit/toolchain_identity.hpp>
 
 #include <llvm/Config/llvm-config.h>
 
+#include <map>
 #include <mutex>
 #include <stdexcept>
 
@@ -72,14 +74,33 @@ std::vector<std::string> hip_flags(Arch arch, int opt_level) {
 
 } // namespace
 
+namespace {
+// What the external programs say; the libLLVM part is this binary's and is never stored.
+std::string probe_program_versions() {
+  return "clang: " + tool_version(clang_path()) + "; lld: " + tool_version(lld_path());
+}
+constexpr const char* kLibLlvm = "; libLLVM: " LLVM_VERSION_STRING;
+} // namespace
+
 const std::string& toolchain_version() {
   static std::once_flag once;
   static std::string version;
-  std::call_once(once, [] {
-    version = "clang: " + tool_version(clang_path()) + "; lld: " + tool_version(lld_path()) +
-              "; libLLVM: " LLVM_VERSION_STRING;
-  });
+  std::call_once(once, [] { version = probe_program_versions() + kLibLlvm; });
   return version;
+}
+
+const std::string& toolchain_version(const std::string& cache_dir) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> by_dir; // node-based: references stay valid
+  std::lock_guard lock(mutex);
+  auto it = by_dir.find(cache_dir);
+  if (it == by_dir.end())
+    it = by_dir
+             .emplace(cache_dir, toolchain_identity(cache_dir, {clang_path(), lld_path()},
+                                                    probe_program_versions) +
+                                     kLibLlvm)
+             .first;
+  return it->second;
 }
 
 HipCompileOutputs compile_hip_source(std::string_view source, Arch arch, int opt_level,

@@ -18,6 +18,10 @@ std::string lld_path();
 // "clang: <clang --version line>; lld: <ld.lld --version>; libLLVM: <version>", computed once
 // per process. Part of every cache key: a toolchain upgrade invalidates cached code objects.
 const std::string& toolchain_version();
+// The same text without running clang or lld when `cache_dir` holds it for the programs'
+// current stamps (emit/toolchain_identity.hpp): what compile() puts in cache keys, so a disk
+// hit in a new process starts no process. Once per process and directory.
+const std::string& toolchain_version(const std::string& cache_dir);
 
 // What compile_hip_source keeps besides the code object (each costs extra work: ask only
 // for what you need).

@@ -66,7 +66,7 @@ concept WholeTestable = requires(const Tile& t, const Int32& i) {
 };
 
 template <ElemType T, CopyAtomType Atom, int TR, int TC>
-struct TiledCopy {
+struct TiledCopy : ops::adl_anchor {
   static constexpr int vec = Atom::width_bits / T::bits;
   static_assert(vec >= 1 && Atom::width_bits % T::bits == 0,
                 "make_tiled_copy: the copy atom's width is not a whole number of elements");
@@ -147,6 +147,7 @@ constexpr TiledCopy<T, Atom, TR, TC> make_tiled_copy(Atom, ThreadLayout<TR, TC>)
   return {};
 }
 
+namespace ops {
 // src -> dst through registers (all loads are issued before the stores).
 template <ElemType T, class Atom, int TR, int TC, class Src, class Dst>
 void copy(const TiledCopy<T, Atom, TR, TC>& tc, const Src& src, const Dst& dst) {
@@ -154,5 +155,6 @@ void copy(const TiledCopy<T, Atom, TR, TC>& tc, const Src& src, const Dst& dst) 
                 "copy: the source and destination tiles have different shapes");
   tc.store(tc.load(src), dst);
 }
+} // namespace ops
 
 } // namespace tw::dsl

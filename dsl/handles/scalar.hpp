@@ -13,12 +13,13 @@
 #include <atoms/formats/f16.hpp>
 #include <atoms/formats/fp8.hpp>
 #include <dsl/builder/kernel_builder.hpp>
+#include <dsl/support/ops_namespace.hpp>
 #include <dsl/types/ir_type.hpp>
 
 namespace tw::dsl {
 
 template <ElemType T>
-class Scalar {
+class Scalar : ops::adl_anchor {
 public:
   using elem_type = T;
   using host_type = std::conditional_t<FloatElem<T>, double, std::int64_t>;

@@ -308,6 +308,10 @@ Scalar<T> operator-(const Scalar<T>& a) {
   return Scalar<T>(KernelBuilder::current("neg").ops().neg(a.ir()));
 }
 
+// The functions below are named like common identifiers: they live in tw::dsl::ops, found by
+// argument-dependent lookup from their Scalar arguments (dsl/support/ops_namespace.hpp).
+namespace ops {
+
 template <ElemType T>
 Scalar<T> abs(const Scalar<T>& a) {
   if (a.is_constant())
@@ -360,6 +364,8 @@ auto max(const A& a_, const B& b_) {
   });
 }
 
+} // namespace ops
+
 // ceil_div(a, b) = (a + b - 1) / b for non-negative integers.
 template <class A, class B>
 requires detail::ScalarOperands<A, B>
@@ -367,6 +373,8 @@ auto ceil_div(const A& a, const B& b) {
   using S = detail::common_t<A, B>;
   return (S(a) + S(b) - 1) / S(b);
 }
+
+namespace ops {
 
 // ----- math (f32; the gfx12 hardware forms, see dsl/ir/README.md) -----
 #define TW_DSL_MATH(NAME, HOST)                                                                    \
@@ -390,6 +398,7 @@ Scalar<T> fma(const Scalar<T>& a, const Scalar<T>& b, const Scalar<T>& c) {
         std::fma(a.constant_value(), b.constant_value(), c.constant_value()));
   return Scalar<T>(KernelBuilder::current("fma").ops().fma(a.ir(), b.ir(), c.ir()));
 }
+} // namespace ops
 
 // ----- conversions -----
 // cast<U>(x): integer widening sign-extends signed types and zero-extends unsigned / Bool,

@@ -28,7 +28,7 @@ struct MmaOperandTraits {
 };
 
 template <MmaAtomType Atom, MmaOperand Op, int RR, int RC>
-class MmaFragment {
+class MmaFragment : ops::adl_anchor {
   static_assert(RR >= 1 && RC >= 1, "MmaFragment: at least one atom tile");
 
 public:
@@ -81,6 +81,7 @@ private:
   std::array<vec_type, RR * RC> tiles_{};
 };
 
+namespace ops {
 // f applied to every value of the fragment (an element-wise map over registers).
 template <MmaAtomType Atom, MmaOperand Op, int RR, int RC, class F>
 MmaFragment<Atom, Op, RR, RC> map(const MmaFragment<Atom, Op, RR, RC>& f, F&& fn) {
@@ -98,6 +99,7 @@ MmaFragment<Atom, Op, RR, RC> map(const MmaFragment<Atom, Op, RR, RC>& f, F&& fn
     }
   return out;
 }
+} // namespace ops
 
 namespace detail {
 

@@ -33,7 +33,7 @@ template <int RM, int RN>
 inline constexpr Repeat<RM, RN> repeat{};
 
 template <MmaAtomType Atom, int WM, int WN, int RM, int RN>
-struct TiledMma {
+struct TiledMma : ops::adl_anchor {
   using atom = Atom;
   using lanes = MmaAtomLanes<Atom>;
   static constexpr int waves_m = WM, waves_n = WN, repeat_m = RM, repeat_n = RN;
@@ -168,6 +168,7 @@ ir::Value wmma_tile(const FA& a, const FB& b, int i, int j, ir::Value c,
 }
 } // namespace detail
 
+namespace ops {
 // C += A * B on register fragments: RM x RN WMMA issues.
 template <TiledMmaType TM, MmaFragmentType FA, MmaFragmentType FB, MmaFragmentType FC>
 void gemm(const TM&, const FA& a, const FB& b, FC& c) {
@@ -208,5 +209,6 @@ void gemm(const TM& mma, const TA& a, const TB& bt, FC& c) {
     gemm(mma, fa, fb, c);
   }
 }
+} // namespace ops
 
 } // namespace tw::dsl

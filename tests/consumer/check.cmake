@@ -1,5 +1,7 @@
 # Installs the build tree into a scratch prefix, then configures, builds and runs a small
-# outside project that uses find_package(tilewave). Run by ctest (consumer.find_package).
+# outside project that uses find_package(tilewave), once per compiler in COMPILERS (a
+# ;-separated list, e.g. g++ and clang++-22). The project sets no CMAKE_CXX_STANDARD: the
+# exported target carries C++20. Run by ctest (consumer.find_package).
 set(prefix ${WORK_DIR}/prefix)
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BINARY_DIR} --prefix ${prefix}
@@ -7,17 +9,23 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BINARY_DIR} --prefix ${pref
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "install into ${prefix} failed (${rc})")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer/project -B ${WORK_DIR}/build
-                        -G Ninja -DCMAKE_PREFIX_PATH=${prefix} RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "configuring the consumer project failed (${rc})")
-endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "building the consumer project failed (${rc})")
-endif()
-execute_process(COMMAND ${WORK_DIR}/build/consumer RESULT_VARIABLE rc OUTPUT_VARIABLE out)
-message(STATUS "consumer printed: ${out}")
-if(NOT rc EQUAL 0 OR NOT out MATCHES "consumer ok")
-  message(FATAL_ERROR "the consumer program failed (${rc}): ${out}")
-endif()
+string(REPLACE "," ";" compilers "${COMPILERS}")
+foreach(cxx ${compilers})
+  get_filename_component(tag ${cxx} NAME)
+  set(build ${WORK_DIR}/build-${tag})
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer/project -B ${build}
+                          -G Ninja -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${cxx}
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "configuring the consumer project with ${cxx} failed (${rc})")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${build} -j 2 RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "building the consumer project with ${cxx} failed (${rc})")
+  endif()
+  execute_process(COMMAND ${build}/consumer RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+  message(STATUS "consumer (${cxx}) printed: ${out}")
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "consumer ok")
+    message(FATAL_ERROR "the consumer program built with ${cxx} failed (${rc}): ${out}")
+  endif()
+endforeach()

@@ -7,7 +7,9 @@
 #include <emit/code_object_json.hpp>
 #include <emit/compile.hpp>
 #include <emit/hip/hip_emitter.hpp>
+#include <emit/kernel_plugin.hpp>
 #include <emit/registry.hpp>
+#include <emit/report.hpp>
 
 #include <dsl/ir/print.hpp>
 
@@ -22,7 +24,7 @@ namespace {
 
 struct EmitOptions {
   std::string kernel, arch = "gfx1201", format, backend, output;
-  std::vector<std::string> params;
+  std::vector<std::string> params, plugins;
   int opt_level = 3;
   bool list = false;
 };
@@ -53,6 +55,8 @@ void list_kernels() {
 int run_emit(const EmitOptions& o) {
   register_library_kernels(emit::kernel_registry());
   register_dsl_sample_kernels(emit::kernel_registry());
+  for (const std::string& plugin : o.plugins)
+    emit::load_kernel_plugin(plugin, emit::kernel_registry());
   if (o.list) {
     if (!o.kernel.empty())
       throw std::invalid_argument("emit --list takes no KERNEL");
@@ -63,12 +67,14 @@ int run_emit(const EmitOptions& o) {
     throw std::invalid_argument("emit: give a KERNEL name (`tilewave emit --list` shows them)");
   if (o.format.empty())
     throw std::invalid_argument("emit: give --format ir|hip|llvm|asm|hsaco|report");
-  const Arch arch = parse_arch(o.arch);
-  // Default backend: the one whose output the format is (hip source is the HIP backend's).
-  const emit::Backend backend = o.backend.empty()
-                                    ? (o.format == "hip" ? emit::Backend::hip : emit::Backend::llvm)
-                                    : emit::parse_backend(o.backend);
-  if (o.format == "hip" && backend != emit::Backend::hip)
+  emit::EmitRequest request;
+  request.arch = parse_arch(o.arch);
+  if (!o.backend.empty())
+    request.backend = emit::parse_backend(o.backend);
+  request.compile.opt_level = o.opt_level;
+  const emit::EmitFormat format = emit::parse_emit_format(o.format);
+  if (format == emit::EmitFormat::hip &&
+      request.backend.value_or(emit::Backend::hip) != emit::Backend::hip)
     throw std::invalid_argument("--format hip is the HIP backend's source: it takes --backend hip");
   emit::KernelParams params;
   for (const std::string& p : o.params) {
@@ -77,22 +83,11 @@ int run_emit(const EmitOptions& o) {
       throw std::invalid_argument("--param '" + k + "' is given twice");
   }
   const ir::Kernel kernel = emit::kernel_registry().build(o.kernel, params);
-  emit::CompileOptions copts;
-  copts.opt_level = o.opt_level;
 
-  if (o.format == "ir") {
-    write_output(o, ir::print(kernel), false);
-  } else if (o.format == "hip") {
-    write_output(o, emit::hip::emit_source(kernel), false);
-  } else if (o.format == "llvm" || o.format == "asm") {
-    const emit::CompileArtifacts a = emit::compile_with_artifacts(kernel, backend, arch, copts);
-    write_output(o, o.format == "llvm" ? a.llvm_ir_after_opt : a.assembly, false);
-  } else if (o.format == "hsaco") {
-    const emit::CodeObject co = emit::compile(kernel, backend, arch, copts);
-    write_output(o, std::string(co.elf.begin(), co.elf.end()), true);
-  } else { // report
-    const emit::CodeObject co = emit::compile(kernel, backend, arch, copts);
-    nlohmann::json j = emit::code_object_json(co);
+  if (format != emit::EmitFormat::report) { // the texts of any kernel: emit/report.hpp
+    write_output(o, emit::emit_text(kernel, format, request), format == emit::EmitFormat::hsaco);
+  } else { // a registered kernel's report also names its parameters
+    nlohmann::json j = nlohmann::json::parse(emit::emit_text(kernel, format, request));
     j["kernel"] = o.kernel;
     j["params"] =
         emit::ParamReader(o.kernel, emit::kernel_registry().find(o.kernel).params, params).values();
@@ -120,6 +115,9 @@ Command emit_command{
           ->capture_default_str();
       sub.add_option("-o,--output", o->output, "write to FILE instead of stdout");
       sub.add_flag("--list", o->list, "list the known kernels and their parameters");
+      sub.add_option("--plugin", o->plugins,
+                     "a shared library of kernel builders (TILEWAVE_KERNEL_PLUGIN, "
+                     "emit/kernel_plugin.hpp) whose kernels join the known ones (repeatable)");
       return [o]() { return run_emit(*o); };
     }};
 

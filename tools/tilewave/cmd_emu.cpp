@@ -1,10 +1,12 @@
 // `tilewave emu CODE_OBJECT --kernel NAME --grid X,Y,Z --block X,Y,Z [--lds BYTES]
-//  --arg buf:in=FILE.npy --arg buf:out=FILE.npy:SHAPE:DTYPE --arg i32=5 --arg f32=0.5 ...`
+//  --arg buf:in=FILE.npy --arg buf:out=FILE.npy:SHAPE:DTYPE --arg i32=5 --arg f32=0.5 ...
+//  [--arg bytes=HEX | file=ARGS.bin | ptr=0 | struct=q:ptr,n:i32=5 --buffer q:in=Q.npy]`
 // runs any gfx12 code object on the emulator, writes the output buffers as .npy and prints
 // the launch statistics. --trace prints every instruction of one wave with what it wrote.
 // --model gfx1201|gfx1200 also prints the modeled time on that GPU (docs/timing.md);
 // --model-only runs just the sampled workgroups (full-size shapes in seconds, no outputs).
 #include "tilewave/command.hpp"
+#include "tilewave/emu_args.hpp"
 
 #include <runtime/emu/handlers.hpp>
 #include <runtime/emu/text_padding.hpp>
@@ -19,6 +21,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -56,6 +59,9 @@ struct ArgSpec {
   std::string in_file, out_file;
   npy::Array array; // buffer contents (input) or shape/dtype (output)
   runtime::DevicePtr ptr = 0;
+  bool null_pointer = false;           // ptr=0
+  std::optional<StructSpec> structure; // struct=...: `scalar` is packed once buffers exist
+  bool is_pointer() const { return is_buffer || null_pointer; }
 };
 
 template <class T>
@@ -103,7 +109,8 @@ ArgSpec parse_arg(const std::string& text) {
   if (eq == std::string::npos)
     throw std::invalid_argument(
         fmt::format("emu: --arg '{}' must be KIND=VALUE (buf:in=F.npy, buf:out=F.npy:SHAPE:DTYPE, "
-                    "buf:inout=F.npy, i32=, u32=, i64=, u64=, f32=, f64=)",
+                    "buf:inout=F.npy, i32=, u32=, i64=, u64=, f32=, f64=, bytes=HEX, "
+                    "file=ARGS.bin, ptr=0, struct=NAME:TYPE[=VALUE],...)",
                     text));
   const std::string kind = text.substr(0, eq), value = text.substr(eq + 1);
   if (kind == "i32")
@@ -136,10 +143,18 @@ ArgSpec parse_arg(const std::string& text) {
     a.array.shape = parse_shape(value.substr(c1 + 1, c2 - c1 - 1), text);
     a.array.dtype = npy::dtype_from_name(value.substr(c2 + 1));
     a.array.data.assign(a.array.count() * a.array.element_size(), 0);
+  } else if (auto raw = parse_raw_arg(kind, value, text)) {
+    a.scalar = std::move(*raw);
+  } else if (kind == "ptr") {
+    check_null_pointer_arg(value, text);
+    a.null_pointer = true;
+    a.scalar = bytes_of<uint64_t>(0);
+  } else if (kind == "struct") {
+    a.structure = parse_struct_arg(value, text);
   } else {
     throw std::invalid_argument(fmt::format(
         "emu: --arg '{}': kind '{}' is not one of buf:in, buf:out, buf:inout, i32, u32, i64, "
-        "u64, f32, f64",
+        "u64, f32, f64, bytes, file, ptr, struct",
         text, kind));
   }
   return a;
@@ -170,14 +185,17 @@ std::vector<uint8_t> pack_args(const emu::KernelInfo& k, const std::vector<ArgSp
     size_t off;
     if (i < expl.size()) {
       const emu::KernelArgMeta& m = *expl[i];
+      // clang leaves the name out of the metadata of some arguments (by-value structs at -O3).
+      const std::string label = m.name.empty() ? "unnamed" : "'" + m.name + "'";
       if (m.size != b.size())
         throw std::invalid_argument(
-            fmt::format("emu: --arg {} is {} bytes but argument {} of {} ('{}', {}) is {} bytes",
-                        args[i].text, b.size(), i, k.name, m.name, m.value_kind, m.size));
-      if (args[i].is_buffer != (m.value_kind == "global_buffer"))
+            fmt::format("emu: --arg {} is {} bytes but argument {} of {} ({}, {}) is {} bytes",
+                        args[i].text, b.size(), i, k.name, label, m.value_kind, m.size));
+      if (args[i].is_pointer() != (m.value_kind == "global_buffer"))
         throw std::invalid_argument(fmt::format(
-            "emu: --arg {}: argument {} of {} ('{}') is {}", args[i].text, i, k.name, m.name,
-            m.value_kind == "global_buffer" ? "a buffer (use buf:...)" : "a value (use i32=...)"));
+            "emu: --arg {}: argument {} of {} ({}) is {}", args[i].text, i, k.name, label,
+            m.value_kind == "global_buffer" ? "a buffer (use buf:... or ptr=0)"
+                                            : "a value (use i32=..., bytes=..., struct=...)"));
       off = m.offset;
     } else {
       off = (natural + b.size() - 1) / b.size() * b.size();
@@ -188,6 +206,35 @@ std::vector<uint8_t> pack_args(const emu::KernelInfo& k, const std::vector<ArgSp
     std::memcpy(bytes.data() + off, b.data(), b.size());
   }
   return bytes;
+}
+
+// --buffer NAME:...: buffers that struct= pointer fields name. Each must be named by some
+// struct field (an unused one is a typo), and names are unique.
+std::map<std::string, ArgSpec> parse_named_buffers(const std::vector<std::string>& texts,
+                                                   const std::vector<ArgSpec>& args) {
+  std::map<std::string, ArgSpec> named;
+  for (const std::string& text : texts) {
+    auto [name, arg_text] = split_named_buffer(text);
+    ArgSpec b = parse_arg(arg_text);
+    if (!b.is_buffer)
+      throw std::invalid_argument(fmt::format(
+          "emu: --buffer '{}' must be NAME:in=..., NAME:out=... or NAME:inout=...", text));
+    b.text = text;
+    if (!named.emplace(name, std::move(b)).second)
+      throw std::invalid_argument(fmt::format("emu: --buffer name '{}' is given twice", name));
+  }
+  for (const auto& [name, b] : named) {
+    bool used = false;
+    for (const ArgSpec& a : args)
+      if (a.structure)
+        for (const StructField& f : a.structure->fields)
+          used = used || (f.name == name && f.type == "ptr" && !f.value);
+    if (!used)
+      throw std::invalid_argument(fmt::format(
+          "emu: --buffer {} is named by no struct= pointer field (write {}:ptr in a struct=)",
+          b.text, name));
+  }
+  return named;
 }
 
 // --check: decode only; print the kernels and every mnemonic without a handler.
@@ -247,7 +294,7 @@ Command emu_command{
         uint32_t lds = 0;
         unsigned threads = 0;
         uint64_t max_instructions = 0;
-        std::vector<std::string> args;
+        std::vector<std::string> args, buffers;
         bool trace = false, no_memcheck = false, json = false, check = false;
       };
       auto o = std::make_shared<Options>();
@@ -261,7 +308,11 @@ Command emu_command{
       sub.add_option("--lds", o->lds, "dynamic LDS bytes (beyond the kernel's static LDS)");
       sub.add_option("--arg", o->args,
                      "kernel arguments in order: buf:in=F.npy, buf:out=F.npy:SHAPE:DTYPE, "
-                     "buf:inout=F.npy, i32=N, u32=N, i64=N, u64=N, f32=X, f64=X");
+                     "buf:inout=F.npy, i32=N, u32=N, i64=N, u64=N, f32=X, f64=X, bytes=HEX, "
+                     "file=ARGS.bin, ptr=0, struct=NAME:TYPE[=VALUE],... (docs/emulator.md)");
+      sub.add_option("--buffer", o->buffers,
+                     "a named buffer for struct= pointer fields: NAME:in=F.npy, "
+                     "NAME:out=F.npy:SHAPE:DTYPE, NAME:inout=F.npy");
       sub.add_flag("--trace", o->trace, "print each instruction of one wave and what it wrote");
       sub.add_option("--trace-wave", o->trace_wave,
                      "which wave to trace: WGX,WGY,WGZ:WAVE (default 0,0,0:0)");
@@ -315,6 +366,7 @@ Command emu_command{
         std::vector<ArgSpec> args;
         for (const auto& a : o->args)
           args.push_back(parse_arg(a));
+        std::map<std::string, ArgSpec> named = parse_named_buffers(o->buffers, args);
         auto module = dev.load_code_object(read_file(o->code_object));
         auto kernel = dev.get_kernel(module, o->kernel);
         const emu::KernelInfo& info = dev.code_object(module).kernel(o->kernel);
@@ -324,6 +376,15 @@ Command emu_command{
           a.ptr = dev.allocate(a.array.data.size());
           dev.copy_to_device(a.ptr, a.array.data.data(), a.array.data.size());
         }
+        std::map<std::string, runtime::DevicePtr> named_ptrs;
+        for (auto& [name, b] : named) {
+          b.ptr = dev.allocate(b.array.data.size());
+          dev.copy_to_device(b.ptr, b.array.data.data(), b.array.data.size());
+          named_ptrs[name] = b.ptr;
+        }
+        for (auto& a : args)
+          if (a.structure)
+            a.scalar = pack_struct(*a.structure, named_ptrs, a.text);
         const std::vector<uint8_t> kernargs = pack_args(info, args);
         if (o->trace || !o->trace_wave.empty()) {
           emu::TraceConfig t;
@@ -340,12 +401,16 @@ Command emu_command{
         }
         dev.launch(kernel, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, kernargs,
                    o->lds);
-        for (auto& a : args) {
+        auto write_output = [&](ArgSpec& a) {
           if (a.out_file.empty() || o->model_only)
-            continue;
+            return;
           dev.copy_to_host(a.array.data.data(), a.ptr, a.array.data.size());
           npy::write(a.out_file, a.array);
-        }
+        };
+        for (auto& a : args)
+          write_output(a);
+        for (auto& [name, b] : named)
+          write_output(b);
         const emu::LaunchStats& s = dev.last_stats();
         const auto& timing = dev.last_timing();
         if (o->json && timing)
