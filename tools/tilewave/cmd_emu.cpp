@@ -23,6 +23,9 @@
 namespace tw::tool {
 namespace {
 
+// A grid larger than this runs for hours on the emulator; --max-workgroups raises it.
+constexpr int64_t kDefaultMaxWorkgroups = int64_t(1) << 20;
+
 std::array<uint32_t, 3> parse_dim3(const std::string& text, const char* option,
                                    bool allow_zero = false) {
   const uint32_t missing = allow_zero ? 0 : 1; // ids default to 0, sizes to 1
@@ -149,6 +152,20 @@ std::vector<uint8_t> read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
+// Runs `load` on the file's bytes; a load error becomes one sentence naming the file.
+template <class Load>
+auto load_named(const std::string& path, Load&& load) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  try {
+    return load(bytes);
+  } catch (const std::exception& e) {
+    std::string_view what = e.what();
+    if (const auto at = what.find("code object:"); at != std::string_view::npos)
+      what.remove_prefix(at); // drop the "Device::load_code_object: " of the device layer
+    throw std::runtime_error(fmt::format("emu: '{}': {}", path, what));
+  }
+}
+
 // Places the arguments at the offsets the kernel's metadata gives (explicit arguments in
 // order); checks count and sizes.
 std::vector<uint8_t> pack_args(const emu::KernelInfo& k, const std::vector<ArgSpec>& args) {
@@ -222,9 +239,7 @@ Command emu_command{
     [](CLI::App& sub) -> Command::Action {
       struct Options {
         std::string code_object, kernel, grid = "1", block = "32", trace_wave;
-        uint32_t lds = 0;
-        unsigned threads = 0;
-        uint64_t max_instructions = 0;
+        int64_t lds = 0, threads = 0, max_instructions = 0, max_workgroups = kDefaultMaxWorkgroups;
         std::vector<std::string> args;
         bool trace = false, no_memcheck = false, json = false, check = false;
       };
@@ -236,7 +251,8 @@ Command emu_command{
                    "only decode: list the kernels and the instructions the emulator lacks");
       sub.add_option("--grid", o->grid, "workgroups X[,Y[,Z]]");
       sub.add_option("--block", o->block, "work-items per workgroup X[,Y[,Z]]");
-      sub.add_option("--lds", o->lds, "dynamic LDS bytes (beyond the kernel's static LDS)");
+      sub.add_option("--lds", o->lds, "dynamic LDS bytes (beyond the kernel's static LDS)")
+          ->check(CLI::Range(int64_t(0), int64_t(65536)));
       sub.add_option("--arg", o->args,
                      "kernel arguments in order: buf:in=F.npy, buf:out=F.npy:SHAPE:DTYPE, "
                      "buf:inout=F.npy, i32=N, u32=N, i64=N, u64=N, f32=X, f64=X");
@@ -244,27 +260,41 @@ Command emu_command{
       sub.add_option("--trace-wave", o->trace_wave,
                      "which wave to trace: WGX,WGY,WGZ:WAVE (default 0,0,0:0)");
       sub.add_flag("--no-memcheck", o->no_memcheck, "disable memcheck (also TILEWAVE_EMU_CHECK=0)");
-      sub.add_option("--threads", o->threads, "host threads for workgroups (default: all cores)");
+      sub.add_option("--threads", o->threads, "host threads for workgroups (default: all cores)")
+          ->check(CLI::Range(int64_t(0), int64_t(1024)));
       sub.add_flag("--json", o->json, "print the statistics as JSON");
       sub.add_option("--max-instructions", o->max_instructions,
-                     "fail when one wave executes more instructions (default 200000000)");
+                     "fail when one wave executes more instructions (default 200000000)")
+          ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+      sub.add_option(
+             "--max-workgroups", o->max_workgroups,
+             fmt::format("refuse a grid of more workgroups (default {})", kDefaultMaxWorkgroups))
+          ->check(CLI::Range(int64_t(1), int64_t(1) << 48));
       return [o]() {
         if (o->check)
-          return check_code_object(read_file(o->code_object));
+          return load_named(o->code_object,
+                            [](const std::vector<uint8_t>& b) { return check_code_object(b); });
         if (o->kernel.empty())
           throw std::invalid_argument("emu: --kernel NAME is required (or --check)");
         runtime::EmuDevice dev;
         if (o->no_memcheck)
           dev.set_memcheck(false);
-        dev.set_threads(o->threads);
+        dev.set_threads(static_cast<unsigned>(o->threads));
         if (o->max_instructions)
-          dev.set_max_instructions_per_wave(o->max_instructions);
+          dev.set_max_instructions_per_wave(static_cast<uint64_t>(o->max_instructions));
         const auto grid = parse_dim3(o->grid, "--grid");
+        const uint64_t workgroups = uint64_t(grid[0]) * grid[1] * grid[2];
+        if (workgroups > static_cast<uint64_t>(o->max_workgroups))
+          throw std::invalid_argument(
+              fmt::format("emu: --grid {} is {} workgroups, more than --max-workgroups {} (raise "
+                          "it to run a grid this large)",
+                          o->grid, workgroups, o->max_workgroups));
         const auto block = parse_dim3(o->block, "--block");
         std::vector<ArgSpec> args;
         for (const auto& a : o->args)
           args.push_back(parse_arg(a));
-        auto module = dev.load_code_object(read_file(o->code_object));
+        auto module = load_named(
+            o->code_object, [&](const std::vector<uint8_t>& b) { return dev.load_code_object(b); });
         auto kernel = dev.get_kernel(module, o->kernel);
         const emu::KernelInfo& info = dev.code_object(module).kernel(o->kernel);
         for (auto& a : args) {
@@ -288,7 +318,7 @@ Command emu_command{
           dev.set_trace(t);
         }
         dev.launch(kernel, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, kernargs,
-                   o->lds);
+                   static_cast<uint32_t>(o->lds));
         for (auto& a : args) {
           if (a.out_file.empty())
             continue;
