@@ -187,9 +187,11 @@ TEST_CASE("tilewave emu: numeric options are range-checked (issue 17)") {
   CHECK(r.status != 0);
   CHECK(r.output.find("--lds: Value 70000 not in range") != std::string::npos);
   // A grid of 2^32 - 1 workgroups would run for hours: refused unless --max-workgroups allows.
-  std::string huge = base_args(2);
-  huge.replace(huge.find("--grid 2"), 8, "--grid 4294967295");
-  r = run_tool(huge + " --arg f32=1 --arg i32=64");
+  const fs::path& d = workdir();
+  r = run_tool(
+      "emu " + (d / "k.hsaco").string() +
+      " --kernel saxpy --grid 4294967295 --block 32 --arg buf:in=" + (d / "x.npy").string() +
+      " --arg buf:out=" + (d / "y.npy").string() + ":64:f32 --arg f32=1 --arg i32=64");
   CAPTURE(r.output);
   CHECK(r.status == 1);
   CHECK(r.output.find("--grid 4294967295 is 4294967295 workgroups, more than --max-workgroups "

@@ -25,6 +25,8 @@ namespace {
 
 // A grid larger than this runs for hours on the emulator; --max-workgroups raises it.
 constexpr int64_t kDefaultMaxWorkgroups = int64_t(1) << 20;
+// One buf:out is zero-filled on the host: a typo in its shape must not ask for terabytes.
+constexpr size_t kMaxOutputBufferBytes = size_t(16) << 30;
 
 std::array<uint32_t, 3> parse_dim3(const std::string& text, const char* option,
                                    bool allow_zero = false) {
@@ -135,7 +137,12 @@ ArgSpec parse_arg(const std::string& text) {
     a.out_file = value.substr(0, c1);
     a.array.shape = parse_shape(value.substr(c1 + 1, c2 - c1 - 1), text);
     a.array.dtype = npy::dtype_from_name(value.substr(c2 + 1));
-    a.array.data.assign(a.array.count() * a.array.element_size(), 0);
+    const size_t bytes = a.array.byte_size();
+    if (bytes > kMaxOutputBufferBytes)
+      throw std::invalid_argument(fmt::format("emu: --arg '{}': an output of {} bytes exceeds the "
+                                              "{} GiB limit of one buffer",
+                                              text, bytes, kMaxOutputBufferBytes >> 30));
+    a.array.data.assign(bytes, 0);
   } else {
     throw std::invalid_argument(fmt::format(
         "emu: --arg '{}': kind '{}' is not one of buf:in, buf:out, buf:inout, i32, u32, i64, "
