@@ -21,8 +21,10 @@ constexpr Modes coalesce_modes(const Modes& in, bool extend = false) {
         continue;
       s = 2;
     }
-    if (out.n > 0 && out.s[out.n - 1] * out.d[out.n - 1] == d)
-      out.s[out.n - 1] *= s;
+    int64_t reach = 0; // where the previous mode ends; a product past int64 never merges
+    if (out.n > 0 && !__builtin_mul_overflow(out.s[out.n - 1], out.d[out.n - 1], &reach) &&
+        reach == d)
+      out.s[out.n - 1] = detail::checked_mul(out.s[out.n - 1], s, "coalesce");
     else
       out.push(s, d);
   }

@@ -13,6 +13,9 @@ constexpr Outcome complement(const DynLayout& a, int64_t bound) {
   // Filter: stride-0 modes and size-1 modes do not touch new indices.
   Modes m = leaves_of(a);
   for (int i = 0; i < m.n; ++i)
+    if (m.s[i] <= 0)
+      return fail(Status::nonpositive_shape); // a tiler given as 0
+  for (int i = 0; i < m.n; ++i)
     if (m.d[i] == 0)
       m.s[i] = 1;
   m = coalesce_modes(m);
@@ -41,7 +44,7 @@ constexpr Outcome complement(const DynLayout& a, int64_t bound) {
       if (gap == 0)
         return fail(Status::not_injective);
       result.push(gap, reach);
-      reach = m.d[i] * m.s[i];
+      reach = detail::checked_mul(m.d[i], m.s[i], "complement");
     }
   }
   result.push(ceil_div(bound, reach), reach);

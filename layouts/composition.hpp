@@ -30,7 +30,7 @@ constexpr Outcome compose_mode(const Modes& a, int64_t s, int64_t d) {
     return fail(Status::negative_stride);
   if (d == 0 || a.n == 1) {
     DynLayout r;
-    detail::leaf(r.t, s, d == 0 ? 0 : d * a.d[0]);
+    detail::leaf(r.t, s, d == 0 ? 0 : detail::checked_mul(d, a.d[0], "composition"));
     return success(r);
   }
   const int last = a.n - 1;
@@ -53,10 +53,10 @@ constexpr Outcome compose_mode(const Modes& a, int64_t s, int64_t d) {
     if (!q.ok)
       return fail(Status::shape_not_divisible);
     const int64_t kept = divided[i] < rest_shape ? divided[i] : rest_shape;
-    out.push(kept, a.d[i] * (a.s[i] / divided[i]));
+    out.push(kept, detail::checked_mul(a.d[i], a.s[i] / divided[i], "composition"));
     rest_shape = q.value;
   }
-  out.push(rest_shape, rest_stride * a.d[last]);
+  out.push(rest_shape, detail::checked_mul(rest_stride, a.d[last], "composition"));
   return success(layout_of(coalesce_modes(out)));
 }
 
@@ -70,6 +70,8 @@ constexpr Outcome composition(const DynLayout& a, const DynLayout& b) {
       detail::push_token(r.t, b.t.tok[i]);
       continue;
     }
+    if (b.t.a[k] <= 0)
+      return fail(Status::nonpositive_shape); // a tiler given as 0
     Outcome m = compose_mode(flat_a, b.t.a[k], b.t.b[k]);
     ++k;
     if (!m.ok())

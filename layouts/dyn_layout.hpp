@@ -46,7 +46,7 @@ struct DynLayout {
   detail::Tree t;
 
   constexpr int64_t size() const { return detail::product_of_a(t, 0, t.nleaf); }
-  constexpr int64_t cosize() const { return (*this)(size() - 1) + 1; }
+  constexpr int64_t cosize() const { return detail::checked_add((*this)(size() - 1), 1, "cosize"); }
   constexpr int rank() const { return detail::rank_at(t, 0); }
   constexpr int depth() const { return detail::depth_at(t, 0); }
   constexpr DynLayout mode(int i) const { return {detail::mode(t, i)}; }
@@ -123,7 +123,7 @@ constexpr DynTuple compact_col_major(const DynTuple& shape) {
   int64_t running = 1;
   for (int k = 0; k < s.t.nleaf; ++k) {
     s.t.a[k] = running;
-    running *= shape.t.a[k];
+    running = detail::checked_mul(running, shape.t.a[k], "compact strides");
   }
   return s;
 }
@@ -147,7 +147,7 @@ constexpr DynTuple compact_ordered(const DynTuple& shape, const DynTuple& order)
         best = k;
     done[best] = true;
     s.t.a[best] = running;
-    running *= shape.t.a[best];
+    running = detail::checked_mul(running, shape.t.a[best], "compact strides");
   }
   return s;
 }

@@ -242,7 +242,11 @@ private:
       } while (accept(','));
     }
     expect(')', "to close the argument list of " + name);
-    return apply(name, args, at, start);
+    try {
+      return apply(name, args, at, start);
+    } catch (const LayoutError& e) { // the checked arithmetic: point at the call
+      fail(start, std::string(e.what()) + " (in " + name + ")");
+    }
   }
 
   // ---- conversions of arguments ------------------------------------------------------------
@@ -325,8 +329,12 @@ private:
               .layout;
       return v;
     }
-    return checked(core::composition(as_layout(a, at, "composition"), as_tiler(b, op_at + 1)),
-                   "composition", args, at);
+    try {
+      return checked(core::composition(as_layout(a, at, "composition"), as_tiler(b, op_at + 1)),
+                     "composition", args, at);
+    } catch (const LayoutError& e) {
+      fail(op_at, std::string(e.what()) + " (in composition)");
+    }
   }
 
   LayoutValue apply(const std::string& fn, const std::vector<LayoutValue>& args,
@@ -431,6 +439,11 @@ private:
                                              : (fail(at[0], "cosize needs a layout"), int64_t(0)));
       const DynLayout l = args[0].kind == Kind::composed ? args[0].layout : L(0);
       if (fn == "cosize" && args[0].kind == Kind::composed) {
+        // The swizzle is no affine map: its cosize visits every element, so bound the count.
+        constexpr int64_t kMaxVisited = int64_t(1) << 24;
+        if (l.size() > kMaxVisited)
+          fail(at[0], "cosize of a swizzled layout visits each of its " + std::to_string(l.size()) +
+                          " elements; at most " + std::to_string(kMaxVisited) + " are visited");
         int64_t hi = 0;
         for (int64_t i = 0; i < l.size(); ++i)
           hi = std::max(hi, args[0](i));

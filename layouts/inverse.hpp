@@ -12,11 +12,14 @@ namespace tw::core {
 
 constexpr Outcome right_inverse(const DynLayout& a) {
   const Modes m = coalesce_modes(leaves_of(a));
+  for (int i = 0; i < m.n; ++i)
+    if (m.d[i] < 0)
+      return fail(Status::negative_stride); // as left_inverse and complement
   int64_t compact[detail::kMaxLeaves]{};
   int64_t running = 1;
   for (int i = 0; i < m.n; ++i) {
     compact[i] = running;
-    running *= m.s[i];
+    running = detail::checked_mul(running, m.s[i], "right_inverse");
   }
   bool used[detail::kMaxLeaves]{};
   Modes r;
@@ -24,11 +27,10 @@ constexpr Outcome right_inverse(const DynLayout& a) {
   for (bool found = true; found;) {
     found = false;
     for (int i = 0; i < m.n; ++i) {
-      const int64_t ad = m.d[i] < 0 ? -m.d[i] : m.d[i];
-      if (!used[i] && ad == next) {
+      if (!used[i] && m.d[i] == next) {
         used[i] = found = true;
-        r.push(m.s[i], m.d[i] < 0 ? -compact[i] : compact[i]);
-        next = m.s[i] * ad;
+        r.push(m.s[i], compact[i]);
+        next = detail::checked_mul(m.s[i], m.d[i], "right_inverse");
         break;
       }
     }

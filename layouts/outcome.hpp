@@ -71,8 +71,9 @@ constexpr DynLayout concat(const DynLayout& x, const DynLayout& y) {
   return {detail::make_tuple_tree(parts, 2)};
 }
 
+// Rounds the quotient up without forming a + b - 1 (which can overflow).
 constexpr int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
+  return a / b + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
 }
 
 } // namespace tw::core

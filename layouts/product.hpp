@@ -16,7 +16,7 @@
 namespace tw::core {
 
 constexpr Outcome logical_product(const DynLayout& a, const DynLayout& b) {
-  Outcome rest = complement(a, a.size() * b.cosize());
+  Outcome rest = complement(a, detail::checked_mul(a.size(), b.cosize(), "logical_product"));
   if (!rest.ok())
     return rest;
   Outcome copies = composition(rest.layout, b);

@@ -13,6 +13,9 @@
 
 namespace tw {
 
+// A table or drawing larger than this is unreadable and would exhaust memory.
+inline constexpr int64_t kMaxGridCells = int64_t(1) << 20;
+
 // The indices of a rank-2 layout at every (row, column), row-major.
 struct IndexGrid {
   int64_t rows = 0, cols = 0;
@@ -32,6 +35,12 @@ inline IndexGrid index_grid(const DynLayout& l, const DynSwizzle* sw = nullptr,
   const bool one_row = l.rank() == 1;
   g.rows = one_row ? 1 : l.mode(0).size();
   g.cols = one_row ? l.size() : l.mode(1).size();
+  int64_t cells = 0;
+  if (__builtin_mul_overflow(g.rows, g.cols, &cells) || cells > kMaxGridCells)
+    throw LayoutError(Status::too_many_elements,
+                      ": a table or drawing of " + std::to_string(g.rows) + " x " +
+                          std::to_string(g.cols) + " cells (at most " +
+                          std::to_string(kMaxGridCells) + ") of " + to_string(l));
   g.index.reserve(size_t(g.rows * g.cols));
   for (int64_t m = 0; m < g.rows; ++m)
     for (int64_t n = 0; n < g.cols; ++n) {

@@ -2,6 +2,7 @@
 // Why a layout operation failed. The algebra reports a Status instead of throwing so the same
 // constexpr code can serve both worlds: a static failure becomes a static_assert sentence
 // (static_check below), a dynamic one a LayoutError whose message prints the operands.
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -21,6 +22,8 @@ enum class Status : int {
   negative_stride,       // complement / inverse / right operand of composition
   not_a_layout_tiler,    // blocked / raked products take layouts, not by-mode tilers
   bad_swizzle,           // Swizzle<B, M, S>: needs B >= 0, M >= 0, |S| >= B
+  integer_overflow,      // an intermediate value does not fit in 64 bits
+  too_many_elements,     // an operation that visits every element was given too many
 };
 
 constexpr const char* sentence(Status s) {
@@ -53,6 +56,10 @@ constexpr const char* sentence(Status s) {
     return "blocked_product and raked_product take two layouts, not a tuple of tilers";
   case Status::bad_swizzle:
     return "Swizzle<B, M, S> needs B >= 0, M >= 0 and |S| >= B";
+  case Status::integer_overflow:
+    return "the layout arithmetic overflows 64-bit integers";
+  case Status::too_many_elements:
+    return "the layout has too many elements to visit one by one";
   }
   return "unknown layout error";
 }
@@ -91,6 +98,42 @@ constexpr void static_check() {
   static_assert(S != Status::not_a_layout_tiler,
                 "tw: blocked_product and raked_product take two layouts, not a tuple of tilers");
   static_assert(S != Status::bad_swizzle, "tw: Swizzle<B, M, S> needs B >= 0, M >= 0, |S| >= B");
+  static_assert(S != Status::integer_overflow,
+                "tw: the layout arithmetic overflows 64-bit integers");
+  static_assert(S != Status::too_many_elements,
+                "tw: the layout has too many elements to visit one by one");
 }
+
+// Thrown (at run time) by the checked arithmetic below: "<sentence>: <op> x * y". In a
+// constant evaluation the call to this non-constexpr function is the compile error.
+[[noreturn]] inline void layout_arithmetic_overflows_int64(const char* op, int64_t x, char sign,
+                                                           int64_t y) {
+  std::string context = ": ";
+  context.append(op).append(" ").append(std::to_string(x)).append(1, ' ').append(1, sign);
+  context.append(" ").append(std::to_string(y));
+  throw LayoutError(Status::integer_overflow, context);
+}
+
+namespace detail {
+// Overflow-checked arithmetic of the layout algebra; `op` names the operation in the error.
+constexpr int64_t checked_mul(int64_t x, int64_t y, const char* op) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(x, y, &r))
+    layout_arithmetic_overflows_int64(op, x, '*', y);
+  return r;
+}
+constexpr int64_t checked_add(int64_t x, int64_t y, const char* op) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(x, y, &r))
+    layout_arithmetic_overflows_int64(op, x, '+', y);
+  return r;
+}
+constexpr int64_t checked_neg(int64_t x, const char* op) {
+  int64_t r = 0;
+  if (__builtin_sub_overflow(int64_t(0), x, &r))
+    layout_arithmetic_overflows_int64(op, 0, '-', x);
+  return r;
+}
+} // namespace detail
 
 } // namespace tw

@@ -8,6 +8,8 @@
 // 'x' is a leaf. Leaves are numbered in order; leaf k holds a[k] (the shape, or the value of
 // an int tuple) and b[k] (the stride of a layout, unused for int tuples). The class is
 // structural so a static result can be passed as a template argument and reified into types.
+#include <layouts/status.hpp>
+
 #include <cstdint>
 
 namespace tw::detail {
@@ -207,7 +209,7 @@ constexpr bool weakly_congruent_at(const Tree& x, int px, const Tree& y, int py)
 constexpr int64_t product_of_a(const Tree& t, int first_leaf, int end_leaf) {
   int64_t p = 1;
   for (int k = first_leaf; k < end_leaf; ++k)
-    p *= t.a[k];
+    p = checked_mul(p, t.a[k], "size");
   return p;
 }
 
@@ -222,9 +224,10 @@ constexpr int64_t eval_linear(const Tree& t, int first_leaf, int end_leaf, int64
   int64_t r = 0;
   for (int k = first_leaf; k < end_leaf; ++k) {
     if (k + 1 == end_leaf) {
-      r += idx * t.b[k];
+      r = checked_add(r, checked_mul(idx, t.b[k], "layout evaluation"), "layout evaluation");
     } else {
-      r += (idx % t.a[k]) * t.b[k];
+      r = checked_add(r, checked_mul(idx % t.a[k], t.b[k], "layout evaluation"),
+                      "layout evaluation");
       idx /= t.a[k];
     }
   }
@@ -238,7 +241,7 @@ constexpr int64_t eval_coord(const Tree& l, int pl, const Tree& c, int pc) {
   Children cl = children_of(l, pl), cc = children_of(c, pc);
   int64_t r = 0;
   for (int i = 0; i < cc.n; ++i)
-    r += eval_coord(l, cl.pos[i], c, cc.pos[i]);
+    r = checked_add(r, eval_coord(l, cl.pos[i], c, cc.pos[i]), "layout evaluation");
   return r;
 }
 

@@ -55,7 +55,9 @@ TensorView TensorView::on_host(void* data, DType dtype, Extents shape, Extents s
 int64_t TensorView::numel() const {
   int64_t n = 1;
   for (int64_t e : shape)
-    n *= e;
+    if (__builtin_mul_overflow(n, e, &n))
+      throw std::overflow_error("tensor of shape " + format_extents(shape) +
+                                " has more elements than fit in 64 bits");
   return n;
 }
 
@@ -66,9 +68,14 @@ uint64_t TensorView::address() const {
 int64_t TensorView::span_elements() const {
   if (numel() <= 0)
     return 0;
-  int64_t last = 0;
+  int64_t last = 0, step = 0;
   for (size_t d = 0; d < shape.size() && d < strides.size(); ++d)
-    last += (shape[d] - 1) * strides[d];
+    if (__builtin_mul_overflow(shape[d] - 1, strides[d], &step) ||
+        __builtin_add_overflow(last, step, &last))
+      throw std::overflow_error("tensor of shape " + format_extents(shape) + " and strides " +
+                                format_extents(strides) +
+                                " spans more elements than fit in 64 "
+                                "bits");
   return last + 1;
 }
 

@@ -39,7 +39,7 @@ struct TensorView {
 
   int rank() const { return int(shape.size()); }
   bool on_host_memory() const { return device == nullptr; }
-  int64_t numel() const;
+  int64_t numel() const; // throws std::overflow_error when the product overflows
   bool empty() const { return numel() == 0; }
   // The start address as an integer (a device address or a host pointer), for the
   // alignment and overlap rules.

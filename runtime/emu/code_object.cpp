@@ -2,6 +2,7 @@
 // AMDHSA metadata (msgpack note) and the decoded .text.
 #include <runtime/emu/code_object.hpp>
 #include <runtime/emu/decode_cache.hpp>
+#include <runtime/emu/code_object_checks.hpp>
 #include <runtime/emu/handlers.hpp>
 
 #include <llvm/BinaryFormat/ELF.h>
@@ -21,7 +22,7 @@ using Elf = llvm::object::ELF64LEFile;
 template <class T>
 T unwrap(llvm::Expected<T> v, std::string_view what) {
   if (!v)
-    throw EmuError(fmt::format("code object: {}: {}", what, llvm::toString(v.takeError())));
+    throw CodeObjectError(fmt::format("code object: {}: {}", what, llvm::toString(v.takeError())));
   return std::move(*v);
 }
 
@@ -57,10 +58,25 @@ void decode_descriptor(KernelInfo& k) {
   k.wave32 = p & (1u << 10);
   k.uses_dynamic_stack = p & (1u << 11);
   if (!k.wave32)
-    throw EmuError(
+    throw CodeObjectError(
         fmt::format("code object: kernel '{}' is wave64; the emulator runs wave32 only", k.name));
+  if (k.private_segment_size > kMaxPrivateSegmentBytesPerLane)
+    throw CodeObjectError(fmt::format("code object: kernel '{}' descriptor "
+                                      "private_segment_fixed_size {} exceeds the emulator's {} "
+                                      "bytes per lane",
+                                      k.name, k.private_segment_size,
+                                      kMaxPrivateSegmentBytesPerLane));
+  if (k.kernarg_size > kMaxKernargSegmentBytes)
+    throw CodeObjectError(fmt::format("code object: kernel '{}' kernarg segment size {} exceeds "
+                                      "{} bytes",
+                                      k.name, k.kernarg_size, kMaxKernargSegmentBytes));
+  for (const auto& a : k.args)
+    if (a.offset > kMaxKernargSegmentBytes || a.size > kMaxKernargSegmentBytes - a.offset)
+      throw CodeObjectError(fmt::format("code object: kernel '{}' argument '{}' .offset {} + "
+                                        ".size {} exceeds the {}-byte kernarg segment limit",
+                                        k.name, a.name, a.offset, a.size, kMaxKernargSegmentBytes));
   if (bits(d.kernarg_preload, 0, 7) != 0)
-    throw EmuError(
+    throw CodeObjectError(
         fmt::format("code object: kernel '{}' uses kernarg preloading (not on gfx12)", k.name));
 }
 
@@ -86,12 +102,13 @@ struct Metadata {
 
 Metadata parse_metadata(llvm::StringRef blob) {
   Metadata md;
+  check_metadata_msgpack(std::string_view(blob.data(), blob.size()));
   llvm::msgpack::Document doc;
   if (!doc.readFromBlob(blob, false))
-    throw EmuError("code object: the AMDGPU metadata note is not valid msgpack");
+    throw CodeObjectError("code object: the AMDGPU metadata note is not valid msgpack");
   auto root = doc.getRoot();
   if (root.getKind() != llvm::msgpack::Type::Map)
-    throw EmuError("code object: the AMDGPU metadata is not a map");
+    throw CodeObjectError("code object: the AMDGPU metadata is not a map");
   auto& map = root.getMap();
   auto get = [&](llvm::msgpack::MapDocNode& m, const char* key) -> llvm::msgpack::DocNode {
     auto it = m.find(doc.getNode(key));
@@ -140,41 +157,28 @@ CodeObject::~CodeObject() {
 }
 
 std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
-  if (bytes.size() < 64 || std::memcmp(bytes.data(),
-                                       "\x7f"
-                                       "ELF",
-                                       4) != 0)
-    throw EmuError("code object: not an ELF file (an offload bundle? compile with "
-                   "--no-gpu-bundle-output)");
+  const uint64_t image_size = check_elf_layout(bytes);
   llvm::StringRef data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   Elf elf = unwrap(Elf::create(data), "cannot parse the ELF");
   const auto& hdr = elf.getHeader();
-  if (hdr.e_machine != llvm::ELF::EM_AMDGPU)
-    throw EmuError("code object: ELF machine is not AMDGPU");
   std::shared_ptr<CodeObject> co(new CodeObject());
   const int abi = hdr.e_ident[llvm::ELF::EI_ABIVERSION];
   co->version_ = abi + 2; // ELFABIVERSION_AMDGPU_HSA_V5 = 3, V6 = 4
   if (co->version_ < 5 || co->version_ > 6)
-    throw EmuError(
+    throw CodeObjectError(
         fmt::format("code object: version {} is not supported (need v5 or v6)", co->version_));
 
   // Segments -> image.
   auto phdrs = unwrap(elf.program_headers(), "program headers");
-  uint64_t end = 0;
+  co->image_size_ = image_size; // segments checked against the file and the size cap
+  co->image_ = static_cast<uint8_t*>(std::aligned_alloc(4096, co->image_size_));
+  if (!co->image_)
+    throw CodeObjectError(
+        fmt::format("code object: cannot allocate its {}-byte image", co->image_size_));
+  std::memset(co->image_, 0, co->image_size_);
   for (const auto& ph : phdrs)
     if (ph.p_type == llvm::ELF::PT_LOAD)
-      end = std::max<uint64_t>(end, ph.p_vaddr + ph.p_memsz);
-  co->image_size_ = (end + 4095) & ~uint64_t(4095);
-  co->image_ =
-      static_cast<uint8_t*>(std::aligned_alloc(4096, std::max<size_t>(co->image_size_, 4096)));
-  std::memset(co->image_, 0, co->image_size_);
-  for (const auto& ph : phdrs) {
-    if (ph.p_type != llvm::ELF::PT_LOAD)
-      continue;
-    if (ph.p_offset + ph.p_filesz > bytes.size())
-      throw EmuError("code object: a segment lies outside the file");
-    std::memcpy(co->image_ + ph.p_vaddr, bytes.data() + ph.p_offset, ph.p_filesz);
-  }
+      std::memcpy(co->image_ + ph.p_vaddr, bytes.data() + ph.p_offset, ph.p_filesz);
   const uint64_t base = co->image_base();
 
   // Sections: .text, notes, symbols, relocations.
@@ -189,6 +193,10 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
   for (const auto& sec : sections) {
     auto name = unwrap(elf.getSectionName(sec), "section name");
     if (name == ".text") {
+      if (sec.sh_addr > co->image_size_ || sec.sh_size > co->image_size_ - sec.sh_addr)
+        throw CodeObjectError(fmt::format("code object: .text sh_addr {:#x} + sh_size {:#x} lies "
+                                          "outside the {}-byte loaded image",
+                                          sec.sh_addr, sec.sh_size, co->image_size_));
       co->text_begin_ = base + sec.sh_addr;
       co->text_size_ = sec.sh_size;
     }
@@ -202,7 +210,7 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
         }
       }
       if (err)
-        throw EmuError("code object: bad note: " + llvm::toString(std::move(err)));
+        throw CodeObjectError("code object: bad note: " + llvm::toString(std::move(err)));
     }
     if (sec.sh_type == llvm::ELF::SHT_SYMTAB || sec.sh_type == llvm::ELF::SHT_DYNSYM) {
       auto strtab = unwrap(elf.getStringTableForSymtab(sec), "symbol string table");
@@ -228,8 +236,10 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
           sym_value = s->st_value;
         (void)si;
       }
-      if (r.r_offset + 8 > co->image_size_)
-        throw EmuError("code object: relocation outside the image");
+      if (co->image_size_ < 8 || r.r_offset > co->image_size_ - 8)
+        throw CodeObjectError(fmt::format(
+            "code object: relocation r_offset {:#x} lies outside the {}-byte loaded image",
+            r.r_offset, co->image_size_));
       uint8_t* where = co->image_ + r.r_offset;
       if (type == llvm::ELF::R_AMDGPU_RELATIVE64) {
         uint64_t v = base + r.r_addend;
@@ -244,12 +254,12 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
         uint32_t v = static_cast<uint32_t>((base + sym_value + r.r_addend) >> 32);
         std::memcpy(where, &v, 4);
       } else if (type != llvm::ELF::R_AMDGPU_NONE) {
-        throw EmuError(fmt::format("code object: unsupported relocation type {}", type));
+        throw CodeObjectError(fmt::format("code object: unsupported relocation type {}", type));
       }
     }
   }
   if (co->text_size_ == 0)
-    throw EmuError("code object: no .text section");
+    throw CodeObjectError("code object: no .text section");
 
   // Target.
   if (auto pos = md.target.rfind("--"); pos != std::string::npos)
@@ -258,10 +268,10 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
     co->target_ = co->target_.substr(0, colon); // drop feature flags (":xnack-")
   if (co->target_.empty())
     co->target_ = "gfx1201";
-  if (co->target_.rfind("gfx12", 0) != 0)
-    throw EmuError(fmt::format("code object: target '{}' is not gfx12 (the emulator runs "
-                               "gfx1200 / gfx1201 code)",
-                               co->target_));
+  if (co->target_ != "gfx1200" && co->target_ != "gfx1201")
+    throw CodeObjectError(fmt::format("code object: target '{}' is not gfx12 (the emulator runs "
+                                      "gfx1200 / gfx1201 code)",
+                                      co->target_));
 
   // Kernels: metadata + descriptor symbol "<name>.kd".
   for (size_t i = 0; i < md.kernels.size(); ++i) {
@@ -272,10 +282,12 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
       if (s.name == kd_name)
         kd = &s;
     if (!kd)
-      throw EmuError(
+      throw CodeObjectError(
           fmt::format("code object: kernel '{}' has no descriptor symbol '{}'", k.name, kd_name));
-    if (kd->value + sizeof(k.kd) > co->image_size_)
-      throw EmuError(fmt::format("code object: descriptor of '{}' lies outside the image", k.name));
+    if (kd->value > co->image_size_ - sizeof(k.kd))
+      throw CodeObjectError(fmt::format("code object: descriptor symbol '{}' value {:#x} lies "
+                                        "outside the {}-byte loaded image",
+                                        kd_name, kd->value, co->image_size_));
     std::memcpy(&k.kd, co->image_ + kd->value, sizeof(k.kd));
     k.descriptor_address = base + kd->value;
     k.image_base = base;
@@ -302,8 +314,8 @@ const KernelInfo& CodeObject::kernel(std::string_view name) const {
   std::string list;
   for (const auto& k : kernels_)
     list += (list.empty() ? "" : ", ") + k.name;
-  throw EmuError(fmt::format("code object has no kernel '{}' (kernels: {})", name,
-                             list.empty() ? "none" : list));
+  throw CodeObjectError(fmt::format("code object has no kernel '{}' (kernels: {})", name,
+                                    list.empty() ? "none" : list));
 }
 
 std::vector<std::string> CodeObject::kernel_names() const {

@@ -276,8 +276,11 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
     throw EmuError(fmt::format("launch of {}: block of {} work-items exceeds the kernel's "
                                ".max_flat_workgroup_size {}",
                                k.name, threads, k.max_flat_workgroup_size));
-  if (b[0] > 1023 || b[1] > 1023 || b[2] > 1023)
-    throw EmuError(fmt::format("launch of {}: each block dimension must be < 1024", k.name));
+  for (int d = 0; d < 3; ++d)
+    if (uint64_t(cfg.grid[d]) * b[d] > UINT32_MAX)
+      throw EmuError(fmt::format("launch of {}: grid {} x block {} in dimension {} exceeds the "
+                                 "2^32 - 1 work-items a dispatch packet holds",
+                                 k.name, cfg.grid[d], b[d], "xyz"[d]));
   if (cfg.grid[0] == 0 || cfg.grid[1] == 0 || cfg.grid[2] == 0 || cfg.grid[1] > 65535 ||
       cfg.grid[2] > 65535)
     throw EmuError(fmt::format("launch of {}: grid {}x{}x{} must be >= 1 (y, z <= 65535)", k.name,

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace fs = std::filesystem;
@@ -209,4 +210,52 @@ TEST_CASE("tilewave emu --model: bad options name the option and the rule") {
   r = run_tool(base_args() + " --arg f32=1 --arg i32=3 --model-only");
   CHECK(r.status != 0);
   CHECK(r.output.find("need --model") != std::string::npos);
+}
+
+TEST_CASE("tilewave emu: numeric options are range-checked (issue 17)") {
+  auto r = run_tool(base_args() + " --arg f32=1 --arg i32=64 --max-instructions -5");
+  CHECK(r.status != 0);
+  CHECK(r.output.find("--max-instructions: Value -5 not in range") != std::string::npos);
+  r = run_tool(base_args() + " --arg f32=1 --arg i32=64 --threads -1");
+  CHECK(r.status != 0);
+  CHECK(r.output.find("--threads: Value -1 not in range") != std::string::npos);
+  r = run_tool(base_args() + " --arg f32=1 --arg i32=64 --lds 70000");
+  CHECK(r.status != 0);
+  CHECK(r.output.find("--lds: Value 70000 not in range") != std::string::npos);
+  // A grid of 2^32 - 1 workgroups would run for hours: refused unless --max-workgroups allows.
+  const fs::path& d = workdir();
+  r = run_tool(
+      "emu " + (d / "k.hsaco").string() +
+      " --kernel saxpy --grid 4294967295 --block 32 --arg buf:in=" + (d / "x.npy").string() +
+      " --arg buf:out=" + (d / "y.npy").string() + ":64:f32 --arg f32=1 --arg i32=64");
+  CAPTURE(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("--grid 4294967295 is 4294967295 workgroups, more than --max-workgroups "
+                      "1048576") != std::string::npos);
+}
+
+TEST_CASE("tilewave emu: a block of 1024 work-items is accepted, as HIP allows") {
+  const fs::path& d = workdir();
+  const auto r =
+      run_tool("emu " + (d / "k.hsaco").string() +
+               " --kernel saxpy --grid 1 --block 1024 --arg buf:in=" + (d / "x.npy").string() +
+               " --arg buf:out=" + (d / "y.npy").string() + ":64:f32 --arg f32=1 --arg i32=64");
+  CAPTURE(r.output);
+  CHECK(r.status == 0);
+}
+
+TEST_CASE("tilewave emu: a 32-bit ELF is refused in one sentence naming the file and field") {
+  const fs::path& d = workdir();
+  std::ifstream in(d / "k.hsaco", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  bytes[4] = 1; // EI_CLASS = ELFCLASS32
+  std::ofstream(d / "k32.hsaco", std::ios::binary) << bytes;
+  for (const char* mode : {" --check", " --kernel saxpy"}) {
+    const auto r = run_tool("emu " + (d / "k32.hsaco").string() + mode);
+    CAPTURE(r.output);
+    CHECK(r.status == 1);
+    CHECK(r.output.find("emu: '" + (d / "k32.hsaco").string() +
+                        "': code object: e_ident[EI_CLASS] 1 is not ELFCLASS64") !=
+          std::string::npos);
+  }
 }

@@ -13,8 +13,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -587,4 +590,60 @@ TEST_CASE("tilewave run quant_int8 / dequant_fp8: outputs q and scale, caller sc
   r = run_tool("run dequant_fp8 --in x=" + codes + " --param x_dtype=e4m3 --in scale=" + scale +
                " --param out_dtype=f32" + out_arg());
   check_valid_run(r, "<f4", {2, 4}, {0x00, 0x00, 0x00, 0x40});
+}
+
+// ---- issue 17: hostile input to `tilewave run` ---------------------------------------------
+
+TEST_CASE("tilewave run: a .npy input with a garbage shape is refused before anything runs") {
+  const std::string b = npy_file("hb.npy", "<f2", {12, 8});
+  std::string header = "{'descr': '<f2', 'fortran_order': False, 'shape': (4, 12x), }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(header.size()) + '\0' + header;
+  bytes.append(4 * 12 * 2, '\0');
+  const std::string a = (dir() / "garbage.npy").string();
+  std::ofstream(a, std::ios::binary) << bytes;
+  const std::string out = (dir() / "never_written.npy").string();
+  const auto r = run_tool("run gemm --in a=" + a + " --in b=" + b + " --out out=" + out);
+  CAPTURE(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("tilewave: error: " + a +
+                      ": header field 'shape' has 'x), }' after a "
+                      "dimension") != std::string::npos);
+  CHECK(!fs::exists(out));
+}
+
+TEST_CASE("tilewave run iu4_gemm: --param k with trailing junk is refused") {
+  const std::string a = npy_file("ja4.npy", "|u1", {4, 4}, {0x33});
+  const std::string bt = npy_file("jbt4.npy", "|u1", {6, 4}, {0x22});
+  const auto r = run_tool("run iu4_gemm --in a=" + a + " --in b=" + bt + out_arg() +
+                          " --param a_dtype=int4 --param b_dtype=uint4 --param k=7x");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("run: --param k=7x is not an integer") != std::string::npos);
+}
+
+TEST_CASE("tilewave run: two outputs naming one file are refused") {
+  const std::string a = npy_file("da.npy", "|u1", {4, 12});
+  const std::string bt = npy_file("dbt.npy", "|u1", {8, 12});
+  const std::string s = npy_file("ds.npy", "<f4", {1});
+  const std::string same = (dir() / "same.npy").string();
+  std::string run = "run scaled_mm_multi --param a_dtype=e4m3 --param b_dtype=e4m3";
+  for (const char* i : {".0=", ".1="})
+    run += std::string(" --in a") + i + a + " --in b" + i + bt + " --in scale_a" + i + s +
+           " --in scale_b" + i + s;
+  check_refused(run + " --out out.0=" + same +
+                    " --out out.1=" + (dir() / "." / "same.npy").string(),
+                "run: --out out.1=" + (dir() / "." / "same.npy").string() +
+                    " and --out out.0=" + same + " name the same file " + same,
+                same);
+}
+
+TEST_CASE("tilewave: a failed write to standard output is an error (issue 17)") {
+  const std::string cmd =
+      std::string(TILEWAVE_TOOL) + " layout '(4,2):(2,1)' --table > /dev/full 2>/dev/null";
+  const int raw = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(raw));
+  CHECK(WEXITSTATUS(raw) == 1);
+  const std::string ok = std::string(TILEWAVE_TOOL) + " layout '(4,2):(2,1)' > /dev/null";
+  CHECK(std::system(ok.c_str()) == 0);
 }

@@ -1,11 +1,11 @@
 #pragma once
 // A small reader / writer of NumPy .npy files (format versions 1.0, 2.0 and 3.0; C order;
 // little-endian or single-byte dtypes). No Debian package provides one.
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <numeric>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -14,15 +14,45 @@
 
 namespace tw::npy {
 
+// The error of the .npy layer: "<file>: <field> <rule>".
+class Error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
 struct Array {
   std::string dtype;         // NumPy descr, e.g. "<f4", "<i4", "|u1", "<f2"
   std::vector<size_t> shape; // empty = scalar (one element)
   std::vector<uint8_t> data; // count() * element_size() bytes, C order
 
+  // The product of the shape; throws Error when it does not fit in 64 bits.
   size_t count() const {
-    return std::accumulate(shape.begin(), shape.end(), size_t(1), std::multiplies<>());
+    size_t n = 1;
+    for (size_t d : shape)
+      if (__builtin_mul_overflow(n, d, &n))
+        throw Error("npy: shape " + shape_text() + " has more elements than fit in 64 bits");
+    return n;
   }
-  size_t element_size() const { return std::stoul(dtype.substr(2)); }
+  // The byte size of the element dtype names ("<f4" -> 4); throws Error for a bad dtype.
+  size_t element_size() const {
+    if (dtype.size() != 3 || dtype[2] < '1' || dtype[2] > '8')
+      throw Error("npy: dtype '" + dtype + "' has no element size");
+    return size_t(dtype[2] - '0');
+  }
+  // count() * element_size(); throws Error when it does not fit in 64 bits.
+  size_t byte_size() const {
+    size_t n = 0;
+    if (__builtin_mul_overflow(count(), element_size(), &n))
+      throw Error("npy: shape " + shape_text() + " of " + dtype +
+                  " has more bytes than fit in 64 bits");
+    return n;
+  }
+  std::string shape_text() const {
+    std::string t = "(";
+    for (size_t i = 0; i < shape.size(); ++i)
+      t += (i ? ", " : "") + std::to_string(shape[i]);
+    return t + (shape.size() == 1 ? ",)" : ")");
+  }
 };
 
 // "f32" -> "<f4"; also accepts NumPy descrs and names such as "float32", "int8", "bf16"
@@ -48,27 +78,160 @@ inline std::string dtype_from_name(std::string_view n) {
 
 namespace detail {
 
-inline std::string dict_value(const std::string& header, const std::string& key,
-                              const std::string& what) {
-  const auto k = header.find("'" + key + "'");
-  if (k == std::string::npos)
-    throw std::runtime_error(what + ": header has no '" + key + "' entry");
-  auto colon = header.find(':', k);
-  auto start = header.find_first_not_of(" ", colon + 1);
-  if (header[start] == '(') {
-    auto end = header.find(')', start);
-    return header.substr(start, end - start + 1);
+// The header dictionary, parsed strictly: exactly the keys 'descr' (a quoted string),
+// 'fortran_order' (True / False) and 'shape' (a tuple of non-negative integers), then only
+// spaces and the final newline.
+class HeaderParser {
+public:
+  // The padding (spaces and the final newline) is not part of the dictionary.
+  HeaderParser(std::string_view text, const std::string& what)
+      : s_(text.substr(0, text.find_last_not_of(" \n") + 1)), what_(what) {}
+
+  void parse(Array& a) {
+    bool has_descr = false, has_order = false, has_shape = false;
+    expect('{', "the header dictionary");
+    for (;;) {
+      skip_spaces();
+      if (peek() == '}')
+        break;
+      const std::string key = quoted("a header key");
+      skip_spaces();
+      expect(':', "header key '" + key + "'");
+      skip_spaces();
+      if (key == "descr" && !has_descr) {
+        a.dtype = quoted("header field 'descr'");
+        has_descr = true;
+      } else if (key == "fortran_order" && !has_order) {
+        if (take_word("True"))
+          fail("header field 'fortran_order'", "is True: Fortran-order arrays are not supported "
+                                               "(use C order)");
+        if (!take_word("False"))
+          fail("header field 'fortran_order'", "must be True or False");
+        has_order = true;
+      } else if (key == "shape" && !has_shape) {
+        shape(a.shape);
+        has_shape = true;
+      } else {
+        fail("header key '" + key + "'", "is unknown or given twice (a .npy header has "
+                                         "'descr', 'fortran_order' and 'shape' once each)");
+      }
+      skip_spaces();
+      if (peek() == ',') {
+        ++i_;
+        continue;
+      }
+      if (peek() != '}')
+        fail("header field '" + key + "'", "is followed by " + shown() + ", not ',' or '}'");
+    }
+    ++i_; // '}'
+    skip_spaces();
+    if (i_ != s_.size())
+      fail("the header", "has " + shown() + " after its closing '}'");
+    if (!has_descr || !has_order || !has_shape)
+      fail("the header", std::string("has no '") +
+                             (!has_descr   ? "descr"
+                              : !has_order ? "fortran_order"
+                                           : "shape") +
+                             "' entry");
   }
-  auto end = header.find_first_of(",}", start);
-  return header.substr(start, end - start);
+
+private:
+  [[noreturn]] void fail(const std::string& field, const std::string& rule) const {
+    throw Error(what_ + ": " + field + " " + rule);
+  }
+  char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+  std::string shown() const {
+    if (i_ >= s_.size())
+      return "the end of the header";
+    std::string q(1, '\'');
+    q.append(s_.substr(i_, 12));
+    q.push_back('\'');
+    return q;
+  }
+  void skip_spaces() {
+    while (i_ < s_.size() && s_[i_] == ' ')
+      ++i_;
+  }
+  void expect(char c, const std::string& field) {
+    if (peek() != c)
+      fail(field, std::string("expects '") + c + "' but has " + shown());
+    ++i_;
+  }
+  bool take_word(std::string_view w) {
+    if (s_.substr(i_, w.size()) != w)
+      return false;
+    i_ += w.size();
+    return true;
+  }
+  std::string quoted(const std::string& field) {
+    const char q = peek();
+    if (q != '\'' && q != '"')
+      fail(field, "must be a quoted string but has " + shown());
+    const size_t close = s_.find(q, i_ + 1);
+    if (close == std::string_view::npos)
+      fail(field, "has an unclosed string");
+    std::string v(s_.substr(i_ + 1, close - i_ - 1));
+    i_ = close + 1;
+    return v;
+  }
+  void shape(std::vector<size_t>& dims) {
+    expect('(', "header field 'shape'");
+    for (;;) {
+      skip_spaces();
+      if (peek() == ')')
+        break;
+      const size_t begin = i_;
+      while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9')
+        ++i_;
+      uint64_t d = 0;
+      const auto r = std::from_chars(s_.data() + begin, s_.data() + i_, d);
+      if (begin == i_ || r.ec != std::errc() || d >= (uint64_t(1) << 62)) {
+        i_ = begin;
+        fail("header field 'shape'",
+             "has " + shown() + " where a dimension (an integer below 2^62) belongs");
+      }
+      dims.push_back(d);
+      skip_spaces();
+      if (peek() == ',') {
+        ++i_;
+        continue;
+      }
+      if (peek() != ')')
+        fail("header field 'shape'", "has " + shown() + " after a dimension");
+    }
+    ++i_; // ')'
+  }
+
+  std::string_view s_;
+  const std::string& what_;
+  size_t i_ = 0;
+};
+
+// A dtype this reader can hold: byte order '<', '|' or '=' (stored as '<'), kind f / i / u /
+// b, a size of 1, 2, 4 or 8 bytes.
+inline std::string checked_dtype(std::string d, const std::string& what) {
+  const auto bad = [&](const std::string& rule) {
+    throw Error(what + ": header field 'descr' '" + d + "' " + rule);
+  };
+  if (d.size() != 3 || std::string_view("fiub").find(d[1]) == std::string_view::npos ||
+      std::string_view("1248").find(d[2]) == std::string_view::npos)
+    bad("is not a number dtype (f, i, u or b of 1, 2, 4 or 8 bytes; structured dtypes are not "
+        "supported)");
+  if (d[0] == '>' || (d[0] == '|' && d[2] != '1'))
+    bad("is not little-endian");
+  if (d[0] != '<' && d[0] != '|' && d[0] != '=')
+    bad("has byte order '" + d.substr(0, 1) + "' (expected <, | or =)");
+  if (d[0] == '=')
+    d[0] = '<';
+  return d;
 }
 
 } // namespace detail
 
-// Parses a .npy image; `what` names the source in error messages.
+// Parses a .npy image; `what` names the source in error messages. Throws Error.
 inline Array parse(std::span<const uint8_t> bytes, const std::string& what = "npy") {
   if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
-    throw std::runtime_error(what + ": not a .npy file (missing the \\x93NUMPY magic)");
+    throw Error(what + ": not a .npy file (missing the \\x93NUMPY magic)");
   const int major = bytes[6];
   size_t header_len = 0, header_start = 0;
   if (major == 1) {
@@ -76,58 +239,41 @@ inline Array parse(std::span<const uint8_t> bytes, const std::string& what = "np
     header_start = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12)
-      throw std::runtime_error(what + ": truncated header");
+      throw Error(what + ": truncated header");
     header_len =
         bytes[8] | (size_t(bytes[9]) << 8) | (size_t(bytes[10]) << 16) | (size_t(bytes[11]) << 24);
     header_start = 12;
   } else {
-    throw std::runtime_error(what + ": .npy format version " + std::to_string(major) +
-                             " is not supported (1, 2 or 3)");
+    throw Error(what + ": .npy format version " + std::to_string(major) +
+                " is not supported (1, 2 or 3)");
   }
-  if (header_start + header_len > bytes.size())
-    throw std::runtime_error(what + ": truncated header");
-  const std::string header(reinterpret_cast<const char*>(bytes.data()) + header_start, header_len);
+  if (header_len > bytes.size() - header_start)
+    throw Error(what + ": header length " + std::to_string(header_len) +
+                " runs past the end of the " + std::to_string(bytes.size()) + "-byte file");
+  const std::string_view header(reinterpret_cast<const char*>(bytes.data()) + header_start,
+                                header_len);
   Array a;
-  std::string descr = detail::dict_value(header, "descr", what);
-  if (descr.size() < 3 || (descr.front() != '\'' && descr.front() != '"'))
-    throw std::runtime_error(what + ": unsupported descr " + descr + " (structured dtype?)");
-  a.dtype = descr.substr(1, descr.size() - 2);
-  if (a.dtype.size() < 3 || (a.dtype[0] != '<' && a.dtype[0] != '|' && a.dtype[0] != '='))
-    throw std::runtime_error(what + ": dtype " + a.dtype + " is not little-endian");
-  if (a.dtype[0] == '=')
-    a.dtype[0] = '<';
-  if (std::string(1, a.dtype[1]).find_first_of("fiub") == std::string::npos)
-    throw std::runtime_error(what + ": dtype " + a.dtype + " is not a number type");
-  if (detail::dict_value(header, "fortran_order", what).find("True") != std::string::npos)
-    throw std::runtime_error(what + ": Fortran-order arrays are not supported (use C order)");
-  std::string shape = detail::dict_value(header, "shape", what);
-  for (size_t i = 1; i < shape.size();) {
-    auto j = shape.find_first_of(",)", i);
-    std::string tok = shape.substr(i, j - i);
-    tok.erase(0, tok.find_first_not_of(' '));
-    if (!tok.empty())
-      a.shape.push_back(std::stoul(tok));
-    if (j == std::string::npos || shape[j] == ')')
-      break;
-    i = j + 1;
+  detail::HeaderParser(header, what).parse(a);
+  a.dtype = detail::checked_dtype(a.dtype, what);
+  size_t bytes_needed = 0;
+  try {
+    bytes_needed = a.byte_size();
+  } catch (const Error&) {
+    throw Error(what + ": header field 'shape' " + a.shape_text() + " of " + a.dtype +
+                " has more bytes than fit in 64 bits");
   }
-  const size_t bytes_needed = a.count() * a.element_size();
   const size_t data_start = header_start + header_len;
-  if (bytes.size() - data_start < bytes_needed)
-    throw std::runtime_error(what + ": holds " + std::to_string(bytes.size() - data_start) +
-                             " data bytes, the header says " + std::to_string(bytes_needed));
-  a.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(data_start),
-                bytes.begin() + static_cast<std::ptrdiff_t>(data_start + bytes_needed));
+  if (bytes.size() - data_start != bytes_needed)
+    throw Error(what + ": holds " + std::to_string(bytes.size() - data_start) +
+                " data bytes, the header field 'shape' " + a.shape_text() + " of " + a.dtype +
+                " says " + std::to_string(bytes_needed));
+  a.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(data_start), bytes.end());
   return a;
 }
 
 inline std::vector<uint8_t> serialize(const Array& a) {
-  std::string shape = "(";
-  for (size_t i = 0; i < a.shape.size(); ++i)
-    shape += (i ? ", " : "") + std::to_string(a.shape[i]) + (a.shape.size() == 1 ? "," : "");
-  shape += ")";
   std::string header =
-      "{'descr': '" + a.dtype + "', 'fortran_order': False, 'shape': " + shape + ", }";
+      "{'descr': '" + a.dtype + "', 'fortran_order': False, 'shape': " + a.shape_text() + ", }";
   // Pad so that magic + version + length + header + '\n' is a multiple of 64.
   const size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
@@ -153,21 +299,22 @@ inline std::vector<uint8_t> serialize(const Array& a) {
 inline Array read(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f)
-    throw std::runtime_error(path + ": cannot open for reading");
+    throw Error(path + ": cannot open for reading");
   std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
   return parse(bytes, path);
 }
 
 inline void write(const std::string& path, const Array& a) {
-  if (a.data.size() != a.count() * a.element_size())
+  if (a.data.size() != a.byte_size())
     throw std::invalid_argument(path + ": array data size does not match its shape and dtype");
   const auto bytes = serialize(a);
   std::ofstream f(path, std::ios::binary);
   if (!f)
-    throw std::runtime_error(path + ": cannot open for writing");
+    throw Error(path + ": cannot open for writing");
   f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  f.close(); // a full disk shows at the flush
   if (!f)
-    throw std::runtime_error(path + ": write failed");
+    throw Error(path + ": write failed (disk full?)");
 }
 
 } // namespace tw::npy

@@ -29,6 +29,11 @@
 namespace tw::tool {
 namespace {
 
+// A grid larger than this runs for hours on the emulator; --max-workgroups raises it.
+constexpr int64_t kDefaultMaxWorkgroups = int64_t(1) << 20;
+// One buf:out is zero-filled on the host: a typo in its shape must not ask for terabytes.
+constexpr size_t kMaxOutputBufferBytes = size_t(16) << 30;
+
 std::array<uint32_t, 3> parse_dim3(const std::string& text, const char* option,
                                    bool allow_zero = false) {
   const uint32_t missing = allow_zero ? 0 : 1; // ids default to 0, sizes to 1
@@ -142,7 +147,12 @@ ArgSpec parse_arg(const std::string& text) {
     a.out_file = value.substr(0, c1);
     a.array.shape = parse_shape(value.substr(c1 + 1, c2 - c1 - 1), text);
     a.array.dtype = npy::dtype_from_name(value.substr(c2 + 1));
-    a.array.data.assign(a.array.count() * a.array.element_size(), 0);
+    const size_t bytes = a.array.byte_size();
+    if (bytes > kMaxOutputBufferBytes)
+      throw std::invalid_argument(fmt::format("emu: --arg '{}': an output of {} bytes exceeds the "
+                                              "{} GiB limit of one buffer",
+                                              text, bytes, kMaxOutputBufferBytes >> 30));
+    a.array.data.assign(bytes, 0);
   } else if (auto raw = parse_raw_arg(kind, value, text)) {
     a.scalar = std::move(*raw);
   } else if (kind == "ptr") {
@@ -165,6 +175,20 @@ std::vector<uint8_t> read_file(const std::string& path) {
   if (!f)
     throw std::runtime_error("emu: cannot open code object '" + path + "'");
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// Runs `load` on the file's bytes; a load error becomes one sentence naming the file.
+template <class Load>
+auto load_named(const std::string& path, Load&& load) {
+  const std::vector<uint8_t> bytes = read_file(path);
+  try {
+    return load(bytes);
+  } catch (const std::exception& e) {
+    std::string_view what = e.what();
+    if (const auto at = what.find("code object:"); at != std::string_view::npos)
+      what.remove_prefix(at); // drop the "Device::load_code_object: " of the device layer
+    throw std::runtime_error(fmt::format("emu: '{}': {}", path, what));
+  }
 }
 
 // Places the arguments at the offsets the kernel's metadata gives (explicit arguments in
@@ -291,9 +315,7 @@ Command emu_command{
         int model_sample = 3;
         bool model_only = false;
         double model_flops = 0, model_bytes = 0;
-        uint32_t lds = 0;
-        unsigned threads = 0;
-        uint64_t max_instructions = 0;
+        int64_t lds = 0, threads = 0, max_instructions = 0, max_workgroups = kDefaultMaxWorkgroups;
         std::vector<std::string> args, buffers;
         bool trace = false, no_memcheck = false, json = false, check = false;
       };
@@ -305,7 +327,8 @@ Command emu_command{
                    "only decode: list the kernels and the instructions the emulator lacks");
       sub.add_option("--grid", o->grid, "workgroups X[,Y[,Z]]");
       sub.add_option("--block", o->block, "work-items per workgroup X[,Y[,Z]]");
-      sub.add_option("--lds", o->lds, "dynamic LDS bytes (beyond the kernel's static LDS)");
+      sub.add_option("--lds", o->lds, "dynamic LDS bytes (beyond the kernel's static LDS)")
+          ->check(CLI::Range(int64_t(0), int64_t(65536)));
       sub.add_option("--arg", o->args,
                      "kernel arguments in order: buf:in=F.npy, buf:out=F.npy:SHAPE:DTYPE, "
                      "buf:inout=F.npy, i32=N, u32=N, i64=N, u64=N, f32=X, f64=X, bytes=HEX, "
@@ -317,10 +340,16 @@ Command emu_command{
       sub.add_option("--trace-wave", o->trace_wave,
                      "which wave to trace: WGX,WGY,WGZ:WAVE (default 0,0,0:0)");
       sub.add_flag("--no-memcheck", o->no_memcheck, "disable memcheck (also TILEWAVE_EMU_CHECK=0)");
-      sub.add_option("--threads", o->threads, "host threads for workgroups (default: all cores)");
+      sub.add_option("--threads", o->threads, "host threads for workgroups (default: all cores)")
+          ->check(CLI::Range(int64_t(0), int64_t(1024)));
       sub.add_flag("--json", o->json, "print the statistics as JSON");
       sub.add_option("--max-instructions", o->max_instructions,
-                     "fail when one wave executes more instructions (default 200000000)");
+                     "fail when one wave executes more instructions (default 200000000)")
+          ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+      sub.add_option(
+             "--max-workgroups", o->max_workgroups,
+             fmt::format("refuse a grid of more workgroups (default {})", kDefaultMaxWorkgroups))
+          ->check(CLI::Range(int64_t(1), int64_t(1) << 48));
       sub.add_option(
           "--model", o->model,
           "also model the launch's time on gfx1201 (RX 9070 XT) or gfx1200 (RX 9060 XT)");
@@ -334,15 +363,16 @@ Command emu_command{
                      "useful bytes of the launch, to report modeled GB/s and % of DRAM bandwidth");
       return [o]() {
         if (o->check)
-          return check_code_object(read_file(o->code_object));
+          return load_named(o->code_object,
+                            [](const std::vector<uint8_t>& b) { return check_code_object(b); });
         if (o->kernel.empty())
           throw std::invalid_argument("emu: --kernel NAME is required (or --check)");
         runtime::EmuDevice dev;
         if (o->no_memcheck)
           dev.set_memcheck(false);
-        dev.set_threads(o->threads);
+        dev.set_threads(static_cast<unsigned>(o->threads));
         if (o->max_instructions)
-          dev.set_max_instructions_per_wave(o->max_instructions);
+          dev.set_max_instructions_per_wave(static_cast<uint64_t>(o->max_instructions));
         if (o->model.empty() &&
             (o->model_only || o->model_flops > 0 || o->model_bytes > 0 || o->model_sample != 3))
           throw std::invalid_argument(
@@ -362,12 +392,19 @@ Command emu_command{
           dev.set_timing_model(t);
         }
         const auto grid = parse_dim3(o->grid, "--grid");
+        const uint64_t workgroups = uint64_t(grid[0]) * grid[1] * grid[2];
+        if (workgroups > static_cast<uint64_t>(o->max_workgroups))
+          throw std::invalid_argument(
+              fmt::format("emu: --grid {} is {} workgroups, more than --max-workgroups {} (raise "
+                          "it to run a grid this large)",
+                          o->grid, workgroups, o->max_workgroups));
         const auto block = parse_dim3(o->block, "--block");
         std::vector<ArgSpec> args;
         for (const auto& a : o->args)
           args.push_back(parse_arg(a));
         std::map<std::string, ArgSpec> named = parse_named_buffers(o->buffers, args);
-        auto module = dev.load_code_object(read_file(o->code_object));
+        auto module = load_named(
+            o->code_object, [&](const std::vector<uint8_t>& b) { return dev.load_code_object(b); });
         auto kernel = dev.get_kernel(module, o->kernel);
         const emu::KernelInfo& info = dev.code_object(module).kernel(o->kernel);
         for (auto& a : args) {
@@ -400,7 +437,7 @@ Command emu_command{
           dev.set_trace(t);
         }
         dev.launch(kernel, {grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, kernargs,
-                   o->lds);
+                   static_cast<uint32_t>(o->lds));
         auto write_output = [&](ArgSpec& a) {
           if (a.out_file.empty() || o->model_only)
             return;

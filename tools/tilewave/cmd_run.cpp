@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -577,7 +578,9 @@ DeviceInput load_input(runtime::Device& dev, Buffers& buffers, const KernelRun& 
       const int64_t bytes = shape[1];
       int64_t k = 2 * bytes;
       if (const auto kp = params.take("k")) {
-        k = std::stoll(*kp);
+        const auto r = std::from_chars(kp->data(), kp->data() + kp->size(), k);
+        if (r.ec != std::errc() || r.ptr != kp->data() + kp->size())
+          throw run_error("--param k=" + *kp + " is not an integer");
         if (k < 0 || (k + 1) / 2 != bytes)
           throw run_error("--param k=" + *kp + " does not fit input '" + shown + "' (" + path +
                           "), whose rows are " + std::to_string(bytes) + " bytes (K = " +
@@ -662,6 +665,9 @@ void check_problems(const std::string& kernel, const KernelRun& spec, const File
   }
 }
 
+// A bound on one output's bytes: larger shapes come from damaged inputs, not real problems.
+constexpr size_t kMaxOutputBytes = size_t(16) << 30;
+
 // An output buffer on the device and the file it goes to.
 struct DeviceOutput {
   std::string path;
@@ -676,10 +682,32 @@ DeviceOutput make_output(runtime::Device& dev, Buffers& buffers, const std::stri
   o.path = path;
   o.array.dtype = npy_descr(dtype);
   o.array.shape.assign(shape.begin(), shape.end());
-  o.array.data.assign(o.array.count() * o.array.element_size(), 0);
+  const size_t bytes = o.array.byte_size();
+  if (bytes > kMaxOutputBytes)
+    throw run_error("output " + path + " of shape " + kernels::format_extents(shape) + " is " +
+                    std::to_string(bytes) + " bytes, more than the " +
+                    std::to_string(kMaxOutputBytes >> 30) + " GiB limit of one output");
+  o.array.data.assign(bytes, 0);
   o.ptr = buffers.upload(o.array.data);
   o.view = TensorView::on_device(dev, o.ptr, dtype, shape);
   return o;
+}
+
+// Two outputs written to one file would silently overwrite each other.
+void check_distinct_outputs(const KernelRun& spec, const FilesByProblem& outs) {
+  std::map<std::filesystem::path, std::string> seen; // file -> the option that named it
+  for (const auto& [i, files] : outs)
+    for (const auto& [name, path] : files) {
+      std::error_code ec;
+      auto canonical = std::filesystem::weakly_canonical(path, ec);
+      if (ec)
+        canonical = path;
+      const std::string option = "--out " + spec.shown(name, i) + "=" + path;
+      const auto [it, fresh] = seen.emplace(canonical, option);
+      if (!fresh)
+        throw run_error(option + " and " + it->second + " name the same file " +
+                        canonical.string());
+    }
 }
 
 int run_kernel(const std::string& kernel, const std::vector<std::string>& ins,
@@ -708,6 +736,7 @@ int run_kernel(const std::string& kernel, const std::vector<std::string>& ins,
   const FilesByProblem out_files =
       parse_files(kernel, spec, outs, "--out", is_output, "output", spec.outputs_text());
   check_problems(kernel, spec, in_files, out_files);
+  check_distinct_outputs(spec, out_files);
 
   std::unique_ptr<runtime::Device> dev = runtime::make_default_device();
   Buffers buffers(*dev);

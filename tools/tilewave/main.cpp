@@ -5,6 +5,7 @@
 #include <exception>
 #include <iostream>
 #include <map>
+#include <new>
 
 namespace tw::tool {
 
@@ -38,13 +39,27 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  int status = 0;
   try {
     for (auto& [sub, action] : actions)
-      if (sub->parsed())
-        return action();
+      if (sub->parsed()) {
+        status = action();
+        break;
+      }
+  } catch (const std::bad_alloc&) {
+    std::cout.flush();
+    std::cerr << "tilewave: error: out of memory (an input asks for more than this machine "
+                 "has)\n";
+    return 1;
   } catch (const std::exception& e) {
+    std::cout.flush();
     std::cerr << "tilewave: error: " << e.what() << "\n";
     return 1;
   }
-  return 0;
+  // A full disk or a closed pipe shows only when the buffered output is flushed.
+  if (!std::cout.flush()) {
+    std::cerr << "tilewave: error: writing standard output failed (disk full or pipe closed?)\n";
+    return 1;
+  }
+  return status;
 }
