@@ -440,6 +440,7 @@ Scalar<U> cast(const Scalar<T>& x) {
   }
 }
 
+namespace ops {
 // exp2 / rcp on 16-bit floats: f16 on the f16 hardware forms (v_exp_f16, v_rcp_f16); bf16 has
 // none on gfx12, so it goes through f32 (exact widening, the f32 form, RNE back).
 inline Float16 exp2(const Float16& a) {
@@ -458,5 +459,6 @@ inline BFloat16 exp2(const BFloat16& a) {
 inline BFloat16 rcp(const BFloat16& a) {
   return cast<bf16>(rcp(cast<f32>(a)));
 }
+} // namespace ops
 
 } // namespace tw::dsl

@@ -8,7 +8,7 @@
 namespace tw::dsl {
 
 template <ElemType T, int N>
-class Vec {
+class Vec : ops::adl_anchor {
   static_assert(N >= 1 && N <= 64, "Vec: a vector has 1 to 64 elements");
 
 public:
@@ -97,6 +97,9 @@ Vec<T, N> operator*(const Vec<T, N>& a, const Vec<T, N>& b) {
   detail::require_arith_elem<T>();
   return Vec<T, N>(KernelBuilder::current("mul").ops().mul(a.ir(), b.ir()));
 }
+// The functions named like common identifiers live in tw::dsl::ops, found by argument-dependent
+// lookup (dsl/support/ops_namespace.hpp).
+namespace ops {
 // Floats: IEEE maxNum / minNum (a NaN operand yields the other); ints: signed (unsigned for
 // unsigned element types).
 template <ElemType T, int N>
@@ -117,6 +120,7 @@ Vec<T, N> fma(const Vec<T, N>& a, const Vec<T, N>& b, const Vec<T, N>& c) {
   detail::require_arith_elem<T>();
   return Vec<T, N>(KernelBuilder::current("fma").ops().fma(a.ir(), b.ir(), c.ir()));
 }
+} // namespace ops
 
 // Element type conversion of a whole vector, rounding to nearest even (float -> float).
 template <FloatElem U, FloatElem T, int N>
@@ -141,6 +145,7 @@ Vec<T, N> hw_math(ir::Opcode op, const Vec<T, N>& a) {
 }
 } // namespace detail
 
+namespace ops {
 // 2^x per element: v_exp_f32 / v_exp_f16 (about 1 ulp; the emulator rounds the exact value);
 // bf16 through v_exp_f32.
 template <FloatElem T, int N>
@@ -152,5 +157,6 @@ template <FloatElem T, int N>
 Vec<T, N> rcp(const Vec<T, N>& a) {
   return detail::hw_math(ir::Opcode::rcp, a);
 }
+} // namespace ops
 
 } // namespace tw::dsl

@@ -64,7 +64,7 @@ Float32 RowSlice::max(const std::function<Float32(int, int)>& fn) const {
   Float32 acc(-std::numeric_limits<double>::infinity());
   for (int k = 0; k < plan_.runs; ++k)
     for (int j = 0; j < plan_.vec; ++j)
-      acc = dsl::max(
+      acc = ops::max(
           acc, select(valid(k, j), fn(k, j), Float32(-std::numeric_limits<double>::infinity())));
   return block_reduce(acc, Reduce::max, scratch_);
 }
