@@ -38,7 +38,7 @@ TEST_CASE("occupancy: LDS per WGP limits resident workgroups") {
                        std::invalid_argument);
 }
 
-TEST_CASE("occupancy agrees with LLVM's '; Occupancy:' for the timing test kernels") {
+TEST_CASE("occupancy agrees with the Occupancy comment LLVM prints for the timing test kernels") {
   // The assembly: kernel name -> LLVM's occupancy.
   std::ifstream f(std::string(TW_TEST_KERNEL_DIR) + "/timing.gfx1201.O3.s");
   REQUIRE(f);

@@ -68,7 +68,7 @@ std::vector<TraceEvent> recorded(const std::string& kernel, const std::string& m
 
 } // namespace
 
-TEST_CASE("timing: each dependent VALU op adds its latency; independent ones issue every cycle") {
+TEST_CASE("timing: each dependent VALU op adds its latency, independent ones issue every cycle") {
   const MachineModel m = machine_by_name("gfx1201");
   auto args = [](test::EmuRun& r) { return in_out(r, 32); };
   const auto c64 = model("valu_chain_64", {1, 1, 1}, {32, 1, 1}, args);
@@ -194,7 +194,7 @@ TEST_CASE("timing: a barrier ping-pong serialises two waves that otherwise overl
   CHECK(barrier->second > 0.3);
 }
 
-TEST_CASE("timing: --model-only runs only the sampled workgroups; the grid scales the time") {
+TEST_CASE("timing: --model-only runs only the sampled workgroups and the grid scales the time") {
   auto args = [](test::EmuRun& r) { return in_out(r, 32 * 4096); };
   TimingOptions o;
   o.sample = 3;
