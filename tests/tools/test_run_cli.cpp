@@ -543,7 +543,7 @@ TEST_CASE("tilewave run silu / swiglu / rms_norm / layer_norm / adaln: constant 
   check_valid_run(r, "<f4", {3, 10}, {0x00, 0x00, 0x80, 0x3F});
 }
 
-TEST_CASE("tilewave run rope: position 0 is the identity; errors are the entry's sentences") {
+TEST_CASE("tilewave run rope: position 0 is the identity, and errors are the entry sentences") {
   const std::string x = npy_file("rx.npy", "<f2", {2, 128}, {0x00, 0x3C}); // 1.0
   auto r = run_tool("run rope --in x=" + x + " --param head_dim=64 --param offset=0" + out_arg());
   REQUIRE(r.status == 0);
