@@ -40,4 +40,19 @@ struct DequantFp8Args {
 };
 void dequant_fp8(runtime::Device& device, const DequantFp8Args& args);
 
+// AWQ dequantization: out[k, n] = (q[k, n] - zeros[k / group_size, n]) * scales[k / group_size, n]
+// with q (qweight) and zeros packed uint4 (two per byte, element 2i in the low nibble; rows
+// row-major with an even stride, N even), scales f16 / bf16 [ceil(K / group_size), N], out
+// f16 / bf16 / f32 [K, N]. (The nibble order is the library's, not AutoAWQ's interleaved
+// int32 packing: a loader repacks once.)
+struct DequantAwqArgs {
+  TensorView qweight{};
+  TensorView zeros{};
+  TensorView scales{};
+  TensorView out{};
+  int64_t group_size = 128;
+  int block_size = 0;
+};
+void dequant_awq(runtime::Device& device, const DequantAwqArgs& args);
+
 } // namespace tw::kernels

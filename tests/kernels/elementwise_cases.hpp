@@ -225,4 +225,28 @@ inline void run_dequant(DType in, DType out, int64_t rows, int64_t k, bool rowwi
       [&](auto& got) { check_close(got["out"], want, tol); });
 }
 
+// dequant_awq of a [k, n] packed uint4 weight with groups of `group` rows.
+inline void run_dequant_awq(DType scale_dtype, DType out, int64_t k, int64_t n, int64_t group,
+                            uint64_t seed, int64_t ld_out = 0) {
+  CAPTURE(k);
+  CAPTURE(n);
+  const int64_t groups = (k + group - 1) / group;
+  KernelRun run;
+  run.in["qweight"] = random_tensor(DType::uint4, {k, n}, seed);
+  run.in["zeros"] = random_tensor(DType::uint4, {groups, n}, seed + 1);
+  run.in["scales"] = random_tensor(scale_dtype, {groups, n}, seed + 2, ValueRange{0.01, 0.1});
+  run.out["out"] = rows_tensor(out, k, n, seed + 3, std::nullopt, ld_out);
+  const Reference want =
+      oracle::dequant_awq({run.in["qweight"].view(), run.in["zeros"].view(),
+                           run.in["scales"].view(), run.out["out"].view(), group});
+  Tolerance tol;
+  tol.out = out;
+  tol.accumulation = 2 * 0x1p-24;
+  run.run(
+      [&](runtime::Device& d, auto& v) {
+        kernels::dequant_awq(d, {v["qweight"], v["zeros"], v["scales"], v["out"], group});
+      },
+      [&](auto& got) { check_close(got["out"], want, tol); });
+}
+
 } // namespace tw::oracle

@@ -142,3 +142,27 @@ TEST_CASE("dequant_fp8: e4m3 / e5m2 with tensorwise and rowwise scales into bf16
   run_dequant(DType::e4m3, DType::f32, 2, 7, false, 3);
   run_dequant(DType::e5m2, DType::bf16, 4, 300, true, 4);
 }
+
+TEST_CASE("dequant_awq: packed uint4 weights, per-group zero points and scales") {
+  run_dequant_awq(DType::f16, DType::f16, 256, 64, 128, 1);  // two full groups, 128-bit runs
+  run_dequant_awq(DType::bf16, DType::bf16, 100, 18, 32, 2); // a partial last group, odd bytes
+  run_dequant_awq(DType::f16, DType::f32, 7, 2, 4, 3);
+  run_dequant_awq(DType::bf16, DType::f16, 40, 30, 16, 4, /*ld_out=*/34);
+  run_dequant_awq(DType::f16, DType::f16, 0, 8, 128, 5);
+}
+
+TEST_CASE("dequant_awq validation: each bad argument is named with its rule") {
+  runtime::EmuDevice& d = emu_device();
+  DeviceTensors dev(d);
+  const TensorView q = dev.upload(HostTensor(DType::uint4, {64, 16}));
+  const TensorView z = dev.upload(HostTensor(DType::uint4, {2, 16}));
+  const TensorView s = dev.upload(HostTensor(DType::f16, {2, 16}));
+  const TensorView out = dev.upload(HostTensor(DType::f16, {64, 16}));
+  const TensorView q8 = dev.upload(HostTensor(DType::int8, {64, 16}));
+  CHECK_THROWS_WITH(kernels::dequant_awq(d, {q8, z, s, out, 32}),
+                    doctest::Contains("dequant_awq: argument 'qweight' has dtype int8"));
+  CHECK_THROWS_WITH(kernels::dequant_awq(d, {q, z, s, out, 16}),
+                    doctest::Contains("argument 'zeros' has shape [2, 16]; expected [4, 16]"));
+  CHECK_THROWS_WITH(kernels::dequant_awq(d, {q, z, s, out, 0}),
+                    doctest::Contains("parameter 'group_size' is 0"));
+}

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -120,11 +121,11 @@ TEST_CASE("tilewave run: command-line errors") {
                " --param alpha=2" + out_arg());
   CHECK(r.output.find("run: --param 'alpha' is not a parameter of w8a16") != std::string::npos);
   r = run_tool("run nope --in a=" + a + out_arg());
-  CHECK(r.output.find("run: unknown kernel 'nope': expected one of adaln, dequant_fp8, gemm, "
-                      "int8_linear, int8_linear_fused, iu4_gemm, layer_norm, mxfp8_gemm, "
-                      "quant_int8, rms_norm, rms_norm_rope, rope, scaled_mm, "
-                      "scaled_mm_fused_quant, scaled_mm_multi, silu, swiglu, w8a16") !=
-        std::string::npos);
+  CHECK(r.output.find(
+            "run: unknown kernel 'nope': expected one of adaln, dequant_awq, dequant_fp8, gemm, "
+            "int8_linear, int8_linear_fused, iu4_gemm, layer_norm, mxfp8_gemm, "
+            "quant_int8, rms_norm, rms_norm_rope, rope, scaled_mm, "
+            "scaled_mm_fused_quant, scaled_mm_multi, silu, swiglu, w8a16") != std::string::npos);
   const std::string v = npy_file("v.npy", "<f2", {12});
   r = run_tool("run gemm --in a=" + v + " --in b=" + b + out_arg());
   CHECK(r.output.find("run: input 'a' (" + v + ") has shape [12]; expected a matrix (rank 2)") !=
@@ -545,7 +546,7 @@ TEST_CASE("tilewave run silu / swiglu / rms_norm / layer_norm / adaln: constant 
   check_valid_run(r, "<f4", {3, 10}, {0x00, 0x00, 0x80, 0x3F});
 }
 
-TEST_CASE("tilewave run rope: position 0 is the identity; errors are the entry's sentences") {
+TEST_CASE("tilewave run rope: position 0 is the identity, and errors are the entry sentences") {
   const std::string x = npy_file("rx.npy", "<f2", {2, 128}, {0x00, 0x3C}); // 1.0
   auto r = run_tool("run rope --in x=" + x + " --param head_dim=64 --param offset=0" + out_arg());
   REQUIRE(r.status == 0);
@@ -646,4 +647,27 @@ TEST_CASE("tilewave: a failed write to standard output is an error (issue 17)") 
   CHECK(WEXITSTATUS(raw) == 1);
   const std::string ok = std::string(TILEWAVE_TOOL) + " layout '(4,2):(2,1)' > /dev/null";
   CHECK(std::system(ok.c_str()) == 0);
+}
+
+TEST_CASE("tilewave run dequant_awq: packed uint4 codes, one group") {
+  const std::string q = npy_file("aq.npy", "|u1", {4, 3}, {0x59}); // nibbles 9 (even), 5 (odd)
+  const std::string z = npy_file("az.npy", "|u1", {1, 3}, {0x11}); // zero point 1
+  const std::string s = npy_file("as.npy", "<f4", {1, 6}, {0x00, 0x00, 0x00, 0x3F}); // 0.5
+  auto r = run_tool("run dequant_awq --in qweight=" + q +
+                    " --param qweight_dtype=uint4 --in zeros=" + z +
+                    " --param zeros_dtype=uint4 --in scales=" + s +
+                    " --param group_size=4 --param out_dtype=f32" + out_arg());
+  CHECK(r.output.find("dequant_awq: argument 'scales' has dtype f32") != std::string::npos);
+  const std::string sh = npy_file("ash.npy", "<f2", {1, 6}, {0x00, 0x38}); // 0.5
+  r = run_tool("run dequant_awq --in qweight=" + q + " --param qweight_dtype=uint4 --in zeros=" +
+               z + " --param zeros_dtype=uint4 --in scales=" + sh +
+               " --param group_size=4 --param out_dtype=f32" + out_arg());
+  REQUIRE(r.status == 0);
+  const tw::npy::Array out = tw::npy::read((dir() / "out.npy").string());
+  CHECK(out.shape == std::vector<size_t>{4, 6});
+  for (size_t i = 0; i < 24; ++i) { // (9 - 1) * 0.5 = 4 and (5 - 1) * 0.5 = 2
+    float v;
+    std::memcpy(&v, out.data.data() + 4 * i, 4);
+    CHECK(v == (i % 2 == 0 ? 4.0f : 2.0f));
+  }
 }

@@ -452,6 +452,17 @@ void add_elementwise_kernels(std::map<std::string, KernelRun>& t) {
                                     return Extents{row && x.rank() == 2 ? x.shape[0] : 1};
                                   }};
   t["quant_int8"] = quant;
+  t["dequant_awq"] = {.required = {"qweight", "zeros", "scales"},
+                      .matrices = {"qweight", "zeros", "scales"},
+                      .out_shape = same_shape("qweight"),
+                      .default_out = dtype_of("scales"),
+                      .call = single([](runtime::Device& d, Problem& p, Params& params) {
+                        kernels::dequant_awq(d, {p.input("qweight"), p.input("zeros"),
+                                                 p.input("scales"), p.out.at("out"),
+                                                 int_param(params, "group_size", 128),
+                                                 int(int_param(params, "block_size", 0))});
+                      }),
+                      .scalar_params = {"group_size", "block_size"}};
   t["dequant_fp8"] = {.required = {"x", "scale"},
                       .out_shape = same_shape("x"),
                       .default_out = [](const Problem&) { return DType::bf16; },
@@ -790,8 +801,8 @@ const Command run_command{
       sub.add_option("kernel", *kernel,
                      "gemm, scaled_mm, scaled_mm_fused_quant, scaled_mm_multi, w8a16, "
                      "int8_linear, int8_linear_fused, iu4_gemm, mxfp8_gemm, silu, swiglu, "
-                     "rms_norm, layer_norm, adaln, rope, rms_norm_rope, quant_int8 or "
-                     "dequant_fp8")
+                     "rms_norm, layer_norm, adaln, rope, rms_norm_rope, quant_int8, "
+                     "dequant_fp8 or dequant_awq")
           ->required();
       sub.add_option("--in", *ins,
                      "NAME=FILE.npy: an input (NAME.i for problem i of scaled_mm_multi; see "
@@ -805,7 +816,7 @@ const Command run_command{
       sub.add_option("--param", *params,
                      "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
                      "alpha, beta, quant_dtype, lora_scale, eps, block_size, head_dim, style, "
-                     "offset, base, granularity, scale");
+                     "offset, base, granularity, scale, group_size");
       return [=] { return run_kernel(*kernel, *ins, *outs, *params); };
     }};
 

@@ -66,4 +66,18 @@ inline Reference dequant_fp8(const kernels::DequantFp8Args& a) {
   return r;
 }
 
+// AWQ dequantization: (q - zeros[k / G]) * scales[k / G], exact in float64.
+inline Reference dequant_awq(const kernels::DequantAwqArgs& a) {
+  const Matrix q = decode_matrix(a.qweight), z = decode_matrix(a.zeros),
+               s = decode_matrix(a.scales);
+  Reference r{Matrix(q.rows, q.cols), Matrix(q.rows, q.cols), Matrix(q.rows, q.cols)};
+  for (int64_t k = 0; k < q.rows; ++k)
+    for (int64_t n = 0; n < q.cols; ++n) {
+      const int64_t g = k / a.group_size;
+      r.value.at(k, n) = (q.at(k, n) - z.at(g, n)) * s.at(g, n);
+      r.accum_magnitude.at(k, n) = std::abs(r.value.at(k, n));
+    }
+  return r;
+}
+
 } // namespace tw::oracle

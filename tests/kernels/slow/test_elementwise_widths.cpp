@@ -48,3 +48,9 @@ TEST_CASE("width sweep: quant_int8 rowwise and tensorwise, dequant_fp8") {
   }
   check_quant_int8(HostTensor(DType::f16, {0, 0}), QuantGranularity::rowwise);
 }
+
+TEST_CASE("width sweep: dequant_awq (N = the even widths, groups of 32 rows)") {
+  for (int64_t w : sweep_widths)
+    if (w % 2 == 0)
+      run_dequant_awq(DType::f16, DType::f16, 40, w, 32, uint64_t(w));
+}

@@ -1,0 +1,103 @@
+// AWQ dequantization: the map skeleton over byte columns (two packed uint4 weights each), the
+// group's zero point and scale read from row k / group_size.
+#include <kernels/elementwise/launch.hpp>
+#include <kernels/elementwise/map_skeleton.hpp>
+#include <kernels/quant/quant_api.hpp>
+
+namespace tw::kernels {
+
+using namespace elementwise;
+
+namespace {
+
+// A packed uint4 [rows, cols] row-major matrix: returns its row stride in bytes.
+int64_t packed_rows(const ArgChecker& check, const TensorView& t, std::string_view arg,
+                    const runtime::Device& device) {
+  check.well_formed(t, arg);
+  check.dtype_in(t, arg, {DType::uint4});
+  check.order(t, arg, row_major_only);
+  if (t.shape[1] % 2 != 0)
+    check.fail(arg, "has shape " + format_extents(t.shape) +
+                        "; expected an even number of columns (two uint4 per byte)");
+  if (!t.empty())
+    check.on_device(t, arg, device);
+  const int64_t ld = t.shape[0] > 1 ? t.strides[0] : t.shape[1];
+  return ld / 2;
+}
+
+} // namespace
+
+void dequant_awq(runtime::Device& device, const DequantAwqArgs& args) {
+  const ArgChecker check("dequant_awq");
+  const int threads = block_size(check, args.block_size);
+  if (args.group_size <= 0)
+    check.fail_parameter("group_size",
+                         "is " + std::to_string(args.group_size) + "; expected a group size > 0");
+  const int64_t ld_q = packed_rows(check, args.qweight, "qweight", device);
+  const int64_t k = args.qweight.shape[0], n = args.qweight.shape[1];
+  const int64_t groups = (k + args.group_size - 1) / args.group_size;
+  const int64_t ld_z = packed_rows(check, args.zeros, "zeros", device);
+  check.shape_is(args.zeros, "zeros", {groups, n}, "[ceil(K / group_size), N]");
+  check.dtype_in(args.scales, "scales", {DType::f16, DType::bf16});
+  const Rows sr = rows_of(check, args.scales, "scales", device);
+  check.shape_is(args.scales, "scales", {groups, n}, "[ceil(K / group_size), N]");
+  check.dtype_in(args.out, "out", {DType::f16, DType::bf16, DType::f32});
+  const Rows orows = rows_of(check, args.out, "out", device);
+  check.shape_is(args.out, "out", {k, n}, "[K, N] of 'qweight'");
+  for (const auto& [t, name] : {std::pair{&args.qweight, "qweight"},
+                                std::pair{&args.zeros, "zeros"}, std::pair{&args.scales, "scales"}})
+    check.no_overlap(args.out, "out", *t, name);
+  if (k == 0 || n == 0)
+    return;
+  const int vec = access_vec_runs({{DType::uint8, args.qweight.address(), {ld_q}, 1},
+                                   {DType::uint8, args.zeros.address(), {ld_z}, 1},
+                                   {args.scales.dtype, args.scales.address(), {sr.ld}, 2},
+                                   {args.out.dtype, args.out.address(), {orows.ld}, 2}});
+  const std::string key = "dequant_awq_" + std::string(dtype_name(args.scales.dtype)) + "_" +
+                          std::string(dtype_name(args.out.dtype)) + "_v" + std::to_string(vec) +
+                          "_t" + std::to_string(threads);
+  const auto build = [&] {
+    using namespace tw::dsl;
+    KernelBuilder kb(key, {threads, 1, 1});
+    const AnyPtr q = any_ptr_arg(kb, "qweight", DType::uint8),
+                 z = any_ptr_arg(kb, "zeros", DType::uint8),
+                 sc = any_ptr_arg(kb, "scales", args.scales.dtype),
+                 out = any_ptr_arg(kb, "out", args.out.dtype);
+    const auto [rows, bytes_per_row, group, lq, lz, ls, lo] = kb.args(
+        scalar<i64>("k"), scalar<i64>("bytes_per_row"), scalar<i64>("group_size"),
+        scalar<i64>("ld_q"), scalar<i64>("ld_z"), scalar<i64>("ld_s"), scalar<i64>("ld_out"));
+    const auto by_group = [&](const Int64& ld) {
+      return RowStart([=](const Int64& r) { return r / group * ld; });
+    };
+    const std::vector<MapTensor> ins = {
+        {q, lq, {}, 1}, {z, Int64(), by_group(lz), 1}, {sc, Int64(), by_group(ls), 2}};
+    const std::vector<MapTensor> outs = {{out, lo, {}, 2}};
+    // A byte b holds the nibbles lo = b mod 16 (element 2i) and hi = b / 16 (element 2i + 1);
+    // the f32 code is exact, truncation is the floor for these non-negative values.
+    const auto nibbles = [](const Float32& b) {
+      const Float32 hi = cast<f32>(cast<i32>(b * Float32(0.0625)));
+      return std::pair{b - hi * Float32(16.0), hi};
+    };
+    map_runs(ins, outs, rows, bytes_per_row, vec,
+             [&](const Int64&, const Int64&, const std::vector<Values>& in) {
+               Values y;
+               for (int j = 0; j < vec; ++j) {
+                 const std::size_t u = std::size_t(j);
+                 const auto [q0, q1] = nibbles(in[0][u]);
+                 const auto [z0, z1] = nibbles(in[1][u]);
+                 y.push_back((q0 - z0) * in[2][2 * u]);
+                 y.push_back((q1 - z1) * in[2][2 * u + 1]);
+               }
+               return std::vector<Values>{y};
+             });
+    return kb.finish();
+  };
+  runtime::KernelArgs a;
+  for (const TensorView* t : {&args.qweight, &args.zeros, &args.scales, &args.out})
+    a.ptr(t->device_address);
+  a.add<int64_t>(k).add<int64_t>(n / 2).add<int64_t>(args.group_size);
+  a.add<int64_t>(ld_q).add<int64_t>(ld_z).add<int64_t>(sr.ld).add<int64_t>(orows.ld);
+  launch(device, key, build, blocks_for(check, map_threads(k, n / 2, vec), threads), threads, a);
+}
+
+} // namespace tw::kernels
