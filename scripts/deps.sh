@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages tilewave needs, if any are missing. Idempotent.
 set -euo pipefail
-packages=(cmake ninja-build g++ ccache clang-22 llvm-22-dev lld-22 llvm-22-tools libzstd-dev
+packages=(cmake ninja-build g++ ccache clang-22 llvm-22-dev lld-22 liblld-22-dev llvm-22-tools libzstd-dev
           libboost1.81-dev doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,4 +1,5 @@
 // The LLVM backend's pipeline: module -> O<n> (new pass manager) -> AMDGPU object -> lld.
+#include <emit/llvm/lld_in_process.hpp>
 #include <emit/llvm/llvm_backend.hpp>
 #include <emit/toolchain.hpp>
 
@@ -132,7 +133,7 @@ LlvmCompileOutputs compile_llvm(const ir::Kernel& kernel, Arch arch, int opt_lev
   }
   const std::string obj = codegen(*m, *tm, llvm::CodeGenFileType::ObjectFile);
   out.object.assign(obj.begin(), obj.end());
-  out.code_object = link_code_object(out.object);
+  out.code_object = link_code_object_in_process(out.object);
   return out;
 }
 

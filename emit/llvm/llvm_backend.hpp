@@ -1,6 +1,6 @@
 #pragma once
 // LLVM backend: kernel IR -> LLVM IR (IRBuilder) -> new-pass-manager optimization -> AMDGPU
-// codegen in-process -> relocatable object -> ld.lld-22 -> loadable code object.
+// codegen -> relocatable object -> lld's ELF driver -> loadable code object, all in-process.
 #include <atoms/arch.hpp>
 
 #include <cstdint>

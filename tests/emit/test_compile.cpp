@@ -37,11 +37,13 @@ struct Probe {
   }
 };
 
+// The code object entries of a cache directory (not its toolchain-identity file).
 std::vector<fs::path> entries(const std::string& dir) {
   std::vector<fs::path> out;
   if (fs::exists(dir))
     for (const auto& e : fs::directory_iterator(dir))
-      out.push_back(e.path());
+      if (e.path().filename() != "toolchain-identity")
+        out.push_back(e.path());
   return out;
 }
 
