@@ -9,6 +9,8 @@
 #include <dsl/handles/scalar_ops.hpp>
 #include <dsl/handles/vec.hpp>
 #include <dsl/lds/lds_plan.hpp>
+#include <dsl/mma/accumulator_operand.hpp>
+#include <dsl/mma/accumulator_visit.hpp>
 #include <dsl/mma/fragment.hpp>
 #include <dsl/mma/mma_atom.hpp>
 #include <dsl/mma/row_reduce.hpp>
