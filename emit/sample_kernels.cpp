@@ -87,15 +87,16 @@ ir::Kernel if_else(int block) {
   return k;
 }
 
-ir::Kernel lds_reverse(int block) {
-  ir::Kernel k = make_kernel("ir_lds_reverse", block, 4 * block);
+ir::Kernel lds_reverse(int block, bool lds_only) {
+  ir::Kernel k =
+      make_kernel(lds_only ? "ir_lds_reverse_lds_fence" : "ir_lds_reverse", block, 4 * block);
   ir::OpBuilder b(k);
   Value in = b.arg("in", kGlobal), out = b.arg("out", kGlobal);
   Value t = b.workitem_id();
   Value g = global_thread(b, block);
   Value base = b.lds_ptr(0);
   b.store(b.ptr_add(base, b.mul(t, b.i32(4))), b.load(kF32, element_ptr(b, in, g, 4)));
-  b.barrier();
+  b.barrier(lds_only);
   Value mirrored = b.sub(b.i32(block - 1), t);
   b.store(element_ptr(b, out, g, 4), b.load(kF32, b.ptr_add(base, b.mul(mirrored, b.i32(4)))));
   return k;

@@ -21,8 +21,9 @@ ir::Kernel vector_add(int block = 256, int width = 4);
 ir::Kernel loop_sum(int block = 64);
 // out[i] = x > 0 ? sqrt(x) : -2 x for i < n, as nested if / if-else with a result.
 ir::Kernel if_else(int block = 256);
-// One workgroup reverses a block of `block` floats through LDS with a barrier.
-ir::Kernel lds_reverse(int block = 256);
+// One workgroup reverses a block of `block` floats through LDS with a barrier (lds_only: the
+// barrier's fences order LDS only).
+ir::Kernel lds_reverse(int block = 256, bool lds_only = false);
 // One wave: C (16x16 f32, row-major) = A (16x16 f16, row-major) * B (16x16 f16, column-major)
 // with one `atom` (a 16-bit-input dense WMMA with f32 accumulator); 128-bit operand loads.
 ir::Kernel wmma_tile(const std::string& atom = "v_wmma_f32_16x16x16_f16");

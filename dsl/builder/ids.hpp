@@ -35,9 +35,15 @@ inline Int32 wave_id() {
     return Int32(0);
   return Int32(kb.ops().wave_id());
 }
-// Workgroup-wide barrier with LDS visibility (release fence, s_barrier, acquire fence).
+// Workgroup-wide barrier with memory visibility for every address space (release fence,
+// s_barrier, acquire fence): use it when waves exchange data through global memory.
 inline void barrier() {
   KernelBuilder::current("barrier").ops().barrier();
+}
+// Workgroup-wide barrier that makes LDS writes visible (the fences order LDS only): what a
+// stage exchange through LDS needs, without the L0 invalidate (global_inv) of barrier().
+inline void lds_barrier() {
+  KernelBuilder::current("lds_barrier").ops().barrier(/*lds_only=*/true);
 }
 
 } // namespace tw::dsl

@@ -222,6 +222,16 @@ auto operator>>(const A& a_, const B& b_) {
                                 [](std::int64_t x, std::int64_t y) { return x >> (y % T::bits); });
 }
 
+// mul_hi(a, b): the high 32 bits of the 64-bit product a * b of two UInt32 (one v_mul_hi_u32;
+// a * b gives the low 32 bits). Counter-based RNGs (Philox) and fast division need both halves.
+inline UInt32 mul_hi(const UInt32& a, const UInt32& b) {
+  return detail::fold_or_emit(ir::Opcode::mul_hi_u, a, b, [](std::int64_t x, std::int64_t y) {
+    const auto wide =
+        static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)) * static_cast<std::uint32_t>(y);
+    return static_cast<std::int64_t>(wide >> 32);
+  });
+}
+
 // ----- comparisons -> Bool -----
 namespace detail {
 template <ElemType T>
@@ -419,6 +429,25 @@ Scalar<U> cast(const Scalar<T>& x) {
         return Scalar<U>(ob.cvt(to, x.ir(), r));
     }
   }
+}
+
+// exp2 / rcp on 16-bit floats: f16 on the f16 hardware forms (v_exp_f16, v_rcp_f16); bf16 has
+// none on gfx12, so it goes through f32 (exact widening, the f32 form, RNE back).
+inline Float16 exp2(const Float16& a) {
+  if (a.is_constant())
+    return Float16::constant(std::exp2(a.constant_value()));
+  return Float16(KernelBuilder::current("exp2").ops().exp2(a.ir()));
+}
+inline Float16 rcp(const Float16& a) {
+  if (a.is_constant())
+    return Float16::constant(1.0 / a.constant_value());
+  return Float16(KernelBuilder::current("rcp").ops().rcp(a.ir()));
+}
+inline BFloat16 exp2(const BFloat16& a) {
+  return cast<bf16>(exp2(cast<f32>(a)));
+}
+inline BFloat16 rcp(const BFloat16& a) {
+  return cast<bf16>(rcp(cast<f32>(a)));
 }
 
 } // namespace tw::dsl

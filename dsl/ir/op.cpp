@@ -52,6 +52,8 @@ std::string_view opcode_name(Opcode op) {
     return "shr_s";
   case Opcode::fma:
     return "fma";
+  case Opcode::mul_hi_u:
+    return "mul_hi_u";
   case Opcode::exp2:
     return "exp2";
   case Opcode::log2:
@@ -94,6 +96,8 @@ std::string_view opcode_name(Opcode op) {
     return "ptr_add";
   case Opcode::int_to_ptr:
     return "int_to_ptr";
+  case Opcode::global_load_tr:
+    return "global_load_tr";
   case Opcode::load:
     return "load";
   case Opcode::store:

@@ -38,7 +38,9 @@ enum class Opcode : std::uint16_t {
   shr_u, // logical right shift
   shr_s, // arithmetic right shift
   fma,   // float a * b + c with one rounding
-  // --- math (f32 only; the gfx12 hardware approximations, see README) ----------------------
+  // i32 only: the high 32 bits of the unsigned 64-bit product (v_mul_hi_u32)
+  mul_hi_u,
+  // --- math (f32; exp2 / rcp also f16; the gfx12 hardware approximations, see README) ------
   exp2,
   log2,
   rcp,
@@ -70,6 +72,9 @@ enum class Opcode : std::uint16_t {
   buffer_rsrc,  // buffer_rsrc(ptr<global> base, i32 num_records) -> buffer_rsrc
   buffer_load,  // buffer_load(rsrc, i32 byte_offset) -> result; 0 when out of range
   buffer_store, // buffer_store(rsrc, i32 byte_offset, value); dropped when out of range
+  // global_load_tr(ptr<global>) -> <8 x 16-bit> (b128) or <8 x 8-bit> (b64): the wave-wide
+  // transpose load (README: the lane exchange; EXEC must be all ones)
+  global_load_tr,
   // --- ids -------------------------------------------------------------------------------
   workitem_id,    // attrs.dim; i32 thread index within the workgroup
   workgroup_id,   // attrs.dim; i32
@@ -86,7 +91,7 @@ enum class Opcode : std::uint16_t {
   wmma,   // wmma(a, b, c) -> d, attrs.atom (mnemonic) + attrs.mma modifiers
   swmmac, // swmmac(a, b, c, i32 index) -> d, attrs.atom + attrs.mma (index_key)
   // --- synchronisation ---------------------------------------------------------------------
-  barrier, // workgroup fence(release) + s_barrier + workgroup fence(acquire)
+  barrier, // workgroup fence(release) + s_barrier + workgroup fence(acquire); attrs.lds_only
   // --- structured control flow -------------------------------------------------------------
   for_,  // for(lb, ub, step, inits...) { ^(iv, carried...) ... yield(next...) } -> finals
   if_,   // if(i1 cond) { then ... yield(r...) } else { ... yield(r...) } -> r...
@@ -167,6 +172,7 @@ struct Attrs {
   bool bound_ctrl = true;                       // dpp: invalid source lane reads 0 (else old)
   std::string atom;                             // wmma / swmmac mnemonic
   MmaMods mma{};                                // wmma / swmmac
+  bool lds_only = false; // barrier: the fences order LDS only (no L0 invalidate, global_inv)
 };
 
 struct Op;

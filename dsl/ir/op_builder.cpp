@@ -179,6 +179,9 @@ Value OpBuilder::load(Type t, Value p, std::uint32_t align) {
   at.align = align;
   return single(Opcode::load, {p}, t, at);
 }
+Value OpBuilder::global_load_tr(Type t, Value p) {
+  return single(Opcode::global_load_tr, {p}, t);
+}
 void OpBuilder::store(Value p, Value v, std::uint32_t align) {
   Attrs at;
   at.align = align;
@@ -259,8 +262,10 @@ Value OpBuilder::swmmac(std::string_view atom, Value a, Value b, Value c, Value 
   return single(Opcode::swmmac, {a, b, c, index}, type_of(c), at);
 }
 
-void OpBuilder::barrier() {
-  append(Opcode::barrier, {}, {});
+void OpBuilder::barrier(bool lds_only) {
+  Attrs at;
+  at.lds_only = lds_only;
+  append(Opcode::barrier, {}, {}, at);
 }
 
 // --- control flow -------------------------------------------------------------------------

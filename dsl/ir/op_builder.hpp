@@ -53,12 +53,13 @@ public:
   Value shl(Value a, Value b) { return binary(Opcode::shl, a, b); }
   Value shr_u(Value a, Value b) { return binary(Opcode::shr_u, a, b); }
   Value shr_s(Value a, Value b) { return binary(Opcode::shr_s, a, b); }
+  Value mul_hi_u(Value a, Value b) { return binary(Opcode::mul_hi_u, a, b); }
   Value neg(Value a) { return unary(Opcode::neg, a); }
   Value abs(Value a) { return unary(Opcode::abs, a); }
   Value not_(Value a) { return unary(Opcode::not_, a); }
   Value fma(Value a, Value b, Value c);
 
-  // --- math (f32) --------------------------------------------------------------------------
+  // --- math (f32; exp2 / rcp also f16) ------------------------------------------------------
   Value exp2(Value a) { return unary(Opcode::exp2, a); }
   Value log2(Value a) { return unary(Opcode::log2, a); }
   Value rcp(Value a) { return unary(Opcode::rcp, a); }
@@ -98,6 +99,8 @@ public:
   void store(Value ptr, Value value, std::uint32_t align = 0);
   Value lds_ptr(std::int64_t byte_offset);
   Value buffer_rsrc(Value base, Value num_records);
+  // The transpose load (README): t is <8 x f16 / bf16 / i16> or <8 x i8 / e4m3 / e5m2>.
+  Value global_load_tr(Type t, Value ptr);
   Value buffer_load(Type t, Value rsrc, Value byte_offset);
   void buffer_store(Value rsrc, Value byte_offset, Value value);
 
@@ -121,7 +124,9 @@ public:
   Value swmmac(std::string_view atom, Value a, Value b, Value c, Value index, MmaMods mods = {});
 
   // --- synchronisation ---------------------------------------------------------------------
-  void barrier();
+  // lds_only: the fences order only LDS accesses (what an LDS stage exchange needs); without
+  // it they order every address space, which costs a global_inv (L0 invalidate) on gfx12.
+  void barrier(bool lds_only = false);
 
   // --- structured control flow -------------------------------------------------------------
   // for (iv = lb; iv < ub; iv += step) with loop-carried values. Either the scoped form:

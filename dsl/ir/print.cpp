@@ -86,6 +86,8 @@ private:
     case Opcode::workgroup_id:
     case Opcode::workgroup_size:
       return cat(" ", std::string(to_string(a.dim)));
+    case Opcode::barrier:
+      return a.lds_only ? std::string(" lds_only") : std::string();
     case Opcode::dpp:
       return cat(" ", to_string(a.dpp), " row_mask(", std::to_string(a.row_mask), ") bank_mask(",
                  std::to_string(a.bank_mask), ")", a.bound_ctrl ? " bound_ctrl" : "");
@@ -158,7 +160,8 @@ private:
     if (op.opcode == Opcode::cvt || op.opcode == Opcode::bitcast || op.opcode == Opcode::trunc ||
         op.opcode == Opcode::zext || op.opcode == Opcode::sext || op.opcode == Opcode::store ||
         op.opcode == Opcode::buffer_store || op.opcode == Opcode::cmp ||
-        op.opcode == Opcode::load || op.opcode == Opcode::ptr_add) {
+        op.opcode == Opcode::load || op.opcode == Opcode::global_load_tr ||
+        op.opcode == Opcode::ptr_add) {
       out_ += " (";
       for (std::size_t i = 0; i < op.operands.size(); ++i)
         out_.append(i ? ", " : "").append(to_string(k_.type_of(op.operands[i])));

@@ -146,6 +146,10 @@ private:
     auto int_only = [](Type t) { return is_arith(t) && t.is_int(); };
     auto float_only = [](Type t) { return is_arith(t) && t.is_float(); };
     auto f32_only = [](Type t) { return t.kind() == TypeKind::f32 && type_error(t).empty(); };
+    auto i32_only = [](Type t) { return is_arith(t) && t.is_int(32); };
+    auto f32_or_f16 = [](Type t) {
+      return (t.kind() == TypeKind::f32 || t.kind() == TypeKind::f16) && type_error(t).empty();
+    };
     switch (op_.opcode) {
     case Opcode::const_int:
       if (auto e = counts(0, 1); !e.empty())
@@ -191,11 +195,14 @@ private:
       return elementwise(1, any_arith, "an integer or float (scalar or vector)");
     case Opcode::not_:
       return elementwise(1, int_only, "an integer (scalar or vector)");
+    case Opcode::mul_hi_u:
+      return elementwise(2, i32_only, "i32 (scalar or vector)");
     case Opcode::fma:
       return elementwise(3, float_only, "a float (f16, bf16, f32, scalar or vector)");
     case Opcode::exp2:
-    case Opcode::log2:
     case Opcode::rcp:
+      return elementwise(1, f32_or_f16, "f32 or f16 (scalar or vector; bf16 goes through f32)");
+    case Opcode::log2:
     case Opcode::rsqrt:
     case Opcode::sqrt:
     case Opcode::tanh:
@@ -335,6 +342,21 @@ private:
                "floats or fp8 (no i1)";
       if (a.align != 0 && ((a.align & (a.align - 1)) != 0 || a.align > 16))
         return "align " + std::to_string(a.align) + " must be 0 (natural) or a power of two <= 16";
+      return "";
+    }
+    case Opcode::global_load_tr: {
+      if (auto e = counts(1, 1); !e.empty())
+        return e;
+      if (!opd(0).is_ptr(AddrSpace::global))
+        return "address has type " + ty(opd(0)) +
+               ", expected ptr<global> (the transpose loads "
+               "are global_load_tr_b64 / _b128)";
+      const Type r = res();
+      if (r.lanes() != 8 || r.is_bool() || !(r.elem_bits() == 16 || r.elem_bits() == 8) ||
+          !type_error(r).empty())
+        return "loaded type " + ty(r) +
+               " must be 8 elements of 16 bits (global_load_tr_b128: "
+               "f16, bf16, i16) or of 8 bits (global_load_tr_b64: i8, e4m3, e5m2)";
       return "";
     }
     case Opcode::lds_ptr:

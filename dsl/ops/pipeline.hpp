@@ -1,5 +1,6 @@
 #pragma once
-// pipeline<N>: LDS multi-buffering of a loop over tiles, with one barrier per tile.
+// pipeline<N>: LDS multi-buffering of a loop over tiles, with one LDS barrier per tile
+// (lds_barrier: no global_inv).
 //   state = pipeline<2>(num_tiles, state,
 //       [&](Int32 t) { return registers of tile t (global loads); },          // fetch
 //       [&](const auto& regs, Int32 stage) { store them into LDS stage; },    // commit
@@ -30,15 +31,15 @@ std::tuple<H...> pipeline_tuple(const Int32& num_tiles, const std::tuple<H...>& 
   if constexpr (Stages == 1) {
     return for_range(Int32(0), num_tiles, Int32(1), state, [&](Int32 t, H... h) {
       commit(fetch(t), Int32(0));
-      barrier();
+      lds_barrier();
       const std::tuple<H...> next = step(Int32(0), std::tuple<H...>(h...));
-      barrier();
+      lds_barrier();
       return next;
     });
   } else {
     for (int t = 0; t < Stages - 1; ++t)
       commit(fetch(Int32(t)), Int32(t));
-    barrier();
+    lds_barrier();
     const auto stage_of = [](const Int32& t) {
       if constexpr ((Stages & (Stages - 1)) == 0)
         return t & (Stages - 1);
@@ -49,7 +50,7 @@ std::tuple<H...> pipeline_tuple(const Int32& num_tiles, const std::tuple<H...>& 
       const auto next = fetch(t + (Stages - 1));
       const std::tuple<H...> s2 = step(stage_of(t), std::tuple<H...>(h...));
       commit(next, stage_of(t + (Stages - 1)));
-      barrier();
+      lds_barrier();
       return s2;
     });
   }

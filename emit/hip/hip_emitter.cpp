@@ -212,6 +212,9 @@ private:
       return bin("-");
     case Opcode::mul:
       return bin("*");
+    case Opcode::mul_hi_u: // i32 only (verifier): the high word of the 64-bit product
+      return cat("(", T, ")(((unsigned long long)", e[0], " * (unsigned long long)", e[1],
+                 ") >> 32)");
     case Opcode::div_u:
       return bin("/");
     case Opcode::rem_u:
@@ -292,14 +295,14 @@ private:
     case Opcode::fma:
       r = cat(fn("__builtin_fmaf", "__builtin_fmaf16"), "(", e[0], ", ", e[1], ", ", e[2], ")");
       break;
-    case Opcode::exp2:
-      r = cat("__builtin_amdgcn_exp2f(", e[0], ")");
+    case Opcode::exp2: // f16: llvm.exp2.f16, which gfx12 selects as v_exp_f16
+      r = cat(fn("__builtin_amdgcn_exp2f", "__builtin_exp2f16"), "(", e[0], ")");
       break;
     case Opcode::log2:
       r = cat("__builtin_amdgcn_logf(", e[0], ")");
       break;
     case Opcode::rcp:
-      r = cat("__builtin_amdgcn_rcpf(", e[0], ")");
+      r = cat(fn("__builtin_amdgcn_rcpf", "__builtin_amdgcn_rcph"), "(", e[0], ")");
       break;
     case Opcode::rsqrt:
       r = cat("__builtin_amdgcn_rsqf(", e[0], ")");
@@ -449,6 +452,7 @@ private:
     case Opcode::shr_u:
     case Opcode::shr_s:
     case Opcode::fma:
+    case Opcode::mul_hi_u:
     case Opcode::exp2:
     case Opcode::log2:
     case Opcode::rcp:
@@ -717,6 +721,17 @@ private:
     case Opcode::store:
       emit_load_store(op, depth);
       return;
+    case Opcode::global_load_tr: { // 16-bit: b128 as <8 x short>; 8-bit: b64 as <2 x int>
+      const Type t = type(op.results[0]);
+      const bool b128 = t.elem_bits() == 16;
+      const std::string raw =
+          b128 ? types_.vector_typedef("short", "i16", 8) : types_.vector_typedef("int", "i32", 2);
+      const std::string call = cat(b128 ? "__builtin_amdgcn_global_load_tr_b128_v8i16(("
+                                        : "__builtin_amdgcn_global_load_tr_b64_v2i32((",
+                                   HipTypes::pointer_to(raw, AddrSpace::global), ")", opd(0), ")");
+      define(depth, op.results[0], cat("__builtin_bit_cast(", st(t), ", ", call, ")"));
+      return;
+    }
     case Opcode::lds_ptr:
       define(
           depth, op.results[0],
@@ -809,12 +824,15 @@ private:
     case Opcode::swmmac:
       emit_mma(op, depth);
       return;
-    case Opcode::barrier:
-      // LDS exchange needs the workgroup fences around s_barrier (shared/RDNA4.md pitfalls).
-      line(depth, "__builtin_amdgcn_fence(__ATOMIC_RELEASE, \"workgroup\");");
+    case Opcode::barrier: {
+      // LDS exchange needs the workgroup fences around s_barrier (shared/RDNA4.md pitfalls);
+      // an LDS-only fence (address-space argument "local") avoids the global_inv.
+      const char* spaces = op.attrs.lds_only ? ", \"local\"" : "";
+      line(depth, cat("__builtin_amdgcn_fence(__ATOMIC_RELEASE, \"workgroup\"", spaces, ");"));
       line(depth, "__builtin_amdgcn_s_barrier();");
-      line(depth, "__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, \"workgroup\");");
+      line(depth, cat("__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, \"workgroup\"", spaces, ");"));
       return;
+    }
     case Opcode::for_:
       emit_for(op, depth);
       return;

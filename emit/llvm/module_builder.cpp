@@ -113,6 +113,19 @@ private:
     llvm::Function* f = Intr::getOrInsertDeclaration(module_.get(), id, overloads);
     return b_.CreateCall(f, args);
   }
+  // A hardware transcendental (llvm.amdgcn.exp2 / log / rcp / rsq: one VALU instruction per
+  // element); vectors are done element by element, as the backend has no vector form.
+  llvm::Value* hw_unary(ID id, llvm::Value* x) {
+    auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
+    if (!vt)
+      return call(id, {x->getType()}, {x});
+    llvm::Value* r = llvm::PoisonValue::get(vt);
+    for (unsigned i = 0; i < vt->getNumElements(); ++i) {
+      llvm::Value* e = b_.CreateExtractElement(x, b_.getInt32(i));
+      r = b_.CreateInsertElement(r, call(id, {e->getType()}, {e}), b_.getInt32(i));
+    }
+    return r;
+  }
   // A 32-bit lane-op operand as i32 (f32, <2 x f16>, ... are reinterpreted).
   llvm::Value* as_i32(llvm::Value* x) { return b_.CreateBitCast(x, i32()); }
   llvm::Value* from_i32(llvm::Value* x, ir::Type t) { return b_.CreateBitCast(x, type(t)); }
@@ -331,16 +344,23 @@ private:
         return b_.CreateShl(x, amt);
       return op.opcode == O::shr_u ? b_.CreateLShr(x, amt) : b_.CreateAShr(x, amt);
     }
+    case O::mul_hi_u: { // the 64-bit product's high word: LLVM selects v_mul_hi_u32
+      llvm::Type* t = opd(op, 0)->getType();
+      llvm::Type* wide = t->getWithNewBitWidth(64);
+      llvm::Value* p =
+          b_.CreateMul(b_.CreateZExt(opd(op, 0), wide), b_.CreateZExt(opd(op, 1), wide));
+      return b_.CreateTrunc(b_.CreateLShr(p, llvm::ConstantInt::get(wide, 32)), t);
+    }
     case O::fma:
       return call(Intr::fma, {opd(op, 0)->getType()}, {opd(op, 0), opd(op, 1), opd(op, 2)});
     case O::exp2:
-      return call(Intr::amdgcn_exp2, {opd(op, 0)->getType()}, {opd(op, 0)});
+      return hw_unary(Intr::amdgcn_exp2, opd(op, 0));
     case O::log2:
-      return call(Intr::amdgcn_log, {opd(op, 0)->getType()}, {opd(op, 0)});
+      return hw_unary(Intr::amdgcn_log, opd(op, 0));
     case O::rcp:
-      return call(Intr::amdgcn_rcp, {opd(op, 0)->getType()}, {opd(op, 0)});
+      return hw_unary(Intr::amdgcn_rcp, opd(op, 0));
     case O::rsqrt:
-      return call(Intr::amdgcn_rsq, {opd(op, 0)->getType()}, {opd(op, 0)});
+      return hw_unary(Intr::amdgcn_rsq, opd(op, 0));
     case O::sqrt: // correctly rounded (llvm.sqrt without afn), like __builtin_sqrtf
       return call(Intr::sqrt, {opd(op, 0)->getType()}, {opd(op, 0)});
     case O::tanh:
@@ -391,6 +411,16 @@ private:
     case O::store:
       b_.CreateAlignedStore(opd(op, 1), opd(op, 0), alignment(opd_ty(op, 1), a.align));
       return nullptr;
+    case O::global_load_tr: { // llvm.amdgcn.global.load.tr.b128.v8i16 / .b64.v2i32
+      const bool b128 = res_ty(op).elem_bits() == 16;
+      llvm::Type* raw =
+          b128 ? static_cast<llvm::Type*>(llvm::FixedVectorType::get(b_.getInt16Ty(), 8))
+               : llvm::FixedVectorType::get(b_.getInt32Ty(), 2);
+      llvm::Value* v =
+          call(b128 ? Intr::amdgcn_global_load_tr_b128 : Intr::amdgcn_global_load_tr_b64, {raw},
+               {opd(op, 0)});
+      return b_.CreateBitCast(v, type(res_ty(op)));
+    }
     case O::lds_ptr:
       if (!lds_)
         fail("the kernel has no LDS block (Kernel::lds_bytes is 0)");
@@ -454,10 +484,12 @@ private:
       return matrix(op);
     case O::barrier:
       // LDS written before the barrier is visible after it: release / acquire at workgroup
-      // scope around s_barrier (the barrier alone orders no memory).
-      b_.CreateFence(llvm::AtomicOrdering::Release, ctx_.getOrInsertSyncScopeID("workgroup"));
+      // scope around s_barrier (the barrier alone orders no memory). lds_only restricts the
+      // fences to the local address space (MMRA "amdgpu-synchronize-as" = "local", what clang emits
+      // for __builtin_amdgcn_fence(..., "local")): no global_inv.
+      barrier_fence(llvm::AtomicOrdering::Release, op.attrs.lds_only);
       call(Intr::amdgcn_s_barrier, {}, {});
-      b_.CreateFence(llvm::AtomicOrdering::Acquire, ctx_.getOrInsertSyncScopeID("workgroup"));
+      barrier_fence(llvm::AtomicOrdering::Acquire, op.attrs.lds_only);
       return nullptr;
     case O::for_:
     case O::if_:
@@ -465,6 +497,16 @@ private:
       break;
     }
     fail("has no LLVM lowering");
+  }
+
+  // A workgroup-scope fence; lds_only attaches the memory model relaxation annotation that
+  // limits it to LDS (LLVM AMDGPUUsage, "Memory Model Relaxation Annotations").
+  void barrier_fence(llvm::AtomicOrdering order, bool lds_only) {
+    llvm::FenceInst* f = b_.CreateFence(order, ctx_.getOrInsertSyncScopeID("workgroup"));
+    if (lds_only)
+      f->setMetadata(llvm::LLVMContext::MD_mmra,
+                     llvm::MDTuple::get(ctx_, {llvm::MDString::get(ctx_, "amdgpu-synchronize-as"),
+                                               llvm::MDString::get(ctx_, "local")}));
   }
 
   bool is_float(const ir::Op& op) { return opd_ty(op, 0).element().is_float(); }

@@ -6,6 +6,7 @@
 #include <kernels/attention/blocks/alibi.hpp>
 #include <kernels/attention/blocks/attn_sequence.hpp>
 #include <kernels/attention/blocks/bias_mask.hpp>
+#include <kernels/attention/blocks/dropout.hpp>
 #include <kernels/attention/blocks/online_softmax.hpp>
 #include <kernels/attention/blocks/softcap.hpp>
 #include <kernels/attention/blocks/visible_keys.hpp>
@@ -87,7 +88,8 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
   auto [Qp, Kp, Vp, Op, LseP, BiasP, SlopesP, CuQ, CuK, OPart, MPart, LPart, B, Sq, Sk, Hq, Hkv, D,
         Dv, q_sb, q_ss, q_sh, k_sb, k_ss, k_sh, v_sb, v_ss, v_sh, o_sb, o_ss, o_sh, lse_sb, lse_sh,
         bias_sh, bias_sq, bias_sk, win_left, win_right, num_splits, sm_scale, softcap, inv_softcap,
-        alibi_slope, q_descale, k_descale, v_descale] =
+        alibi_slope, q_descale, k_descale, v_descale, drop_seed, drop_offset, drop_threshold,
+        drop_inv_keep] =
       kb_.args(gptr<u8>("q"), gptr<u8>("k"), gptr<u8>("v"), gptr<u8>("out"), gptr<f32>("lse"),
                gptr<u8>("bias"), gptr<f32>("alibi_slopes"), gptr<i32>("cu_seqlens_q"),
                gptr<i32>("cu_seqlens_k"), gptr<f32>("o_part"), gptr<f32>("m_part"),
@@ -101,7 +103,9 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
                scalar<i64>("bias_sk"), scalar<i64>("window_left"), scalar<i64>("window_right"),
                scalar<i64>("num_splits"), scalar<f32>("sm_scale"), scalar<f32>("softcap"),
                scalar<f32>("inv_softcap"), scalar<f32>("alibi_slope"), scalar<f32>("q_descale"),
-               scalar<f32>("k_descale"), scalar<f32>("v_descale"));
+               scalar<f32>("k_descale"), scalar<f32>("v_descale"), scalar<i64>("dropout_seed"),
+               scalar<i64>("dropout_offset"), scalar<i32>("dropout_threshold"),
+               scalar<f32>("dropout_inv_keep"));
   const Int32 qt = block_id(ir::Dim::x), h = block_id(ir::Dim::y);
   const Int32 bz = block_id(ir::Dim::z);
   const Int32 splits = cast<i32>(num_splits);
@@ -214,6 +218,13 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
       });
     };
 
+    const Dropout dropout{(cast<i64>(b) * Hq + cast<i64>(h)) * Sq,
+                          Sk,
+                          cast<u64>(drop_seed),
+                          cast<u64>(drop_offset),
+                          cast<u32>(drop_threshold),
+                          drop_inv_keep};
+
     // ---- the KV loop: the algorithm ----
     using OFrag = typename decltype(o_mma)::CFrag;
     using Row = RegTensor<f32, 1, 1>;
@@ -231,7 +242,11 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
           const auto sc = if_(
               vis.whole_block(row0_32, block_q, key0, kb), [&] { return scores(st, key0, false); },
               [&] { return scores(st, key0, true); });
-          const auto sm = online_softmax_step(sc, m, l);
+          auto sm = online_softmax_step(sc, m, l);
+          if (s.dropout) // P of P V only (m and l keep every probability)
+            sm.p = map(s_mma, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
+              return dropout.apply(p, row0_32 + c, key0 + r);
+            });
           o = broadcast_cols(o, sm.alpha, [](const Float32& x, const Float32& a) { return x * a; });
           for (int ks = 0; ks < kb / 16; ++ks) // O^T += V^T P^T, P^T straight from registers
             gemm(o_mma, o_mma.load_a(sVt, ks),

@@ -5,6 +5,7 @@
 
 #include <emit/compile.hpp>
 
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -48,6 +49,8 @@ std::string FlashAttnKernelSpec::name() const {
     n += "_softcap";
   if (lse)
     n += "_lse";
+  if (dropout)
+    n += "_dropout";
   if (split)
     n += "_split";
   return n;
@@ -98,6 +101,10 @@ runtime::KernelArgs flash_attn_kernel_args(const FlashAttnLaunchArgs& g) {
   for (float x : {g.sm_scale, g.softcap, g.softcap > 0.0f ? 1.0f / g.softcap : 0.0f, g.alibi_slope,
                   g.q_descale, g.k_descale, g.v_descale})
     a.add<float>(x);
+  // dropout: seed, offset, threshold uint32(floor(p * 2^32)) (as its bits), 1 / (1 - p)
+  a.add<int64_t>(int64_t(g.dropout_seed)).add<int64_t>(int64_t(g.dropout_offset));
+  a.add<int32_t>(int32_t(uint32_t(std::floor(double(g.dropout_p) * 4294967296.0))));
+  a.add<float>(g.dropout_p > 0.0f ? float(1.0 / (1.0 - double(g.dropout_p))) : 1.0f);
   return a;
 }
 

@@ -33,6 +33,7 @@ struct FlashAttnKernelSpec {
   FlashAttnProblem::Alibi alibi = FlashAttnProblem::Alibi::none;
   bool softcap = false;
   bool lse = false;
+  bool dropout = false;     // p > 0 (p = 0 is the code without dropout)
   bool split = false;       // write the split-KV partials (attn_shared.md) instead of out
   bool vec_aligned = false; // q, k, v: base and every row start 16-byte aligned
 
@@ -63,6 +64,8 @@ struct FlashAttnLaunchArgs {
   int64_t num_splits = 1;
   float sm_scale = 1.0f, softcap = 0.0f, alibi_slope = 0.0f;
   float q_descale = 1.0f, k_descale = 1.0f, v_descale = 1.0f;
+  uint64_t dropout_seed = 0, dropout_offset = 0;
+  float dropout_p = 0.0f;
 };
 
 emit::CodeObject compile_flash_attn_kernel(const FlashAttnKernelSpec& spec);

@@ -1,6 +1,8 @@
 #pragma once
-// The launch step of flash_attn (called by flash_attn_entry.cpp after validate_flash_attn with
-// a non-empty problem): picks the kernel spec, builds it through the compile cache, launches.
+// The launch step of flash_attn, called by flash_attn_entry.cpp after validate_flash_attn with
+// a non-empty problem whose num_splits is chosen (>= 1): picks the kernel spec, builds it
+// through the compile cache, launches (split-KV: the partials into a workspace, then the
+// combine kernel). Implemented in launch_flash_attn.cpp.
 #include <kernels/attention/flash_attn_api.hpp>
 #include <kernels/attention/flash_attn_kernel.hpp>
 

@@ -1,6 +1,7 @@
 // launch_flash_attn: FlashAttnArgs + the validated FlashAttnProblem -> one kernel spec and its
 // arguments; split-KV runs the partial kernel into a workspace, then the combine kernel.
 #include <kernels/attention/flash_attn_launch.hpp>
+#include <kernels/attention/split_kv_combine.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -35,6 +36,7 @@ FlashAttnKernelSpec spec_of(const FlashAttnArgs& a, const FlashAttnProblem& p) {
   s.alibi = p.alibi;
   s.softcap = p.softcap > 0.0f;
   s.lse = p.return_lse;
+  s.dropout = p.dropout_p > 0.0f;
   s.split = p.num_splits > 1;
   s.vec_aligned = aligned16(a.q) && aligned16(a.k) && aligned16(a.v);
   return s;
@@ -105,6 +107,9 @@ FlashAttnLaunchArgs launch_args_of(const FlashAttnArgs& a, const FlashAttnProble
   g.q_descale = a.q_descale;
   g.k_descale = a.k_descale;
   g.v_descale = a.v_descale;
+  g.dropout_p = p.dropout_p;
+  g.dropout_seed = a.dropout_seed;
+  g.dropout_offset = a.dropout_offset;
   return g;
 }
 
@@ -113,10 +118,19 @@ FlashAttnLaunchArgs launch_args_of(const FlashAttnArgs& a, const FlashAttnProble
 void launch_flash_attn(runtime::Device& device, const FlashAttnArgs& args,
                        const FlashAttnProblem& problem) {
   using namespace flash_attn_kernel;
-  if (problem.num_splits > 1)
-    throw std::logic_error("flash_attn: split-KV needs the combine kernel "
-                           "(kernels/attention/split_kv_combine), which is not linked yet");
-  run_flash_attn_kernel(device, spec_of(args, problem), launch_args_of(args, problem));
+  FlashAttnLaunchArgs g = launch_args_of(args, problem);
+  if (problem.num_splits <= 1) {
+    run_flash_attn_kernel(device, spec_of(args, problem), g);
+    return;
+  }
+  // Split-KV: every split's partials into the workspace (m = -inf, l = 0, o = 0 where a
+  // split writes nothing), then the combine writes out (and lse).
+  const SplitKvWorkspace ws(device, problem);
+  g.o_part = ws.o_part;
+  g.m_part = ws.m_part;
+  g.l_part = ws.l_part;
+  run_flash_attn_kernel(device, spec_of(args, problem), g);
+  launch_split_kv_combine(device, ws, args, problem);
 }
 
 } // namespace tw::kernels

@@ -274,6 +274,45 @@ void vmem_store(WaveContext& c, const DecodedInstr& in) {
   });
 }
 
+// global_load_tr_b128 (16-bit elements) / global_load_tr_b64 (8-bit elements), RDNA4 ISA
+// 11.6: every lane reads 8 contiguous elements at its own address (like global_load_b128 /
+// _b64, memcheck per 4-byte component), then the wave permutes them across lanes so that a
+// 16x16 tile stored with the other major order lands in the WMMA operand layout. Writing R(S)
+// for the 8 elements lane S read, lane L receives element j (in register order) from
+//   b128: R(8 * (L / 8) + j)[L % 8]                        (an 8x8 transpose per 8 lanes)
+//   b64:  R(16 * (L / 16) + 8 * (j / 4) + 4 * (L / 8 % 2) + j % 4)[L % 8]
+// (both measured on gfx1201 hardware by third parties; docs/copy_atoms.md has the sources).
+// EXEC must be all ones (else the ISA leaves the result undefined); EXEC == 0 is a no-op.
+template <uint32_t ElemBytes>
+void global_load_tr(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  if (w.exec() == 0)
+    return;
+  if (w.exec() != 0xffffffffu)
+    c.fail(in, fmt::format("transpose load with EXEC = {:#010x}: the ISA requires all 32 lanes "
+                           "(or none) to be active",
+                           w.exec()));
+  constexpr uint32_t bytes = 8 * ElemBytes;
+  const Layout l = layout(Space::Global, true, false, false);
+  uint8_t raw[32][bytes] = {};
+  for (int lane = 0; lane < 32; ++lane) {
+    const LaneAccess a = lane_address(c, in, Space::Global, l, lane, nullptr);
+    for (uint32_t off = 0; off < bytes; off += 4)
+      if (const uint8_t* p = resolve(c, in, a, lane, off, 4, false))
+        std::memcpy(raw[lane] + off, p, 4);
+  }
+  const Operand& dst = in.op(l.vdst);
+  for (int lane = 0; lane < 32; ++lane) {
+    uint8_t buf[bytes];
+    for (int j = 0; j < 8; ++j) {
+      const int src = ElemBytes == 2 ? 8 * (lane / 8) + j
+                                     : 16 * (lane / 16) + 8 * (j / 4) + 4 * (lane / 8 % 2) + j % 4;
+      std::memcpy(buf + j * ElemBytes, raw[src] + (lane % 8) * ElemBytes, ElemBytes);
+    }
+    write_load_result(w, dst, lane, LoadResult::Dwords, buf, bytes);
+  }
+}
+
 // "global_atomic_add_u32" -> op "add", 4 bytes; "..._cmpswap_b64" -> "cmpswap", 8 bytes.
 template <Space S>
 void vmem_atomic(WaveContext& c, const DecodedInstr& in) {
@@ -365,6 +404,8 @@ void register_space(HandlerTable& t, const std::string& p) {
 
 void register_vmem_handlers(HandlerTable& t) {
   register_space<Space::Global>(t, "global_");
+  t.add("global_load_tr_b128", global_load_tr<2>);
+  t.add("global_load_tr_b64", global_load_tr<1>);
   register_space<Space::Flat>(t, "flat_");
   register_space<Space::Scratch>(t, "scratch_");
   register_space<Space::Buffer>(t, "buffer_");

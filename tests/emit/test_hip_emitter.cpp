@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <dsl/ir/ir.hpp>
 #include <emit/hip/hip_emitter.hpp>
+#include <emit/sample_kernels.hpp>
 
 #include <regex>
 #include <vector>
@@ -147,6 +148,22 @@ TEST_CASE("hip emitter: LDS exchange across waves with a barrier") {
   Value po = b.ptr_add(out, off);
   b.store(po, v);
   check_compiles_with(k, {"ds_store_b32", "s_barrier_signal", "s_barrier_wait", "ds_load_b32"});
+}
+
+TEST_CASE("hip emitter: an LDS-only barrier fences LDS alone (no global_inv)") {
+  const Kernel k = tw::emit::samples::lds_reverse(64, /*lds_only=*/true);
+  const std::string src = tw::emit::hip::emit_source(k);
+  CHECK(src.find("__builtin_amdgcn_fence(__ATOMIC_RELEASE, \"workgroup\", \"local\");") !=
+        std::string::npos);
+  check_compiles_with(k, {"ds_store_b32", "s_barrier_signal", "ds_load_b32"});
+  for (const char* arch : {"gfx1200", "gfx1201"}) {
+    const tw::test::HipBuild lds = tw::test::compile_hip(src, arch);
+    const tw::test::HipBuild full =
+        tw::test::compile_hip(tw::emit::hip::emit_source(tw::emit::samples::lds_reverse(64)), arch);
+    REQUIRE((lds.ok && full.ok));
+    CHECK(full.disasm.find("global_inv") != std::string::npos);
+    CHECK(lds.disasm.find("global_inv") == std::string::npos);
+  }
 }
 
 TEST_CASE("hip emitter: one WMMA 16x16x16 f16 tile product") {

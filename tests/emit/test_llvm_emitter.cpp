@@ -117,6 +117,23 @@ TEST_CASE("llvm backend: LDS block and barrier with workgroup fences") {
   });
 }
 
+TEST_CASE("llvm backend: an LDS-only barrier fences LDS alone (no global_inv)") {
+  for_both_arches([](Arch arch) {
+    const ir::Kernel full = samples::lds_reverse(256, /*lds_only=*/false);
+    const ir::Kernel lds = samples::lds_reverse(256, /*lds_only=*/true);
+    const Compiled cf = compile_both_ways(full, arch), cl = compile_both_ways(lds, arch);
+    check_contract(lds, arch, cl);
+    // The all-address-space fence invalidates L0 (shared/RDNA4.md); the LDS-only one carries
+    // the "amdgpu-synchronize-as" = "local" annotation and does not.
+    CHECK(contains(cf.out.assembly, "global_inv"));
+    CHECK(contains(cl.out.ir_before_opt, "!mmra"));
+    CHECK(contains(cl.out.ir_before_opt, "!\"amdgpu-synchronize-as\", !\"local\""));
+    CHECK_FALSE(contains(cl.out.assembly, "global_inv"));
+    CHECK(contains(cl.out.assembly, "s_barrier_signal -1"));
+    CHECK(contains(cl.out.assembly, "s_wait_dscnt"));
+  });
+}
+
 TEST_CASE("llvm backend: one WMMA 16x16x16 f16 and bf16") {
   for_both_arches([](Arch arch) {
     for (const char* atom : {"v_wmma_f32_16x16x16_f16", "v_wmma_f32_16x16x16_bf16"}) {

@@ -127,15 +127,18 @@ TEST_CASE("run: nested if and if/else with a result") {
 TEST_CASE("run: LDS reversal across a 256-thread workgroup (barrier orders the exchange)") {
   const int block = 256, groups = 3;
   const auto in = values(block * groups, 5);
-  for_both_backends(samples::lds_reverse(block), [&](const CodeObject& co) {
-    const auto din = upload(in), dout = upload(std::vector<float>(in.size(), 0.0f));
-    run(co, groups, block, runtime::KernelArgs().ptr(din).ptr(dout));
-    const auto out = download<float>(dout, in.size());
-    for (int g = 0; g < groups; ++g)
-      for (int t = 0; t < block; ++t)
-        CHECK(out[static_cast<std::size_t>(g * block + t)] ==
-              in[static_cast<std::size_t>(g * block + block - 1 - t)]);
-  });
+  for (bool lds_only : {false, true}) {
+    CAPTURE(lds_only);
+    for_both_backends(samples::lds_reverse(block, lds_only), [&](const CodeObject& co) {
+      const auto din = upload(in), dout = upload(std::vector<float>(in.size(), 0.0f));
+      run(co, groups, block, runtime::KernelArgs().ptr(din).ptr(dout));
+      const auto out = download<float>(dout, in.size());
+      for (int g = 0; g < groups; ++g)
+        for (int t = 0; t < block; ++t)
+          CHECK(out[static_cast<std::size_t>(g * block + t)] ==
+                in[static_cast<std::size_t>(g * block + block - 1 - t)]);
+    });
+  }
 }
 
 TEST_CASE("run: bounded buffer loads read zero past n") {

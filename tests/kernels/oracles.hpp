@@ -1,6 +1,7 @@
 #pragma once
-// Numeric references of the kernel library (GEMM family, issue 6), plus the accuracy
-// contract of shared/KERNELS.md and fixed-seed input generators.
+// Numeric references of the kernel library (GEMM family, issue 6; attention, issue 10, in
+// oracles/attention.hpp), plus the accuracy contract of shared/KERNELS.md and fixed-seed
+// input generators.
 //
 // Every reference reads its inputs from host TensorViews, decodes each element exactly with
 // tw::num (through tw::kernels::load_element) and computes in float64. It takes the same
@@ -588,3 +589,6 @@ inline HostTensor random_tensor(DType dtype, Extents shape, uint64_t seed,
 }
 
 } // namespace tw::oracle
+
+// The attention family (one file per family, so the families do not collide).
+#include "oracles/attention.hpp"

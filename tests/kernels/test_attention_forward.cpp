@@ -171,7 +171,8 @@ TEST_CASE("flash_attn bf16: ALiBi, scalar and per-head slopes, dense and varlen,
   run_case(v);
 }
 
-TEST_CASE("flash_attn bf16: split-KV partials (o, m, l per split) against the reference") {
+TEST_CASE("flash_attn bf16: split-KV (partials, then the combine) against the oracle, and no "
+          "split") {
   Case c;
   c.sq = 17;
   c.sk = 256;
@@ -183,7 +184,34 @@ TEST_CASE("flash_attn bf16: split-KV partials (o, m, l per split) against the re
   c.sq = 97;
   c.sk = 129;
   c.num_splits = 4;
+  c.lse = true;
   run_case(c);
+  c.num_splits = 1;
+  run_case(c);
+}
+
+TEST_CASE("flash_attn bf16: dropout (Philox4x32-10 mask of the oracle), reproducible") {
+  Case c;
+  c.batch = 2;
+  c.hq = 2;
+  c.hkv = 1;
+  c.sq = 17;
+  c.sk = 97;
+  c.dropout_p = 0.2f;
+  c.dropout_seed = 0x123456789abcdefull;
+  c.dropout_offset = 77;
+  c.lse = true;
+  const auto first = run_case(c);
+  CHECK(run_case(c) == first); // the same seed and offset give the same bits
+  Case v;
+  v.cu_q = {0, 17, 114};
+  v.cu_k = {0, 33, 50};
+  v.sq = 97;
+  v.sk = 33;
+  v.causal = true;
+  v.dropout_p = 0.5f;
+  v.dropout_seed = 42;
+  run_case(v);
 }
 
 TEST_CASE("flash_attn fp8 e4m3 and e5m2: QK and PV on the fp8 WMMA, q / k / v descales") {

@@ -1,11 +1,15 @@
-// The GEMM references of oracles.hpp, checked on tiny cases whose expected values are
-// derived by hand (the derivation is in the comments) and on algebraic properties. Nothing
-// here compares an oracle with itself under the same arguments.
+// The references of oracles.hpp (GEMM and attention), checked on tiny cases whose expected
+// values are derived by hand (the derivation is in the comments), on algebraic properties
+// and, for Philox, on published known-answer vectors. Nothing here compares an oracle with
+// itself under the same arguments.
 #include "oracles.hpp"
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 using namespace tw;
 using namespace tw::oracle;
@@ -463,4 +467,288 @@ TEST_CASE("random_tensor: fixed seeds, exactly representable, in range") {
   }
   CHECK(lo);
   CHECK(hi);
+}
+
+// ---- attention (oracles/attention.hpp) ------------------------------------------------------
+
+namespace {
+
+// A host tensor of any rank holding `values` in row-major logical order.
+HostTensor tensor_of(DType dtype, kernels::Extents shape, std::vector<double> values) {
+  HostTensor t(dtype, shape);
+  const kernels::TensorView v = t.view();
+  REQUIRE(int64_t(values.size()) == v.numel());
+  kernels::Extents idx(shape.size(), 0);
+  for (double x : values) {
+    kernels::store_element(v, idx, x);
+    for (int d = v.rank() - 1; d >= 0; --d) {
+      if (++idx[size_t(d)] < shape[size_t(d)])
+        break;
+      idx[size_t(d)] = 0;
+    }
+  }
+  return t;
+}
+
+// A dense single-batch problem: q [1, Sq, Hq, D] zero (every score 0 before bias / ALiBi)
+// unless given, k [1, Sk, Hkv, D] zero, v [1, Sk, Hkv, Dv] given.
+struct AttnCase {
+  HostTensor q, k, v, out, lse;
+  kernels::FlashAttnArgs args;
+  AttnCase(int64_t sq, int64_t sk, int64_t hq, int64_t hkv, int64_t d, std::vector<double> v_vals,
+           DType dtype = DType::f16)
+      : q(dtype, {1, sq, hq, d}), k(dtype, {1, sk, hkv, d}),
+        v(tensor_of(dtype, {1, sk, hkv, int64_t(v_vals.size()) / (sk * hkv)}, v_vals)),
+        out(DType::f32, {1, sq, hq, int64_t(v_vals.size()) / (sk * hkv)}),
+        lse(DType::f32, {1, hq, sq}) {
+    bind();
+  }
+  void bind() {
+    args.q = q.view();
+    args.k = k.view();
+    args.v = v.view();
+    args.out = out.view();
+    args.lse = lse.view();
+  }
+};
+
+const double ninf = -std::numeric_limits<double>::infinity();
+
+} // namespace
+
+TEST_CASE("oracle philox4x32_10: Random123's published known-answer vectors") {
+  // Random123 tests/kat_vectors, philox4x32 10 rounds: counter words then key words.
+  using W4 = std::array<uint32_t, 4>;
+  CHECK(philox4x32_10({0, 0, 0, 0}, {0, 0}) == W4{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8});
+  CHECK(philox4x32_10({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}) ==
+        W4{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd});
+  CHECK(philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}) ==
+        W4{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1});
+}
+
+TEST_CASE("oracle attention: one key gives out = v and lse = its scaled score") {
+  // q = [1, 2], k = [3, -1] -> q.k = 1; sm_scale 0 -> 1/sqrt(2); v = [0.5, -2, 4] (Dv 3 != D 2)
+  AttnCase c(1, 1, 1, 1, 2, {0.5, -2, 4});
+  c.q = tensor_of(DType::f16, {1, 1, 1, 2}, {1, 2});
+  c.k = tensor_of(DType::f16, {1, 1, 1, 2}, {3, -1});
+  c.bind();
+  const AttentionReference r = flash_attn(c.args);
+  CHECK(r.out.value.v == std::vector<double>{0.5, -2, 4});
+  CHECK(r.lse.at(0, 0) == doctest::Approx(1.0 / std::sqrt(2.0)).epsilon(1e-15));
+}
+
+TEST_CASE("oracle attention: uniform scores average V and lse = log Sk") {
+  // q = 0: every score is 0, P = 1/4 each. v rows [1, 0], [3, 2], [5, -2], [-1, 8] -> mean [2, 2]
+  AttnCase c(2, 4, 1, 1, 8, {1, 0, 3, 2, 5, -2, -1, 8});
+  const AttentionReference r = flash_attn(c.args);
+  for (int64_t i = 0; i < 2; ++i) {
+    CHECK(r.out.value.at(i, 0) == 2);
+    CHECK(r.out.value.at(i, 1) == 2);
+    CHECK(r.lse.at(0, i) == doctest::Approx(std::log(4.0)).epsilon(1e-15));
+  }
+  // |terms| of column 1: (0 + 2 + 2 + 8) / 4
+  CHECK(r.out.accum_magnitude.at(0, 1) == 3);
+}
+
+TEST_CASE("oracle attention: two scores weight V by softmax") {
+  // q = [1], k = [2], [0], sm_scale 0.5 -> s = [1, 0]: P = [e, 1] / (e + 1)
+  AttnCase c(1, 2, 1, 1, 1, {1, 0});
+  c.q = tensor_of(DType::f16, {1, 1, 1, 1}, {1});
+  c.k = tensor_of(DType::f16, {1, 2, 1, 1}, {2, 0});
+  c.bind();
+  c.args.sm_scale = 0.5f;
+  const AttentionReference r = flash_attn(c.args);
+  const double e = std::exp(1.0);
+  CHECK(r.out.value.at(0, 0) == doctest::Approx(e / (e + 1)).epsilon(1e-15));
+  CHECK(r.lse.at(0, 0) == doctest::Approx(std::log(e + 1)).epsilon(1e-15));
+}
+
+TEST_CASE("oracle attention: causal is bottom-right aligned and an unseen row is 0 / -inf") {
+  // Sq = 3, Sk = 2: o = i - 1, row 0 sees no key, row 1 key 0, row 2 keys 0..1.
+  AttnCase c(3, 2, 1, 1, 4, {2, 6});
+  c.args.causal = true;
+  const AttentionReference r = flash_attn(c.args);
+  CHECK(r.out.value.at(0, 0) == 0);
+  CHECK(r.lse.at(0, 0) == ninf);
+  CHECK(r.out.value.at(1, 0) == 2);
+  CHECK(r.lse.at(0, 1) == 0);
+  CHECK(r.out.value.at(2, 0) == 4);
+  CHECK(r.lse.at(0, 2) == doctest::Approx(std::log(2.0)));
+}
+
+TEST_CASE("oracle attention: sliding window (decode query, left = 4) and right bound") {
+  // Sq = 1, Sk = 8: o = 7, left 4 -> keys 3..7 (shared/KERNELS.md's example), v_j = j.
+  AttnCase c(1, 8, 1, 1, 2, {0, 1, 2, 3, 4, 5, 6, 7});
+  c.args.window_left = 4;
+  AttentionReference r = flash_attn(c.args);
+  CHECK(r.out.value.at(0, 0) == doctest::Approx(5).epsilon(1e-15)); // (3 + ... + 7) / 5
+  CHECK(r.lse.at(0, 0) == doctest::Approx(std::log(5.0)));
+  // left 1, right -1 (unbounded, but no key right of o = 7 exists): keys 6, 7
+  c.args.window_left = 1;
+  CHECK(flash_attn(c.args).out.value.at(0, 0) == 6.5);
+  // Sq = Sk = 8 would put o = i; here Sq = 2, Sk = 8: o = i + 6. left -1, right 0 on row 0:
+  // keys 0..6 -> mean 3; that is the causal mask.
+  AttnCase w(2, 8, 1, 1, 2, {0, 1, 2, 3, 4, 5, 6, 7});
+  w.args.window_right = 0;
+  r = flash_attn(w.args);
+  CHECK(r.out.value.at(0, 0) == doctest::Approx(3).epsilon(1e-15)); // sum of j / 7
+  CHECK(r.out.value.at(1, 0) == 3.5);
+  // left 0, right 0: the diagonal key only
+  w.args.window_left = 0;
+  r = flash_attn(w.args);
+  CHECK(r.out.value.at(0, 0) == 6);
+  CHECK(r.out.value.at(1, 0) == 7);
+}
+
+TEST_CASE("oracle attention: additive bias, shared and per head") {
+  // q = 0; bias [0, log 3] -> P = [1/4, 3/4]; lse = log 4. v = [4, 8] -> 7.
+  AttnCase c(1, 2, 2, 1, 2, {4, 8});
+  const HostTensor shared = tensor_of(DType::f32, {1, 2}, {0, std::log(3.0)});
+  c.args.bias = shared.view();
+  c.args.bias_kind = kernels::AttnBiasKind::additive;
+  AttentionReference r = flash_attn(c.args);
+  for (int64_t h = 0; h < 2; ++h) {
+    CHECK(r.out.value.at(h, 0) == doctest::Approx(7).epsilon(1e-7)); // f32 log 3
+    CHECK(r.lse.at(h, 0) == doctest::Approx(std::log(4.0)).epsilon(1e-7));
+  }
+  // per head [Hq, Sq, Sk]: head 0 no bias (mean 6), head 1 as above
+  const HostTensor per_head = tensor_of(DType::f32, {2, 1, 2}, {0, 0, 0, std::log(3.0)});
+  c.args.bias = per_head.view();
+  r = flash_attn(c.args);
+  CHECK(r.out.value.at(0, 0) == 6);
+  CHECK(r.out.value.at(1, 0) == doctest::Approx(7).epsilon(1e-7));
+}
+
+TEST_CASE("oracle attention: a bool mask hides keys and can hide a whole row") {
+  // Sq = 2, Sk = 3, v = [1, 2, 6]; row 0 keeps keys 0 and 2, row 1 keeps none.
+  AttnCase c(2, 3, 1, 1, 2, {1, 2, 6});
+  const HostTensor mask = tensor_of(DType::uint8, {2, 3}, {1, 0, 7, 0, 0, 0});
+  c.args.bias = mask.view();
+  c.args.bias_kind = kernels::AttnBiasKind::bool_mask;
+  const AttentionReference r = flash_attn(c.args);
+  CHECK(r.out.value.at(0, 0) == 3.5);
+  CHECK(r.lse.at(0, 0) == doctest::Approx(std::log(2.0)));
+  CHECK(r.out.value.at(1, 0) == 0);
+  CHECK(r.lse.at(0, 1) == ninf);
+}
+
+TEST_CASE("oracle attention: ALiBi, scalar and per head, bottom-right") {
+  // Sq = 1, Sk = 2: o = 1, distances [1, 0]; slope log 2 -> exp weights [1/2, 1]:
+  // P = [1/3, 2/3], lse = log 1.5. v = [3, 6] -> 5.
+  AttnCase c(1, 2, 2, 2, 2, {3, 30, 6, 60});
+  c.args.alibi_slope = float(std::log(2.0));
+  AttentionReference r = flash_attn(c.args);
+  CHECK(r.out.value.at(0, 0) == doctest::Approx(5).epsilon(1e-7));
+  CHECK(r.out.value.at(1, 0) == doctest::Approx(50).epsilon(1e-7)); // head 1 reads kv head 1
+  CHECK(r.lse.at(0, 0) == doctest::Approx(std::log(1.5)).epsilon(1e-7));
+  // per head slopes [0, log 2]: head 0 is the plain mean
+  const HostTensor slopes = tensor_of(DType::f32, {2}, {0, std::log(2.0)});
+  c.args.alibi_slope.reset();
+  c.args.alibi_slopes = slopes.view();
+  r = flash_attn(c.args);
+  CHECK(r.out.value.at(0, 0) == 4.5);
+  CHECK(r.out.value.at(1, 0) == doctest::Approx(50).epsilon(1e-7));
+}
+
+TEST_CASE("oracle attention: softcap applies to the scaled score") {
+  // q = [1], k = [4], [0], sm_scale 1, softcap 2: s = [2 tanh(2), 0]
+  AttnCase c(1, 2, 1, 1, 1, {1, 0});
+  c.q = tensor_of(DType::f16, {1, 1, 1, 1}, {1});
+  c.k = tensor_of(DType::f16, {1, 2, 1, 1}, {4, 0});
+  c.bind();
+  c.args.sm_scale = 1.0f;
+  c.args.softcap = 2.0f;
+  const AttentionReference r = flash_attn(c.args);
+  const double e = std::exp(2.0 * std::tanh(2.0));
+  CHECK(r.out.value.at(0, 0) == doctest::Approx(e / (e + 1)).epsilon(1e-15));
+  CHECK(r.lse.at(0, 0) == doctest::Approx(std::log(e + 1)).epsilon(1e-15));
+}
+
+TEST_CASE("oracle attention: GQA maps query head h to kv head h / (Hq / Hkv)") {
+  // Hq = 4, Hkv = 2, one key: out of head h is v of kv head h / 2.
+  AttnCase c(1, 1, 4, 2, 2, {10, 20});
+  const AttentionReference r = flash_attn(c.args);
+  CHECK(r.out.value.v == std::vector<double>{10, 10, 20, 20});
+}
+
+TEST_CASE("oracle attention: fp8 descales scale the scores and V") {
+  // e4m3 q = [2], k = [3], v = [1.5]: scores 2*0.5 * 3*0.25 * sm_scale 1 = 0.75 with one key
+  // (lse) and out = 1.5 * v_descale 4 = 6.
+  AttnCase c(1, 1, 1, 1, 1, {1.5}, DType::e4m3);
+  c.q = tensor_of(DType::e4m3, {1, 1, 1, 1}, {2});
+  c.k = tensor_of(DType::e4m3, {1, 1, 1, 1}, {3});
+  c.bind();
+  c.args.sm_scale = 1.0f;
+  c.args.q_descale = 0.5f;
+  c.args.k_descale = 0.25f;
+  c.args.v_descale = 4.0f;
+  const AttentionReference r = flash_attn(c.args);
+  CHECK(r.out.value.at(0, 0) == 6);
+  CHECK(r.lse.at(0, 0) == 0.75);
+}
+
+TEST_CASE("oracle attention: dropout follows the Philox mask and rescales by 1/(1-p)") {
+  // Sq = 1, Sk = 4, q = 0 (P = 1/4 each), seed = offset = 0: indices 0..3 form group 0, whose
+  // Philox block is the first known-answer vector [0x6627e8d5, 0xe169c58d, 0xbc57ac4c,
+  // 0x9b00dbd8]. p = 0.5: threshold 0x80000000, so key 0 is dropped and keys 1..3 kept:
+  // out = (v1 + v2 + v3) / 4 / 0.5. lse ignores dropout.
+  AttnCase c(1, 4, 1, 1, 2, {100, 1, 2, 5});
+  c.args.dropout_p = 0.5f;
+  const AttentionReference r = flash_attn(c.args);
+  CHECK(dropout_threshold(0.5f) == 0x80000000u);
+  CHECK(r.out.value.at(0, 0) == 4);
+  CHECK(r.lse.at(0, 0) == doctest::Approx(std::log(4.0)));
+  // Head 1 of two: its indices are ((0*2 + 1)*1 + 0)*4 + j = 4 + j, group 1.
+  AttnCase g(1, 4, 2, 1, 2, {100, 1, 2, 5});
+  g.args.dropout_p = 0.5f;
+  g.args.dropout_seed = 0x0123456789abcdefull;
+  g.args.dropout_offset = 0xfedcba9876543210ull;
+  const std::array<uint32_t, 4> block =
+      philox4x32_10({1, 0, 0x76543210, 0xfedcba98}, {0x89abcdef, 0x01234567});
+  double want = 0;
+  const double vals[4] = {100, 1, 2, 5};
+  for (int j = 0; j < 4; ++j)
+    want += block[size_t(j)] >= 0x80000000u ? vals[j] / 4 / 0.5 : 0.0;
+  CHECK(flash_attn(g.args).out.value.at(1, 0) == want);
+}
+
+TEST_CASE("oracle attention: varlen sequences keep their own bottom-right origin") {
+  // cu_seqlens_q [0, 1, 3], cu_seqlens_k [0, 2, 5]; q = 0, causal, v_t = t.
+  // seq 0: Sq 1, Sk 2, o = 1: keys 0, 1 -> 0.5. seq 1: Sq 2, Sk 3: row 0 (token 1) o = 1 ->
+  // tokens 2, 3 -> 2.5; row 1 (token 2) o = 2 -> tokens 2..4 -> 3. Token 3 is in no sequence.
+  HostTensor q(DType::bf16, {4, 1, 2}), k(DType::bf16, {5, 1, 2});
+  const HostTensor v = tensor_of(DType::bf16, {5, 1, 1}, {0, 1, 2, 3, 4});
+  const HostTensor out(DType::bf16, {4, 1, 1}), lse(DType::f32, {1, 4});
+  const HostTensor cq = tensor_of(DType::i32, {3}, {0, 1, 3});
+  const HostTensor ck = tensor_of(DType::i32, {3}, {0, 2, 5});
+  kernels::FlashAttnArgs args;
+  args.q = q.view();
+  args.k = k.view();
+  args.v = v.view();
+  args.out = out.view();
+  args.lse = lse.view();
+  args.cu_seqlens_q = cq.view();
+  args.cu_seqlens_k = ck.view();
+  args.max_seqlen_q = 2;
+  args.max_seqlen_k = 3;
+  args.causal = true;
+  AttentionReference r = flash_attn(args);
+  CHECK(r.out.value.v == std::vector<double>{0.5, 2.5, 3, 0});
+  CHECK(r.lse.at(0, 0) == doctest::Approx(std::log(2.0)));
+  CHECK(r.lse.at(0, 2) == doctest::Approx(std::log(3.0)));
+  // ALiBi per sequence, slope log 2: seq 0 distances [1, 0] -> P [1/3, 2/3] -> 2/3.
+  args.causal = false;
+  args.alibi_slope = float(std::log(2.0));
+  r = flash_attn(args);
+  CHECK(r.out.value.at(0, 0) == doctest::Approx(2.0 / 3).epsilon(1e-7));
+  // seq 1 row 1 (o = 2): distances [2, 1, 0] -> weights [1/4, 1/2, 1] -> (2/4 + 3/2 + 4) / 1.75
+  CHECK(r.out.value.at(2, 0) == doctest::Approx(6.0 / 1.75).epsilon(1e-7));
+}
+
+TEST_CASE("oracle attention: decode_attention_rows lays out out and lse like the reference") {
+  const HostTensor t = tensor_of(DType::f32, {1, 2, 2, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  const Matrix m = decode_attention_rows(t.view());
+  CHECK(m.rows == 4);
+  CHECK(m.cols == 3);
+  CHECK(m.at(3, 1) == 10);
 }

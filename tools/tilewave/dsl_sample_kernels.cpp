@@ -2,6 +2,7 @@
 
 #include <dsl/samples/gemm_f16.hpp>
 #include <dsl/samples/row_reduce.hpp>
+#include <dsl/samples/vec_math.hpp>
 #include <dsl/samples/vector_add.hpp>
 #include <dsl/samples/wmma_tile.hpp>
 
@@ -32,6 +33,18 @@ void register_dsl_sample_kernels(emit::KernelRegistry& registry) {
                   "per row",
                   {},
                   [](const emit::ParamReader&) { return samples::build_row_reduce(); },
+                  {}});
+    registry.add({"vec_math_f16",
+                  "dsl/samples: element-wise Vec<f16, 8> math (packed v_pk_* forms, v_exp_f16, "
+                  "v_rcp_f16)",
+                  {},
+                  [](const emit::ParamReader&) { return samples::build_vec_math<dsl::f16>(); },
+                  {}});
+    registry.add({"vec_math_bf16",
+                  "dsl/samples: element-wise Vec<bf16, 8> math (through f32: gfx12 has no bf16 "
+                  "arithmetic)",
+                  {},
+                  [](const emit::ParamReader&) { return samples::build_vec_math<dsl::bf16>(); },
                   {}});
     registry.add({"wmma_tile",
                   "dsl/samples: one wave, one 16x16x16 f16 tile with v_wmma_f32_16x16x16_f16",

@@ -76,7 +76,7 @@ void activation_scales(ActQuant mode, bool write_scale_out, const Tile& sq,
   }
   sq.store(Int32(0), t, s);
   sq.store(Int32(1), t, Float32(1.0) / s);
-  barrier();
+  lds_barrier();
 }
 
 } // namespace tw::kernels::gemm_kernel

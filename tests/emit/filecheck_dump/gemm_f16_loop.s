@@ -1,7 +1,9 @@
 ; The DSL tiled f16 GEMM (examples/05_gemm_f16.cpp, 16-byte rows), TILEWAVE_DUMP assembly, each
 ; backend, gfx1201: the K loop issues v_wmma_f32_16x16x16_f16 on LDS operands, a barrier, and
 ; 128-bit global loads of the next tile; operand tiles come from LDS with one 128-bit read
-; each (the tiled layer's k-contiguous 16-bit operand map); nothing goes to scratch.
+; each (the tiled layer's k-contiguous 16-bit operand map); nothing goes to scratch; the
+; pipeline's barriers fence LDS only, so no global_inv (L0 invalidate) anywhere (checked by
+; --implicit-check-not=global_inv in tests/emit/CMakeLists.txt).
 ; CHECK-LABEL: {{^}}gemm_f16_128x128x32_align16:
 ; CHECK-NOT: scratch_
 ; CHECK: in Loop: Header=BB0_[[H:[0-9]+]] Depth=1
