@@ -79,8 +79,8 @@ int main() {
       for (int64_t i = 0; i < Sq; ++i)
         for (int64_t h = 0; h < Hq; ++h)
           for (int64_t x = 0; x < D; ++x)
-            max_abs = std::max(max_abs, std::abs(out.at({0, i, h, x}) -
-                                                 ref[size_t((i * Hq + h) * D + x)]));
+            max_abs = std::max(max_abs,
+                               std::abs(out.at({0, i, h, x}) - ref[size_t((i * Hq + h) * D + x)]));
       std::printf("%s: max |error| %.3g\n", std::string(emit::backend_name(backend)).c_str(),
                   max_abs);
       failures += examples::check(std::string(emit::backend_name(backend)) +
