@@ -10,6 +10,7 @@
 #include <dsl/handles/scalar_ops.hpp>
 #include <dsl/handles/vec.hpp>
 #include <dsl/lds/lds_plan.hpp>
+#include <dsl/mma/accumulator_operand.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
 #include <dsl/mma/block_scaled.hpp>
 #include <dsl/mma/fragment.hpp>

@@ -4,6 +4,9 @@
 // output conversion) is written against tile coordinates; the lane -> element mapping comes
 // from the atom's lane map, never from kernel code.
 //   for_each_accumulator(mma, acc, [&](Float32 v, Int32 r, Int32 c) { out.store(r, c, ...); });
+// map(mma, acc, fn(v, r, c) -> v): a new accumulator, every value replaced by fn of the value
+// and its tile coordinates: masks, bias, ALiBi and softcap are one expression each.
+//   s = map(mma, s, [&](Float32 v, Int32 r, Int32 c) { return select(c <= r, v, -inf); });
 // gemm_with_mods: the register-fragment gemm() with WMMA modifiers (e.g. signed iu8 operands).
 #include <dsl/mma/tiled_mma.hpp>
 
@@ -68,6 +71,27 @@ void for_each_accumulator(const TM1&, const FC1& acc1, const TM2&, const FC2& ac
   detail::visit_c_positions<T1>([&](int i, int j, int v, const Int32& r, const Int32& c) {
     fn(acc1.at(i, j)[v], acc2.at(i, j)[v], r, c);
   });
+}
+
+template <TiledMmaType TM, MmaFragmentType FC, class F>
+FC map(const TM&, const FC& acc, F&& fn) {
+  using T = std::remove_cvref_t<TM>;
+  using E = typename FC::elem_type;
+  static_assert(std::same_as<FC, typename T::CFrag>,
+                "map: the accumulator does not fit the TiledMMA (another atom or repeat)");
+  static_assert(std::same_as<std::invoke_result_t<F&, Scalar<E>, Int32, Int32>, Scalar<E>>,
+                "map: the function must take (value, row, col) and return a scalar of the "
+                "accumulator's element type");
+  std::array<std::array<Scalar<E>, FC::values_per_tile>, T::repeat_m * T::repeat_n> e;
+  detail::visit_c_positions<T>([&](int i, int j, int v, const Int32& r, const Int32& c) {
+    e[static_cast<std::size_t>(i * T::repeat_n + j)][static_cast<std::size_t>(v)] =
+        fn(acc.at(i, j)[v], r, c);
+  });
+  FC out;
+  for (int i = 0; i < T::repeat_m; ++i)
+    for (int j = 0; j < T::repeat_n; ++j)
+      out.at(i, j) = FC::vec_type::from(e[static_cast<std::size_t>(i * T::repeat_n + j)]);
+  return out;
 }
 
 // C += A * B on register fragments with WMMA modifiers (signedness of iu8 / iu4 operands,

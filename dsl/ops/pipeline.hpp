@@ -1,38 +1,82 @@
 #pragma once
-// pipeline<2>: LDS double buffering of a loop over tiles, with one LDS barrier per tile (lds_barrier: no global_inv).
+// pipeline<N>: LDS multi-buffering of a loop over tiles, with one LDS barrier per tile
+// (lds_barrier: no global_inv).
 //   state = pipeline<2>(num_tiles, state,
 //       [&](Int32 t) { return registers of tile t (global loads); },          // fetch
 //       [&](const auto& regs, Int32 stage) { store them into LDS stage; },    // commit
 //       [&](Int32 stage, auto state) { compute on LDS stage; return state; }); // compute
-// Tile 0 is fetched and committed before the loop; iteration t fetches tile t + 1 into
-// registers (its global loads are in flight during the compute), computes on stage t % 2,
-// commits the fetched tile into the other stage, and waits at the barrier. `state` (e.g. the
-// accumulator fragment) is carried through the loop. The fetches of tile 0 when num_tiles is 0
-// and of tile num_tiles in the last iteration must be harmless: masked global tiles read 0 past
-// the tensor and their data is never computed on.
+// N >= 2: tiles 0 .. N - 2 are fetched and committed before the loop; iteration t fetches tile
+// t + N - 1 into registers (its global loads are in flight during the compute), computes on
+// stage t % N, commits the fetched tile into stage (t + N - 1) % N (the stage computed on in
+// iteration t - 1, released by that iteration's barrier) and waits at the barrier.
+// N = 1 (one LDS stage, when a bigger one does not fit): fetch, commit, barrier, compute,
+// barrier in every iteration.
+// The state may be one carried handle (e.g. the accumulator fragment) or a std::tuple of them
+// (attention's O, m and l: compute(stage, O, m, l) returns carry(O', m', l')).
+// Fetches of tiles past num_tiles - 1 must be harmless: masked global tiles read 0 past the
+// tensor and their data is never computed on.
 #include <dsl/builder/control.hpp>
 #include <dsl/builder/ids.hpp>
 
 namespace tw::dsl {
 
+namespace detail {
+template <int Stages, Carried... H, class Fetch, class Commit, class Compute>
+std::tuple<H...> pipeline_tuple(const Int32& num_tiles, const std::tuple<H...>& state,
+                                Fetch&& fetch, Commit&& commit, Compute&& compute) {
+  static_assert(Stages >= 1 && Stages <= 8, "pipeline: 1 to 8 LDS stages");
+  const auto step = [&](const Int32& stage, const std::tuple<H...>& s) {
+    return std::apply([&](const auto&... h) { return compute(stage, h...); }, s);
+  };
+  if constexpr (Stages == 1) {
+    return for_range(Int32(0), num_tiles, Int32(1), state, [&](Int32 t, H... h) {
+      commit(fetch(t), Int32(0));
+      lds_barrier();
+      const std::tuple<H...> next = step(Int32(0), std::tuple<H...>(h...));
+      lds_barrier();
+      return next;
+    });
+  } else {
+    for (int t = 0; t < Stages - 1; ++t)
+      commit(fetch(Int32(t)), Int32(t));
+    lds_barrier();
+    const auto stage_of = [](const Int32& t) {
+      if constexpr ((Stages & (Stages - 1)) == 0)
+        return t & (Stages - 1);
+      else
+        return cast<i32>(cast<u32>(t) % Stages);
+    };
+    return for_range(Int32(0), num_tiles, Int32(1), state, [&](Int32 t, H... h) {
+      const auto next = fetch(t + (Stages - 1));
+      const std::tuple<H...> s2 = step(stage_of(t), std::tuple<H...>(h...));
+      commit(next, stage_of(t + (Stages - 1)));
+      lds_barrier();
+      return s2;
+    });
+  }
+}
+} // namespace detail
+
+// One carried state: compute(stage, state) returns the new state.
 template <int Stages, Carried State, class Fetch, class Commit, class Compute>
 State pipeline(const Int32& num_tiles, const State& state, Fetch&& fetch, Commit&& commit,
                Compute&& compute) {
-  static_assert(Stages == 2, "pipeline: only double buffering (Stages = 2) is implemented");
   static_assert(std::same_as<std::invoke_result_t<Compute&, Int32, State>, State>,
                 "pipeline: compute(stage, state) must return the new state (same type)");
-  commit(fetch(Int32(0)), Int32(0));
-  lds_barrier();
-  auto [final_state] =
-      for_range(Int32(0), num_tiles, Int32(1), carry(state), [&](Int32 t, State s) {
-        const Int32 stage = t & 1;
-        const auto next = fetch(t + 1);
-        const State s2 = compute(stage, s);
-        commit(next, stage ^ 1);
-        lds_barrier();
-        return carry(s2);
-      });
+  auto [final_state] = detail::pipeline_tuple<Stages>(
+      num_tiles, std::tuple<State>(state), fetch, commit,
+      [&](const Int32& stage, const State& s) { return std::tuple<State>(compute(stage, s)); });
   return final_state;
+}
+
+// Several carried states: compute(stage, h...) returns carry(h'...).
+template <int Stages, Carried... H, class Fetch, class Commit, class Compute>
+std::tuple<H...> pipeline(const Int32& num_tiles, const std::tuple<H...>& state, Fetch&& fetch,
+                          Commit&& commit, Compute&& compute) {
+  static_assert(std::same_as<std::invoke_result_t<Compute&, Int32, H...>, std::tuple<H...>>,
+                "pipeline: compute(stage, states...) must return carry(...) of the same handle "
+                "types");
+  return detail::pipeline_tuple<Stages>(num_tiles, state, fetch, commit, compute);
 }
 
 } // namespace tw::dsl

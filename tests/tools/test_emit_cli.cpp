@@ -137,8 +137,8 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
   const auto& kernels = manifest["kernels"];
   // 9 sample kernels; ir_vector_add and ir_buffer_copy ship two widths: 11 configurations;
   // the library's gemm ships one per kernel of the family (10). Each for 2 backends x 2 arches.
-  int samples = 0, gemm = 0, wmma_loop = 0;
-  std::set<std::string> gemm_symbols;
+  int samples = 0, gemm = 0, wmma_loop = 0, flash = 0;
+  std::set<std::string> gemm_symbols, flash_symbols;
   for (const auto& k : kernels) {
     CAPTURE(k.dump());
     const fs::path file = out / k["file"].get<std::string>();
@@ -161,6 +161,11 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
       if (params["a"] == "f16" && params["b"] == "f16") // the main config: no spills
         CHECK(k["resources"]["scratch_bytes"] == 0);
     }
+    if (name == "flash_attn") { // the library's flash attention: 9 configurations
+      ++flash;
+      flash_symbols.insert(k["symbol"].get<std::string>());
+      CHECK(k["resources"]["lds_bytes"].get<int>() <= 65536);
+    }
     if (name == "ir_wmma_loop") {
       ++wmma_loop;
       CHECK(k["kernarg"]["size"] == 28);
@@ -176,6 +181,8 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
       return sym.find(feature) != std::string::npos;
     }));
   CHECK(wmma_loop == 4);
+  CHECK(flash == 36);
+  CHECK(flash_symbols.size() == 9);
 }
 
 TEST_CASE("tilewave aot: selection and argument errors") {

@@ -1,9 +1,12 @@
 #include "tilewave/library_kernels.hpp"
 
+#include <kernels/attention/flash_attn_kernel.hpp>
 #include <kernels/common/dtype.hpp>
 #include <kernels/gemm/gemm_kernel.hpp>
 
+#include <algorithm>
 #include <mutex>
+#include <vector>
 
 namespace tw::tool {
 
@@ -80,6 +83,49 @@ ir::Kernel build_gemm(const emit::ParamReader& p) {
   return kernels::gemm_kernel::build_gemm_kernel(s); // rejects unsupported combinations
 }
 
+kernels::AttnBiasKind bias_kind(const emit::ParamReader& p, const std::string& name) {
+  const std::string& v = p.str(name);
+  if (v == "none")
+    return kernels::AttnBiasKind::none;
+  if (v == "additive")
+    return kernels::AttnBiasKind::additive;
+  if (v == "mask")
+    return kernels::AttnBiasKind::bool_mask;
+  p.reject(name, "must be none, additive or mask");
+}
+
+kernels::FlashAttnProblem::Alibi alibi(const emit::ParamReader& p, const std::string& name) {
+  const std::string& v = p.str(name);
+  if (v == "none")
+    return kernels::FlashAttnProblem::Alibi::none;
+  if (v == "scalar")
+    return kernels::FlashAttnProblem::Alibi::scalar;
+  if (v == "per_head")
+    return kernels::FlashAttnProblem::Alibi::per_head;
+  p.reject(name, "must be none, scalar or per_head");
+}
+
+ir::Kernel build_flash_attn(const emit::ParamReader& p) {
+  namespace fk = kernels::flash_attn_kernel;
+  fk::FlashAttnKernelSpec s;
+  s.dtype = dtype(p, "dtype");
+  s.out = dtype(p, "out");
+  const std::vector<int64_t> dims = {32, 40, 48, 64, 72, 80, 96, 128, 160, 192, 224, 256};
+  s.head_dim_pad = s.head_dim_v_pad =
+      fk::padded_head_dim(std::max(p.one_of("d", dims), p.one_of("dv", dims)));
+  s.varlen = flag(p, "varlen");
+  s.windowed = flag(p, "causal");
+  s.bias = bias_kind(p, "bias");
+  s.bias_dtype = dtype(p, "bias_dtype");
+  s.alibi = alibi(p, "alibi");
+  s.softcap = flag(p, "softcap");
+  s.lse = flag(p, "lse");
+  s.dropout = flag(p, "dropout");
+  s.split = flag(p, "split");
+  s.vec_aligned = flag(p, "aligned");
+  return fk::build_flash_attn_kernel(s); // rejects unsupported combinations
+}
+
 } // namespace
 
 void register_library_kernels(emit::KernelRegistry& registry) {
@@ -143,6 +189,34 @@ void register_library_kernels(emit::KernelRegistry& registry) {
                     {"lora", "1"}},                                // int8_linear_fused
                    {{"a", "int4"}, {"b", "int4"}, {"out", "i32"}}, // iu4_gemm
                    {{"a", "e4m3"}, {"b", "e4m3"}, {"out", "bf16"}, {"mx", "1"}}}}); // mxfp8
+    registry.add(
+        {"flash_attn",
+         "kernels/attention: flash attention forward (64-query tile, 4 waves, S^T = K Q^T, P^T "
+         "from registers into O^T = V^T P^T, online softmax)",
+         {{"dtype", "bf16", "q / k / v dtype: bf16, f16, e4m3 or e5m2"},
+          {"out", "bf16", "output dtype: bf16 or f16"},
+          {"d", "128", "query head dim (padded to a multiple of 32 in the kernel)"},
+          {"dv", "128", "value head dim"},
+          {"varlen", "0", "1: packed sequences with cu_seqlens"},
+          {"causal", "0", "1: causal or sliding-window masks (bounds are kernel arguments)"},
+          {"bias", "none", "none, additive or mask"},
+          {"bias_dtype", "f32", "dtype of the bias / mask"},
+          {"alibi", "none", "none, scalar or per_head"},
+          {"softcap", "0", "1: logit softcap"},
+          {"lse", "0", "1: write the log-sum-exp"},
+          {"dropout", "0", "1: dropout (Philox4x32-10, p / seed / offset are arguments)"},
+          {"split", "0", "1: write split-KV partials"},
+          {"aligned", "1", "1: q / k / v rows 16-byte aligned (128-bit loads)"}},
+         build_flash_attn,
+         {{},
+          {{"causal", "1"}},
+          {{"d", "64"}, {"dv", "64"}},
+          {{"d", "256"}, {"dv", "256"}},
+          {{"dtype", "f16"}, {"out", "f16"}},
+          {{"varlen", "1"}, {"causal", "1"}, {"lse", "1"}},
+          {{"split", "1"}},
+          {{"dtype", "e4m3"}},
+          {{"dtype", "e5m2"}}}});
   });
 }
 

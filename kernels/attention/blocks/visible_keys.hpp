@@ -1,0 +1,60 @@
+#pragma once
+// Attention block: which keys a query row sees. Causal and sliding windows are bottom-right
+// aligned (flash-attn's window_size): key j is visible to row i iff o - left <= j <= o + right
+// with o = i + sk - sq, a negative bound meaning none on that side (causal: right = 0). A
+// split of split-KV sees only keys [kv_lo, kv_hi). The KV loop runs over the blocks of
+// kv_block keys that hold any visible key of the query tile; `visible` masks inside a block,
+// and `whole_block` tells the blocks that need no mask at all (every row of the tile sees
+// every key of the block), so that only the edge blocks pay for it. Positions are 32-bit
+// (sequence lengths below 2^31).
+#include <kernels/attention/blocks/attn_sequence.hpp>
+
+namespace tw::kernels::attention_blocks {
+
+struct VisibleKeys {
+  bool windowed = false, split = false;
+  Int32 left, right; // window bounds (-1: none)
+  Int32 sq, sk;
+  Int32 kv_lo, kv_hi; // the split's key range (the whole sequence without split-KV)
+
+  // Row i (within the sequence) sees key j.
+  Bool visible(const Int32& i, const Int32& j) const {
+    Bool ok = j < kv_hi;
+    if (split)
+      ok = ok && j >= kv_lo;
+    if (windowed) {
+      const Int32 o = i + sk - sq;
+      ok = ok && (left < 0 || j >= o - left) && (right < 0 || j <= o + right);
+    }
+    return ok;
+  }
+
+  // Every row of [row0, row0 + rows) (clipped to sq) sees every key of [key0, key0 + n).
+  Bool whole_block(const Int32& row0, int rows, const Int32& key0, int n) const {
+    Bool ok = key0 + n <= kv_hi;
+    if (split)
+      ok = ok && key0 >= kv_lo;
+    if (windowed) {
+      const Int32 last = min(row0 + rows, sq) - 1;
+      ok = ok && (left < 0 || key0 >= last + sk - sq - left) &&
+           (right < 0 || key0 + (n - 1) <= row0 + sk - sq + right);
+    }
+    return ok;
+  }
+
+  // Blocks [first, first + count) of kv_block keys that hold a visible key of rows
+  // [row0, row0 + rows).
+  std::pair<Int32, Int32> blocks(const Int32& row0, int rows, int kv_block) const {
+    Int32 lo = kv_lo, hi = kv_hi;
+    if (windowed) {
+      const Int32 last = min(row0 + rows, sq) - 1;
+      lo = select(left < 0, lo, max(lo, row0 + sk - sq - left));
+      hi = select(right < 0, hi, min(hi, last + sk - sq + right + 1));
+    }
+    const Int32 first = max(lo, Int32(0)) / kv_block;
+    const Int32 end = ceil_div(max(hi, Int32(0)), Int32(kv_block));
+    return {first, max(end - first, Int32(0))};
+  }
+};
+
+} // namespace tw::kernels::attention_blocks

@@ -1,0 +1,340 @@
+#pragma once
+// The flash attention composition's kernel body (see flash_attn_kernel.hpp), written only with
+// the DSL. Per workgroup: one query tile (block_q rows) of one (sequence, query head[, split]).
+// Included by one flash_attn_body_<dtype>.cpp per WMMA atom (the instantiations compile in
+// parallel); flash_attn_kernel.cpp dispatches on the spec's dtype.
+#include <kernels/attention/blocks/alibi.hpp>
+#include <kernels/attention/blocks/attn_sequence.hpp>
+#include <kernels/attention/blocks/bias_mask.hpp>
+#include <kernels/attention/blocks/dropout.hpp>
+#include <kernels/attention/blocks/online_softmax.hpp>
+#include <kernels/attention/blocks/softcap.hpp>
+#include <kernels/attention/blocks/visible_keys.hpp>
+#include <kernels/attention/flash_attn_kernel.hpp>
+
+#include <dsl/dsl.hpp>
+#include <dsl/tensor/store_view.hpp>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace tw::kernels::flash_attn_kernel {
+
+using namespace tw::dsl;
+using namespace tw::kernels::attention_blocks;
+
+namespace body {
+
+inline constexpr double log2e = 1.4426950408889634;
+inline constexpr double ln2 = 0.6931471805599453;
+
+template <class T>
+struct Tag {
+  using type = T;
+};
+
+// Stage bytes of the K and V^T LDS tiles of one KV block (rows padded by 16 bytes).
+template <class LE>
+constexpr int stage_bytes(int kb, int dp, int dvp) {
+  const int pad = 16 / elem_bytes<LE>();
+  return (kb * (dp + pad) + dvp * (kb + pad)) * elem_bytes<LE>();
+}
+
+// Calls fn(Tag<O>{}) with the DSL element type of the output dtype.
+template <class F>
+void with_out_elem(DType t, F&& fn) {
+  if (t == DType::bf16)
+    return fn(Tag<bf16>{});
+  if (t == DType::f16)
+    return fn(Tag<f16>{});
+  throw std::invalid_argument("flash_attn kernel: output dtype " + std::string(dtype_name(t)) +
+                              " is not bf16 or f16");
+}
+
+// The largest power of two that divides n (threads along one row of a copy).
+constexpr int row_threads(int n) {
+  return n & -n;
+}
+
+template <class Atom, int Dp, int Dvp>
+ir::Kernel build_body(const FlashAttnKernelSpec& s) {
+  using Lanes = MmaAtomLanes<Atom>;
+  using E = typename Lanes::a_elem; // what the WMMA reads (bf16, f16, e4m3, e5m2)
+  // fp8 codes move through global memory and LDS as i8 (like the GEMM); Q is read as E.
+  using LE = std::conditional_t<E::bits == 8, i8, E>;
+  constexpr int kb = E::bits == 8 ? 64 : 32; // keys per KV block
+  constexpr int n_stages = 2 * stage_bytes<LE>(kb, Dp, Dvp) <= 65536 ? 2 : 1;
+  constexpr int row_pad = 16 / elem_bytes<LE>();
+  // S^T = K Q^T: keys x queries, one 16-query column of atoms per wave.
+  constexpr auto s_mma = make_tiled_mma(Atom{}, wave_layout<1, waves>, repeat<kb / 16, 1>);
+  // O^T = V^T P^T: value dims x queries.
+  constexpr auto o_mma = make_tiled_mma(Atom{}, wave_layout<1, waves>, repeat<Dvp / 16, 1>);
+  static_assert(s_mma.tile_n == block_q && o_mma.tile_n == block_q);
+  constexpr auto plan = lds_plan(lds_buffer<LE>("sK", kb, Dp, stages(n_stages), pad(row_pad)),
+                                 lds_buffer<LE>("sVt", Dvp, kb, stages(n_stages), pad(row_pad)));
+  // 128-bit accesses; a row of the head is split over the largest power of two of threads that
+  // divides it (96 = 3 x 32: 4 threads per pass over a 32-wide slice).
+  constexpr int vec = 128 / LE::bits;
+  constexpr int tc_k = row_threads(Dp / vec), tc_v = row_threads(Dvp / vec);
+  constexpr auto copy_k =
+      make_tiled_copy<LE>(atoms::global_load_b128{}, thread_layout<threads / tc_k, tc_k>);
+  constexpr auto copy_v =
+      make_tiled_copy<LE>(atoms::global_load_b128{}, thread_layout<threads / tc_v, tc_v>);
+  static_assert(kb % (threads / tc_k) == 0 && kb % (threads / tc_v) == 0);
+
+  KernelBuilder kb_(s.name(), {threads, 1, 1});
+  const int align = s.vec_aligned ? 16 : elem_bytes<LE>();
+  auto [Qp, Kp, Vp, Op, LseP, BiasP, SlopesP, CuQ, CuK, OPart, MPart, LPart, B, Sq, Sk, Hq, Hkv, D,
+        Dv, q_sb, q_ss, q_sh, k_sb, k_ss, k_sh, v_sb, v_ss, v_sh, o_sb, o_ss, o_sh, lse_sb, lse_sh,
+        bias_sh, bias_sq, bias_sk, win_left, win_right, num_splits, sm_scale, softcap, inv_softcap,
+        alibi_slope, q_descale, k_descale, v_descale, drop_seed, drop_offset, drop_threshold,
+        drop_inv_keep] =
+      kb_.args(gptr<u8>("q"), gptr<u8>("k"), gptr<u8>("v"), gptr<u8>("out"), gptr<f32>("lse"),
+               gptr<u8>("bias"), gptr<f32>("alibi_slopes"), gptr<i32>("cu_seqlens_q"),
+               gptr<i32>("cu_seqlens_k"), gptr<f32>("o_part"), gptr<f32>("m_part"),
+               gptr<f32>("l_part"), scalar<i64>("batch"), scalar<i64>("seqlen_q"),
+               scalar<i64>("seqlen_k"), scalar<i64>("heads_q"), scalar<i64>("heads_kv"),
+               scalar<i64>("head_dim"), scalar<i64>("head_dim_v"), scalar<i64>("q_sb"),
+               scalar<i64>("q_ss"), scalar<i64>("q_sh"), scalar<i64>("k_sb"), scalar<i64>("k_ss"),
+               scalar<i64>("k_sh"), scalar<i64>("v_sb"), scalar<i64>("v_ss"), scalar<i64>("v_sh"),
+               scalar<i64>("o_sb"), scalar<i64>("o_ss"), scalar<i64>("o_sh"), scalar<i64>("lse_sb"),
+               scalar<i64>("lse_sh"), scalar<i64>("bias_sh"), scalar<i64>("bias_sq"),
+               scalar<i64>("bias_sk"), scalar<i64>("window_left"), scalar<i64>("window_right"),
+               scalar<i64>("num_splits"), scalar<f32>("sm_scale"), scalar<f32>("softcap"),
+               scalar<f32>("inv_softcap"), scalar<f32>("alibi_slope"), scalar<f32>("q_descale"),
+               scalar<f32>("k_descale"), scalar<f32>("v_descale"), scalar<i64>("dropout_seed"),
+               scalar<i64>("dropout_offset"), scalar<i32>("dropout_threshold"),
+               scalar<f32>("dropout_inv_keep"));
+  const Int32 qt = block_id(ir::Dim::x), h = block_id(ir::Dim::y);
+  const Int32 bz = block_id(ir::Dim::z);
+  const Int32 splits = cast<i32>(num_splits);
+  const Int32 b = s.split ? bz / splits : bz;
+  const Int32 split = s.split ? bz % splits : Int32(0);
+  const Int32 hk = h / cast<i32>(Hq / Hkv); // GQA / MQA: the kv head of query head h
+
+  // ---- KV source block: the sequence of this workgroup ----
+  const AttnSequence seq = s.varlen ? varlen_sequence(CuQ, CuK, b) : dense_sequence(Sq, Sk);
+  const Int64 row0 = cast<i64>(qt) * Int64(block_q);
+  if_(row0 < seq.sq, [&] {
+    const auto typed = [&]<class T>(const GlobalPtr<u8>& p, Tag<T>) {
+      return GlobalPtr<T>(p.ir(), align);
+    };
+    const Int64 bq = s.varlen ? Int64(0) : cast<i64>(b);
+    const GlobalTensor<E> q = head_tensor(
+        typed(Qp, Tag<E>{}), bq * q_sb + seq.q_first * q_ss + cast<i64>(h) * q_sh, seq.sq, D, q_ss);
+    const GlobalTensor<LE> k =
+        head_tensor(typed(Kp, Tag<LE>{}), bq * k_sb + seq.k_first * k_ss + cast<i64>(hk) * k_sh,
+                    seq.sk, D, k_ss);
+    const GlobalTensor<LE> v =
+        head_tensor(typed(Vp, Tag<LE>{}), bq * v_sb + seq.k_first * v_ss + cast<i64>(hk) * v_sh,
+                    seq.sk, Dv, v_ss);
+
+    // ---- visible keys block: causal / window / split range ----
+    const Int32 sq32 = cast<i32>(seq.sq), sk32 = cast<i32>(seq.sk), row0_32 = cast<i32>(row0);
+    VisibleKeys vis{s.windowed, s.split, cast<i32>(win_left), cast<i32>(win_right), sq32, sk32,
+                    Int32(0),   sk32};
+    if (s.split) {
+      const Int32 per = ceil_div(sk32, splits);
+      vis.kv_lo = split * per;
+      vis.kv_hi = min(sk32, vis.kv_lo + per);
+    }
+    const auto [first_block, num_blocks] = vis.blocks(row0_32, block_q, kb);
+
+    // ---- Q in registers: the B operand of S^T = K Q^T for every k step of the head ----
+    const auto q_tile = local_tile<block_q, Dp>(q, qt, 0);
+    std::array<typename decltype(s_mma)::BFrag, Dp / 16> qf;
+    for (int ks = 0; ks < Dp / 16; ++ks)
+      qf[static_cast<std::size_t>(ks)] = s_mma.load_b(q_tile, ks);
+
+    auto lds = use_lds<plan>(kb_);
+    const auto fetch = [&](const Int32& t) {
+      const Int32 blk = first_block + t;
+      return std::pair{copy_k.load(local_tile<kb, Dp>(k, blk, 0)),
+                       copy_v.load(local_tile<kb, Dvp>(v, blk, 0))};
+    };
+    const auto commit = [&](const auto& regs, const Int32& stage) {
+      copy_k.store(regs.first, lds.template tile<"sK">(stage));
+      copy_v.store(regs.second, transposing_store_view<LE>(lds.template tile<"sVt">(stage)));
+    };
+
+    // ---- score modifiers: scale, softcap, ALiBi, bias / mask, visibility (log2 domain) ----
+    const Float32 qk_scale = sm_scale * q_descale * k_descale;
+    const bool plain =
+        !s.softcap && s.alibi == FlashAttnProblem::Alibi::none && s.bias == AttnBiasKind::none;
+    const Float32 s_to_log2 = plain ? qk_scale * Float32(log2e) : qk_scale;
+    const Float32 slope =
+        s.alibi == FlashAttnProblem::Alibi::per_head ? SlopesP.load(h) : alibi_slope;
+    const auto bias_at = [&](const Int32& i32, const Int32& j32) {
+      const Int64 i = cast<i64>(i32), j = cast<i64>(j32);
+      Float32 r(0.0f);
+      const auto of = [&]<class T>(Tag<T>) {
+        const BiasSource<T> src{GlobalPtr<T>(BiasP.offset(Int64(0)).ir(), elem_bytes<T>())
+                                    .offset(cast<i64>(h) * bias_sh),
+                                bias_sq, bias_sk, Sq, Sk};
+        r = src.value(i, j);
+      };
+      switch (s.bias_dtype) {
+      case DType::f32:
+        of(Tag<f32>{});
+        break;
+      case DType::f16:
+        of(Tag<f16>{});
+        break;
+      case DType::bf16:
+        of(Tag<bf16>{});
+        break;
+      case DType::uint8:
+        of(Tag<u8>{});
+        break;
+      case DType::int8:
+        of(Tag<i8>{});
+        break;
+      default:
+        throw std::invalid_argument("flash_attn kernel: bias dtype " +
+                                    std::string(dtype_name(s.bias_dtype)) + " is not supported");
+      }
+      return r;
+    };
+    const Float32 neg_inf(-std::numeric_limits<float>::infinity());
+    // Scores of one block in the log2 domain; `masked`: hide the keys a row does not see.
+    const auto scores = [&](const auto& acc, const Int32& key0, bool masked) {
+      return map(s_mma, acc, [&](const Float32& x, const Int32& r, const Int32& c) {
+        const Int32 i = row0_32 + c, j = key0 + r;
+        Float32 sc = x * s_to_log2;
+        if (!plain) {
+          if (s.softcap)
+            sc = softcap_score(sc, inv_softcap, softcap);
+          if (s.alibi != FlashAttnProblem::Alibi::none)
+            sc = sc + alibi_term(slope, i, j, sq32, sk32);
+          Bool keep_mask(true);
+          if (s.bias == AttnBiasKind::additive)
+            sc = sc + bias_at(i, j);
+          else if (s.bias == AttnBiasKind::bool_mask)
+            keep_mask = bias_at(i, j) != Float32(0.0f);
+          sc = select(keep_mask, sc * Float32(log2e), neg_inf);
+        }
+        return masked ? select(vis.visible(i, j), sc, neg_inf) : sc;
+      });
+    };
+
+    const Dropout dropout{(cast<i64>(b) * Hq + cast<i64>(h)) * Sq,
+                          Sk,
+                          cast<u64>(drop_seed),
+                          cast<u64>(drop_offset),
+                          cast<u32>(drop_threshold),
+                          drop_inv_keep};
+
+    // ---- the KV loop: the algorithm ----
+    using OFrag = typename decltype(o_mma)::CFrag;
+    using Row = RegTensor<f32, 1, 1>;
+    const auto [o_acc, m_fin, l_fin, blocks_done] = pipeline<n_stages>(
+        num_blocks,
+        carry(o_mma.make_accumulator(0.0f), Row::filled(neg_inf), Row::filled(0.0f), Int32(0)),
+        fetch, commit, [&](const Int32& stage, OFrag o, Row m, Row l, Int32 t) {
+          const auto sK = lds_view<E, kb, Dp>(lds.template tile<"sK">(stage));
+          const auto sVt = lds_view<E, Dvp, kb>(lds.template tile<"sVt">(stage));
+          auto st = s_mma.make_accumulator(0.0f); // S^T = K Q^T
+          for (int ks = 0; ks < Dp / 16; ++ks)
+            gemm(s_mma, s_mma.load_a(sK, ks), qf[static_cast<std::size_t>(ks)], st);
+          const Int32 key0 = (first_block + t) * kb;
+          // Interior blocks take the unmasked path; only the edges pay for the mask.
+          const auto sc = if_(
+              vis.whole_block(row0_32, block_q, key0, kb), [&] { return scores(st, key0, false); },
+              [&] { return scores(st, key0, true); });
+          auto sm = online_softmax_step(sc, m, l);
+          if (s.dropout) // P of P V only (m and l keep every probability)
+            sm.p = map(s_mma, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
+              return dropout.apply(p, row0_32 + c, key0 + r);
+            });
+          o = broadcast_cols(o, sm.alpha, [](const Float32& x, const Float32& a) { return x * a; });
+          for (int ks = 0; ks < kb / 16; ++ks) // O^T += V^T P^T, P^T straight from registers
+            gemm(o_mma, o_mma.load_a(sVt, ks),
+                 accumulator_as_operand<MmaOperand::B>(s_mma, sm.p, o_mma, ks), o);
+          return carry(o, sm.m, sm.l, t + 1);
+        });
+    (void)blocks_done;
+
+    // ---- epilogue block: normalized O and lse, or the split's partials ----
+    const Float32 pv_scale = v_descale;
+    const Float32 zero(0.0f);
+    if (!s.split) {
+      RegTensor<f32, 1, 1> inv_l;
+      inv_l(0, 0) = select(l_fin(0, 0) == zero, zero, pv_scale * rcp(l_fin(0, 0)));
+      const OFrag o_n =
+          broadcast_cols(o_acc, inv_l, [](const Float32& x, const Float32& a) { return x * a; });
+      with_out_elem(s.out, [&]<class O>(Tag<O>) {
+        const GlobalTensor<O> out =
+            head_tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
+                        bq * o_sb + seq.q_first * o_ss + cast<i64>(h) * o_sh, seq.sq, Dv, o_ss);
+        o_mma.store(o_n, local_tile<Dvp, block_q>(out.transposed(), 0, qt));
+      });
+    }
+    // Per query (lanes of the first half-wave): lse, or m and l of the split.
+    const auto [wm, wn] = o_mma.wave_coord();
+    (void)wm;
+    const Int32 lane = lane_id();
+    const Int64 i = row0 + cast<i64>(wn * 16 + (lane & 15));
+    if_(lane < 16 && i < seq.sq, [&] {
+      const Float32 m_nat = m_fin(0, 0) * Float32(ln2);
+      if (s.split) {
+        const Int64 row = ((cast<i64>(split) * B + cast<i64>(b)) * Hq + cast<i64>(h)) * Sq + i;
+        MPart.store(row, m_nat);
+        LPart.store(row, l_fin(0, 0));
+      } else if (s.lse) {
+        const Float32 lse =
+            select(l_fin(0, 0) == zero, neg_inf, m_nat + log2(l_fin(0, 0)) * Float32(ln2));
+        LseP.store(cast<i64>(b) * lse_sb + cast<i64>(h) * lse_sh + seq.q_first + i, lse);
+      }
+    });
+    if (s.split) {
+      // o_part [S, B, Hq, Sq, Dv]: the unnormalized O (times v_descale) of this split.
+      const Int64 base = ((cast<i64>(split) * B + cast<i64>(b)) * Hq + cast<i64>(h)) * Sq * Dv;
+      const GlobalTensor<f32> part = head_tensor(OPart, base, seq.sq, Dv, Dv);
+      const OFrag o_s = broadcast_cols(o_acc, RegTensor<f32, 1, 1>::filled(pv_scale),
+                                       [](const Float32& x, const Float32& a) { return x * a; });
+      o_mma.store(o_s, local_tile<Dvp, block_q>(part.transposed(), 0, qt));
+    }
+  });
+  return kb_.finish();
+}
+
+// Head dims the composition is instantiated for (multiples of 32; 160 and 224 pad to the next).
+template <class F>
+void with_head_pad(int pad, const char* what, F&& fn) {
+  switch (pad) {
+  case 32:
+    return fn(std::integral_constant<int, 32>{});
+  case 64:
+    return fn(std::integral_constant<int, 64>{});
+  case 96:
+    return fn(std::integral_constant<int, 96>{});
+  case 128:
+    return fn(std::integral_constant<int, 128>{});
+  case 192:
+    return fn(std::integral_constant<int, 192>{});
+  case 256:
+    return fn(std::integral_constant<int, 256>{});
+  default:
+    throw std::invalid_argument(std::string("flash_attn kernel: ") + what + " padded to " +
+                                std::to_string(pad) + " is not an instantiated head width");
+  }
+}
+
+// One head width for Q/K and V (the larger of the two padded dims): 6 instantiations per atom
+// instead of 36 (compile time); a narrower V head costs zero columns of PV, not correctness.
+template <class Atom>
+ir::Kernel build_atom(const FlashAttnKernelSpec& s) {
+  if (s.head_dim_pad != s.head_dim_v_pad)
+    throw std::invalid_argument("flash_attn kernel: head_dim_pad and head_dim_v_pad must be "
+                                "equal (spec_of pads both to the larger)");
+  ir::Kernel k;
+  with_head_pad(s.head_dim_pad, "head_dim", [&](auto dp) {
+    k = build_body<Atom, decltype(dp)::value, decltype(dp)::value>(s);
+  });
+  return k;
+}
+
+} // namespace body
+
+} // namespace tw::kernels::flash_attn_kernel
