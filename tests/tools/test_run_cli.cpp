@@ -1,5 +1,5 @@
-// Black-box tests of `tilewave run`: .npy inputs reach the GEMM entry points with the
-// documented conventions (docs/kernels.md), and bad input ends in a sentence. A valid call
+// Black-box tests of `tilewave run`: .npy inputs reach the GEMM and attention entry points
+// with the documented conventions (docs/kernels.md), and bad input ends in a sentence. A valid call
 // writes an output file of the right dtype and shape holding the right values: the first tests
 // fill every input with one value (so each output is a hand-checkable K * a * b, and the odd-K
 // iu4 case proves the nibble past K is ignored); the tests of the fused kernels and
@@ -122,8 +122,8 @@ TEST_CASE("tilewave run: command-line errors") {
   CHECK(r.output.find("run: --param 'alpha' is not a parameter of w8a16") != std::string::npos);
   r = run_tool("run nope --in a=" + a + out_arg());
   CHECK(r.output.find(
-            "run: unknown kernel 'nope': expected one of adaln, dequant_awq, dequant_fp8, gemm, "
-            "int8_linear, int8_linear_fused, iu4_gemm, layer_norm, mxfp8_gemm, "
+            "run: unknown kernel 'nope': expected one of adaln, dequant_awq, dequant_fp8, "
+            "flash_attn, gemm, int8_linear, int8_linear_fused, iu4_gemm, layer_norm, mxfp8_gemm, "
             "quant_int8, rms_norm, rms_norm_rope, rope, scaled_mm, "
             "scaled_mm_fused_quant, scaled_mm_multi, silu, swiglu, w8a16") != std::string::npos);
   const std::string v = npy_file("v.npy", "<f2", {12});
@@ -670,4 +670,180 @@ TEST_CASE("tilewave run dequant_awq: packed uint4 codes, one group") {
     std::memcpy(&v, out.data.data() + 4 * i, 4);
     CHECK(v == (i % 2 == 0 ? 4.0f : 2.0f));
   }
+}
+
+// ---- flash_attn ---------------------------------------------------------------------------
+
+namespace {
+
+// An output file of any float dtype as a host tensor of that dtype (bf16 as <u2 bits).
+HostTensor load_as(const std::string& path, DType dtype, tw::kernels::Extents shape) {
+  const tw::npy::Array a = tw::npy::read(path);
+  CHECK(a.shape == std::vector<size_t>(shape.begin(), shape.end()));
+  HostTensor t(dtype, shape);
+  REQUIRE(a.data.size() == t.bytes().size());
+  t.bytes() = a.data;
+  return t;
+}
+
+// The attention inputs of the CLI tests and their --in arguments (files <tag>_NAME.npy).
+struct AttnFiles {
+  HostTensor q, k, v;
+  std::string args;
+  AttnFiles(const std::string& tag, tw::kernels::Extents qs, tw::kernels::Extents ks,
+            tw::kernels::Extents vs, uint64_t seed)
+      : q(to::random_tensor(DType::f16, std::move(qs), seed)),
+        k(to::random_tensor(DType::f16, std::move(ks), seed + 1)),
+        v(to::random_tensor(DType::f16, std::move(vs), seed + 2)) {
+    args = " --in q=" + save(tag + "_q.npy", q) + " --in k=" + save(tag + "_k.npy", k) +
+           " --in v=" + save(tag + "_v.npy", v);
+  }
+};
+
+// The f16 kernel rounds P to f16 before P V: about 2^-11 of sum |P v| per element, plus the
+// f32 sums; one ulp of the f16 output.
+to::Tolerance attention_tolerance() {
+  to::Tolerance t;
+  t.out = DType::f16;
+  t.accumulation = 0x1p-9;
+  return t;
+}
+
+} // namespace
+
+TEST_CASE("tilewave run flash_attn: dense causal softcap with lse, and varlen with window and "
+          "ALiBi, against the float64 reference") {
+  {
+    const AttnFiles in("fa", {1, 5, 2, 16}, {1, 7, 1, 16}, {1, 7, 1, 24}, 301);
+    const std::string out = fresh("fa_out.npy"), lse = fresh("fa_lse.npy");
+    const auto r = run_tool("run flash_attn" + in.args + " --out out=" + out + " --out lse=" + lse +
+                            " --param causal=1 --param softcap=20");
+    CAPTURE(r.output);
+    REQUIRE(r.status == 0);
+    tw::kernels::FlashAttnArgs args;
+    const HostTensor got = load_as(out, DType::f16, {1, 5, 2, 24});
+    const HostTensor got_lse = load_f32(lse, {1, 2, 5});
+    args.q = in.q.view();
+    args.k = in.k.view();
+    args.v = in.v.view();
+    args.out = got.view();
+    args.causal = true;
+    args.softcap = 20.0f;
+    const to::AttentionReference want = to::flash_attn(args);
+    const to::CompareResult c =
+        to::compare(to::decode_attention_rows(got.view()), want.out, attention_tolerance());
+    INFO(c.summary());
+    CHECK(c.ok);
+    const to::Matrix l = to::decode_attention_rows(got_lse.view());
+    for (size_t e = 0; e < l.v.size(); ++e)
+      CHECK(std::abs(l.v[e] - want.lse.v[e]) <= 1e-3);
+  }
+  {
+    // sequences of (2 queries, 3 keys) and (3, 4)
+    const AttnFiles in("fv", {5, 2, 16}, {7, 1, 16}, {7, 1, 16}, 401);
+    HostTensor cq(DType::i32, {3}), ck(DType::i32, {3});
+    const int32_t q_off[3] = {0, 2, 5}, k_off[3] = {0, 3, 7};
+    for (int64_t b = 0; b < 3; ++b) {
+      cq.set({b}, q_off[b]);
+      ck.set({b}, k_off[b]);
+    }
+    const std::string out = fresh("fv_out.npy");
+    const auto r =
+        run_tool("run flash_attn" + in.args + " --in cu_seqlens_q=" + save("fv_cq.npy", cq) +
+                 " --in cu_seqlens_k=" + save("fv_ck.npy", ck) + " --out out=" + out +
+                 " --param window=1,0 --param alibi=0.5");
+    CAPTURE(r.output);
+    REQUIRE(r.status == 0);
+    const HostTensor got = load_as(out, DType::f16, {5, 2, 16});
+    tw::kernels::FlashAttnArgs args;
+    args.q = in.q.view();
+    args.k = in.k.view();
+    args.v = in.v.view();
+    args.out = got.view();
+    args.cu_seqlens_q = cq.view();
+    args.cu_seqlens_k = ck.view();
+    args.max_seqlen_q = 3;
+    args.max_seqlen_k = 4;
+    args.window_left = 1;
+    args.window_right = 0;
+    args.alibi_slope = 0.5f;
+    const to::CompareResult c = to::compare(to::decode_attention_rows(got.view()),
+                                            to::flash_attn(args).out, attention_tolerance());
+    INFO(c.summary());
+    CHECK(c.ok);
+  }
+}
+
+TEST_CASE("tilewave run flash_attn: command-line and argument errors") {
+  const AttnFiles in("fe", {1, 4, 2, 8}, {1, 6, 1, 8}, {1, 6, 1, 8}, 501);
+  const std::string q = save("fe_q.npy", in.q);
+  const std::string k = save("fe_k.npy", in.k);
+  const std::string out = " --out out=" + fresh("fe_out.npy");
+  const auto has = [](const tw::test::ToolResult& r, const std::string& text) {
+    CAPTURE(r.output);
+    CHECK(r.status == 1);
+    CHECK(r.output.find(text) != std::string::npos);
+  };
+  has(run_tool("run flash_attn --in q=" + q + " --in k=" + k + out),
+      "run: flash_attn needs --in v=FILE.npy (inputs: q, k, v)");
+  has(run_tool("run flash_attn" + in.args + " --in bias=" + q + out), // an additive bias
+      "flash_attn: argument 'bias' has shape [1, 4, 2, 8]; expected [Sq, Sk] = [4, 6]");
+  const HostTensor mask(DType::uint8, {4, 6});
+  const HostTensor bias(DType::f32, {4, 6});
+  has(run_tool("run flash_attn" + in.args + " --in bias=" + save("fe_bias.npy", bias) +
+               " --in mask=" + save("fe_mask.npy", mask) + out),
+      "run: flash_attn takes --in bias=FILE.npy (additive) or --in mask=FILE.npy (boolean), not "
+      "both");
+  has(run_tool("run flash_attn" + in.args + out + " --param causal=2"),
+      "run: --param causal=2 must be 0 or 1");
+  has(run_tool("run flash_attn" + in.args + out + " --param window=3"),
+      "run: --param window=3 must be LEFT,RIGHT (two integers; -1 = no bound on that side)");
+  has(run_tool("run flash_attn" + in.args + out + " --param seed=-1"),
+      "run: --param seed=-1 is not an integer >= 0");
+  has(run_tool("run flash_attn" + in.args + out + " --param num_splits=-2"),
+      "run: --param num_splits=-2 must be 0 (the host picks) or a split count >= 1");
+  has(run_tool("run flash_attn" + in.args + out + " --param alpha=1"),
+      "run: --param 'alpha' is not a parameter of flash_attn");
+  // the entry point's sentences: parameters and shapes
+  has(run_tool("run flash_attn" + in.args + out + " --param window=-3,0"),
+      "flash_attn: parameter 'window_left' is -3; expected a key count >= 0, or -1 for no bound "
+      "on that side");
+  has(run_tool("run flash_attn" + in.args + out + " --param dropout=1"),
+      "flash_attn: parameter 'dropout_p' is 1; expected a probability in [0, 1) (0 = no "
+      "dropout)");
+  has(run_tool("run flash_attn" + in.args + out + " --param q_descale=2"),
+      "flash_attn: parameter 'q_descale' is 2 with f16 inputs; expected 1 (descales apply to "
+      "fp8 / int8 inputs)");
+  has(run_tool("run flash_attn" + in.args + " --in mask=" + save("fe_mask2.npy", bias) + out),
+      "flash_attn: argument 'bias' has dtype f32; expected one of uint8, int8");
+  // a NumPy bool mask is a uint8 mask: its shape is what is wrong here
+  tw::npy::Array bool_mask;
+  bool_mask.dtype = "|b1";
+  bool_mask.shape = {4, 5};
+  bool_mask.data.assign(20, 1);
+  const std::string bm = (dir() / "fe_bool.npy").string();
+  tw::npy::write(bm, bool_mask);
+  has(run_tool("run flash_attn" + in.args + " --in mask=" + bm + out),
+      "flash_attn: argument 'bias' has shape [4, 5]; expected [Sq, Sk] = [4, 6]");
+  // k and v follow --param q_dtype: bf16 bits for all three reach validation as bf16
+  const HostTensor qb(DType::bf16, {1, 4, 2, 8}), kb(DType::bf16, {1, 6, 1, 4});
+  has(run_tool("run flash_attn --in q=" + save("fe_qb.npy", qb) +
+               " --in k=" + save("fe_kb.npy", kb) + " --in v=" + save("fe_vb.npy", kb) + out +
+               " --param q_dtype=bf16"),
+      "flash_attn: argument 'k' has shape [1, 6, 1, 4]; expected dimension 3 (D) to equal "
+      "dimension 3 of 'q' (shape [1, 4, 2, 8]), 8");
+  // varlen offsets: both or neither, and their contents
+  HostTensor cq(DType::i32, {2}), bad(DType::i32, {2});
+  cq.set({1}, 4);
+  bad.set({1}, 9);
+  const AttnFiles packed("fp", {4, 2, 8}, {6, 1, 8}, {6, 1, 8}, 601);
+  has(run_tool("run flash_attn" + packed.args + " --in cu_seqlens_q=" + save("fp_cq.npy", cq) +
+               out),
+      "flash_attn: argument 'cu_seqlens_k' is missing; expected both cu_seqlens_q and "
+      "cu_seqlens_k (varlen) or neither (dense)");
+  has(run_tool("run flash_attn" + packed.args + " --in cu_seqlens_q=" + save("fp_cq.npy", cq) +
+               " --in cu_seqlens_k=" + save("fp_bad.npy", bad) + out),
+      "flash_attn: argument 'cu_seqlens_k' ends at 9; expected at most the 6 tokens of 'k'");
+  // nothing was written
+  CHECK(!fs::exists(dir() / "fe_out.npy"));
 }

@@ -1,12 +1,14 @@
 // `tilewave run KERNEL --in NAME=FILE.npy ... --out out=FILE.npy [--param k=v ...]` runs a
-// shipped GEMM kernel on the default device (TILEWAVE_DEVICE=hip|emu overrides) with NumPy
-// inputs and writes its outputs. The .npy conventions are in docs/kernels.md ("tilewave run
-// .npy conventions"): C-order arrays; fp8 / e8m0 / int4 as uint8 codes (int4 two per byte,
+// shipped GEMM kernel or flash attention on the default device (TILEWAVE_DEVICE=hip|emu overrides)
+// with NumPy inputs and writes its outputs. The .npy conventions are in docs/kernels.md ("tilewave
+// run .npy conventions"): C-order arrays; fp8 / e8m0 / int4 as uint8 codes (int4 two per byte,
 // element 2i in the low nibble) and bf16 as uint16 bits, named with --param NAME_dtype=...;
 // K-contiguous operands (b of scaled_mm, scaled_mm_fused_quant, scaled_mm_multi, mxfp8_gemm,
 // iu4_gemm) stored as b^T, [N, K]. scaled_mm_multi names every input and output NAME.i for
 // its problem i = 0 .. P-1; the fused kernels may also write the per-row activation scale
-// (--out scale_out=FILE.npy).
+// (--out scale_out=FILE.npy). flash_attn takes q, k, v (dense [B, S, H, D] or varlen [T, H, D]
+// with --in cu_seqlens_q / cu_seqlens_k) and its options as --param (docs/kernels.md
+// "Attention").
 //
 // Every GEMM entry point runs: valid arguments end in the output files, bad ones in a
 // sentence (the tool's own for the command line, the entry point's validation sentence for
@@ -14,6 +16,7 @@
 #include "tilewave/command.hpp"
 
 #include <kernels/elementwise/elementwise_api.hpp>
+#include <kernels/attention/flash_attn_api.hpp>
 #include <kernels/gemm/gemm_api.hpp>
 #include <kernels/quant/quant_api.hpp>
 #include <runtime/device.hpp>
@@ -24,11 +27,13 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tw::tool {
@@ -93,6 +98,19 @@ public:
       throw run_error("--param " + key + "=" + *v + " is not a number");
     return f;
   }
+  // A decimal integer of type I (int64_t, uint64_t, ...).
+  template <class I>
+  std::optional<I> take_integer(const std::string& key) {
+    const auto v = take(key);
+    if (!v)
+      return std::nullopt;
+    I x = 0;
+    const auto r = std::from_chars(v->data(), v->data() + v->size(), x);
+    if (r.ec != std::errc() || r.ptr != v->data() + v->size())
+      throw run_error("--param " + key + "=" + *v + " is not an integer" +
+                      (std::is_signed_v<I> ? "" : " >= 0"));
+    return x;
+  }
   float take_float(const std::string& key, float fallback) {
     return take_number(key).value_or(fallback);
   }
@@ -137,7 +155,7 @@ DType input_dtype(const std::string& name, const std::string& path, const npy::A
       return DType::f16;
     if (a.dtype == "|i1")
       return DType::int8;
-    if (a.dtype == "|u1")
+    if (a.dtype == "|u1" || a.dtype == "|b1") // NumPy bool: bytes 0 / 1
       return DType::uint8;
     if (a.dtype == "<i4")
       return DType::i32;
@@ -219,6 +237,8 @@ struct KernelRun {
   bool indexed = false; // every input and output is NAME.i, for problems i = 0 .. P-1
   // dtypes of inputs that need no --param NAME_dtype (the e8m0 MX scales)
   std::map<std::string, DType> implied_dtypes{};
+  // inputs whose dtype defaults to another's --param (k and v of flash_attn follow q_dtype)
+  std::map<std::string, std::string> dtype_follows{};
 
   // "a, b" or, indexed, "a.i, b.i".
   std::string list(const std::vector<std::string>& names) const {
@@ -473,6 +493,100 @@ void add_elementwise_kernels(std::map<std::string, KernelRun>& t) {
                       .scalar_params = {"block_size"}};
 }
 
+// ---- flash_attn ----------------------------------------------------------------------------
+
+// The longest sequence of an int32 offsets input [B + 1] (0 when it is not one: validation
+// then says what is wrong with it).
+int64_t longest_sequence(runtime::Device& dev, const TensorView& cu) {
+  if (cu.dtype != DType::i32 || cu.rank() != 1 || cu.shape[0] < 2)
+    return 0;
+  std::vector<int32_t> offsets(size_t(cu.shape[0]));
+  dev.copy_to_host(offsets.data(), cu.device_address, offsets.size() * sizeof(int32_t));
+  int64_t longest = 0;
+  for (size_t b = 0; b + 1 < offsets.size(); ++b)
+    longest = std::max<int64_t>(longest, int64_t(offsets[b + 1]) - offsets[b]);
+  return longest;
+}
+
+// FlashAttnArgs from the inputs and --param causal, window=L,R, softcap, sm_scale, dropout,
+// seed, offset, alibi (a scalar slope), q/k/v_descale, num_splits. max_seqlen_q / k are the
+// longest sequences of cu_seqlens_q / k.
+kernels::FlashAttnArgs flash_attn_args(runtime::Device& dev, const Problem& p, Params& params) {
+  kernels::FlashAttnArgs a;
+  a.q = p.input("q");
+  a.k = p.input("k");
+  a.v = p.input("v");
+  a.out = p.out.at("out");
+  a.lse = p.maybe_out("lse");
+  if (p.maybe("bias") && p.maybe("mask"))
+    throw run_error("flash_attn takes --in bias=FILE.npy (additive) or --in mask=FILE.npy "
+                    "(boolean), not both");
+  if ((a.bias = p.maybe("bias")))
+    a.bias_kind = kernels::AttnBiasKind::additive;
+  else if ((a.bias = p.maybe("mask")))
+    a.bias_kind = kernels::AttnBiasKind::bool_mask;
+  a.alibi_slopes = p.maybe("alibi_slopes");
+  a.alibi_slope = params.take_number("alibi");
+  a.cu_seqlens_q = p.maybe("cu_seqlens_q");
+  a.cu_seqlens_k = p.maybe("cu_seqlens_k");
+  if (a.cu_seqlens_q)
+    a.max_seqlen_q = longest_sequence(dev, *a.cu_seqlens_q);
+  if (a.cu_seqlens_k)
+    a.max_seqlen_k = longest_sequence(dev, *a.cu_seqlens_k);
+
+  if (const auto causal = params.take("causal")) {
+    if (*causal != "0" && *causal != "1")
+      throw run_error("--param causal=" + *causal + " must be 0 or 1");
+    a.causal = *causal == "1";
+  }
+  if (const auto window = params.take("window")) {
+    const auto comma = window->find(',');
+    int64_t lr[2] = {0, 0};
+    const std::string parts[2] = {window->substr(0, comma),
+                                  comma == std::string::npos ? "" : window->substr(comma + 1)};
+    for (int side = 0; side < 2; ++side) {
+      const std::string& t = parts[side];
+      const auto r = std::from_chars(t.data(), t.data() + t.size(), lr[side]);
+      if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size())
+        throw run_error("--param window=" + *window +
+                        " must be LEFT,RIGHT (two integers; -1 = no bound on that side)");
+    }
+    a.window_left = lr[0];
+    a.window_right = lr[1];
+  }
+  a.sm_scale = params.take_float("sm_scale", 0.0f);
+  a.softcap = params.take_float("softcap", 0.0f);
+  a.dropout_p = params.take_float("dropout", 0.0f);
+  a.dropout_seed = params.take_integer<uint64_t>("seed").value_or(0);
+  a.dropout_offset = params.take_integer<uint64_t>("offset").value_or(0);
+  a.q_descale = params.take_float("q_descale", 1.0f);
+  a.k_descale = params.take_float("k_descale", 1.0f);
+  a.v_descale = params.take_float("v_descale", 1.0f);
+  const int64_t splits = params.take_integer<int64_t>("num_splits").value_or(0);
+  if (splits < 0 || splits > std::numeric_limits<int>::max())
+    throw run_error("--param num_splits=" + std::to_string(splits) +
+                    " must be 0 (the host picks) or a split count >= 1");
+  a.num_splits = int(splits);
+  return a;
+}
+
+// out: the shape of q with the value head dim of v. lse: [B, Hq, Sq] (dense, q rank 4) or
+// [Hq, Tq] (varlen, q rank 3); other ranks are the validation's to reject.
+Extents attention_out_shape(const Problem& p) {
+  Extents s = p.input("q").shape;
+  if (!s.empty() && !p.input("v").shape.empty())
+    s.back() = p.input("v").shape.back();
+  return s;
+}
+Extents attention_lse_shape(const Problem& p) {
+  const Extents& q = p.input("q").shape;
+  if (q.size() == 4)
+    return {q[0], q[2], q[1]};
+  if (q.size() == 3)
+    return {q[1], q[0]};
+  return {0};
+}
+
 const std::map<std::string, KernelRun>& kernel_table() {
   static const std::map<std::string, KernelRun> table = [] {
     std::map<std::string, KernelRun> t;
@@ -554,6 +668,23 @@ const std::map<std::string, KernelRun>& kernel_table() {
     t["int8_linear_fused"] = fused_kernel("int8_linear_fused", "weight", "w_scale", false,
                                           DType::int8, &kernels::int8_linear_fused);
     add_elementwise_kernels(t);
+    t["flash_attn"] = {.required = {"q", "k", "v"},
+                       .optional = {"bias", "mask", "alibi_slopes", "cu_seqlens_q", "cu_seqlens_k"},
+                       .out_shape = attention_out_shape,
+                       // f16 / bf16 inputs keep their dtype, fp8 / int8 ones write bf16
+                       .default_out =
+                           [](const Problem& p) {
+                             const DType q = p.input("q").dtype;
+                             return q == DType::f16 ? DType::f16 : DType::bf16;
+                           },
+                       .call = single([](runtime::Device& d, Problem& p, Params& params) {
+                         kernels::flash_attn(d, flash_attn_args(d, p, params));
+                       }),
+                       .scalar_params = {"causal", "window", "softcap", "sm_scale", "dropout",
+                                         "seed", "offset", "alibi", "q_descale", "k_descale",
+                                         "v_descale", "num_splits"},
+                       .optional_outputs = {{"lse", attention_lse_shape}},
+                       .dtype_follows = {{"k", "q"}, {"v", "q"}}};
     return t;
   }();
   return table;
@@ -577,6 +708,8 @@ DeviceInput load_input(runtime::Device& dev, Buffers& buffers, const KernelRun& 
   std::optional<DType> declared = params.take_dtype(name + "_dtype");
   if (!declared && spec.implied_dtypes.count(name))
     declared = spec.implied_dtypes.at(name);
+  if (!declared && spec.dtype_follows.count(name))
+    declared = params.take_dtype(spec.dtype_follows.at(name) + "_dtype");
   const DType dtype = input_dtype(name, path, a, declared);
   Extents shape(a.shape.begin(), a.shape.end());
   Extents strides = kernels::contiguous_strides(shape);
@@ -802,7 +935,7 @@ const Command run_command{
                      "gemm, scaled_mm, scaled_mm_fused_quant, scaled_mm_multi, w8a16, "
                      "int8_linear, int8_linear_fused, iu4_gemm, mxfp8_gemm, silu, swiglu, "
                      "rms_norm, layer_norm, adaln, rope, rms_norm_rope, quant_int8, "
-                     "dequant_fp8 or dequant_awq")
+                     "dequant_fp8, dequant_awq or flash_attn")
           ->required();
       sub.add_option("--in", *ins,
                      "NAME=FILE.npy: an input (NAME.i for problem i of scaled_mm_multi; see "
@@ -811,12 +944,14 @@ const Command run_command{
       sub.add_option("--out", *outs,
                      "NAME=FILE.npy: where an output is written: out (out.i for "
                      "scaled_mm_multi); scale_out for the fused kernels; q and scale for "
-                     "quant_int8")
+                     "quant_int8; lse for flash_attn")
           ->required();
       sub.add_option("--param", *params,
                      "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
                      "alpha, beta, quant_dtype, lora_scale, eps, block_size, head_dim, style, "
-                     "offset, base, granularity, scale, group_size");
+                     "offset, base, granularity, scale, group_size; flash_attn: causal, "
+                     "window=L,R, softcap, sm_scale, dropout, seed, offset, alibi, "
+                     "q/k/v_descale, num_splits");
       return [=] { return run_kernel(*kernel, *ins, *outs, *params); };
     }};
 
