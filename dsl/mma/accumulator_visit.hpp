@@ -73,6 +73,9 @@ void for_each_accumulator(const TM1&, const FC1& acc1, const TM2&, const FC2& ac
   });
 }
 
+// map is named like a common identifier: it lives in tw::dsl::ops, found by argument-dependent
+// lookup from the TiledMMA / fragment (dsl/support/ops_namespace.hpp).
+namespace ops {
 template <TiledMmaType TM, MmaFragmentType FC, class F>
 FC map(const TM&, const FC& acc, F&& fn) {
   using T = std::remove_cvref_t<TM>;
@@ -93,6 +96,7 @@ FC map(const TM&, const FC& acc, F&& fn) {
       out.at(i, j) = FC::vec_type::from(e[static_cast<std::size_t>(i * T::repeat_n + j)]);
   return out;
 }
+} // namespace ops
 
 // C += A * B on register fragments with WMMA modifiers (signedness of iu8 / iu4 operands,
 // clamp, negation): RM x RN WMMA issues.

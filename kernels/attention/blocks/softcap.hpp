@@ -6,7 +6,7 @@ namespace tw::kernels::attention_blocks {
 
 inline dsl::Float32 softcap_score(const dsl::Float32& s, const dsl::Float32& inv_cap,
                                   const dsl::Float32& cap) {
-  return dsl::tanh(s * inv_cap) * cap;
+  return dsl::ops::tanh(s * inv_cap) * cap;
 }
 
 } // namespace tw::kernels::attention_blocks
