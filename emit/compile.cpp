@@ -156,6 +156,8 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
         }
         if (lookup == DiskLookup::corrupt)
           outcome = CacheOutcome::rebuilt;
+        if (!disk->problem().empty())
+          warn_cache_unusable_once(disk->problem());
       }
     }
   }
@@ -165,8 +167,8 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
   if (dump)
     write_dump(*dump, kernel.name, a);
   if (cached) {
-    if (disk)
-      disk->store(key.digest, a.code_object.elf);
+    if (disk && !disk->store(key.digest, a.code_object.elf) && !disk->problem().empty())
+      warn_cache_unusable_once(disk->problem());
     process_memory_cache().insert(key.digest, a.code_object);
   }
   report(outcome);

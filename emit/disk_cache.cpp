@@ -10,6 +10,8 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <mutex>
 
 namespace tw::emit {
 
@@ -49,7 +51,26 @@ std::optional<std::vector<std::uint8_t>> DiskCache::load(const std::string& dige
     if (outcome)
       *outcome = o;
   };
+  problem_.clear();
   const std::string path = entry_path(digest);
+  // Only a regular file of bounded size is read: a FIFO would block, a symlink to /dev/zero
+  // would never end, a directory is no entry.
+  llvm::sys::fs::file_status st;
+  if (llvm::sys::fs::status(path, st) || !llvm::sys::fs::exists(st)) {
+    set(DiskLookup::miss);
+    return std::nullopt;
+  }
+  if (st.type() != llvm::sys::fs::file_type::regular_file || st.getSize() > kMaxCacheEntryBytes) {
+    const bool regular = st.type() == llvm::sys::fs::file_type::regular_file;
+    std::error_code ec; // std::filesystem: llvm::sys::fs::remove refuses FIFOs and devices
+    if (!std::filesystem::remove(path, ec) || ec)
+      problem_ = "entry " + path + " is " +
+                 (regular ? "larger than " + std::to_string(kMaxCacheEntryBytes) + " bytes"
+                          : std::string("not a regular file")) +
+                 " and cannot be removed (" + ec.message() + ")";
+    set(DiskLookup::corrupt);
+    return std::nullopt;
+  }
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buf) {
     set(DiskLookup::miss);
@@ -84,10 +105,25 @@ void DiskCache::discard(const std::string& digest) const {
 }
 
 bool DiskCache::store(const std::string& digest, std::span<const std::uint8_t> payload) const {
+  problem_.clear();
   if (dir_.empty() || digest.size() != kDigestChars)
     return false;
-  if (llvm::sys::fs::create_directories(dir_))
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir_)) {
+    problem_ = "cannot create the directory " + dir_ + " (" + ec.message() + ")";
     return false;
+  }
+  // A directory (or anything but a file) in place of the entry: the rename cannot replace it.
+  const std::string entry = entry_path(digest);
+  llvm::sys::fs::file_status st;
+  if (!llvm::sys::fs::status(entry, st) && llvm::sys::fs::exists(st) &&
+      st.type() != llvm::sys::fs::file_type::regular_file) {
+    std::error_code ec;
+    if (!std::filesystem::remove(entry, ec) || ec) {
+      problem_ =
+          "entry " + entry + " is not a regular file and cannot be removed (" + ec.message() + ")";
+      return false;
+    }
+  }
   std::string header(kMagic, sizeof(kMagic));
   put_u64(header, payload.size());
   const auto hash = payload_hash(payload);
@@ -96,24 +132,36 @@ bool DiskCache::store(const std::string& digest, std::span<const std::uint8_t> p
 
   int fd = -1;
   llvm::SmallString<256> tmp;
-  if (llvm::sys::fs::createUniqueFile(dir_ + "/" + digest + ".tmp-%%%%%%%%%%%%", fd, tmp))
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(dir_ + "/" + digest + ".tmp-%%%%%%%%%%%%", fd, tmp)) {
+    problem_ = "cannot write to " + dir_ + " (" + ec.message() + ")";
     return false;
+  }
   {
     llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
     out << header;
     out.write(reinterpret_cast<const char*>(payload.data()), payload.size());
     out.close();
     if (out.has_error()) {
+      problem_ = "cannot write to " + dir_ + " (" + out.error().message() + ")";
       out.clear_error();
       llvm::sys::fs::remove(tmp);
       return false;
     }
   }
-  if (llvm::sys::fs::rename(tmp, entry_path(digest))) {
+  if (std::error_code ec = llvm::sys::fs::rename(tmp, entry)) {
+    problem_ = "cannot rename a new entry to " + entry + " (" + ec.message() + ")";
     llvm::sys::fs::remove(tmp);
     return false;
   }
   return true;
+}
+
+void warn_cache_unusable_once(const std::string& problem) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    llvm::errs() << "tilewave: compile cache: " << problem << "; compiling without it\n";
+  });
 }
 
 std::string default_cache_dir() {

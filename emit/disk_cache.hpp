@@ -36,9 +36,21 @@ public:
   // writable: a cache that cannot write only costs time, it never fails a compile.
   bool store(const std::string& digest, std::span<const std::uint8_t> payload) const;
 
+  // Why the last load or store could not use the cache (empty when it could): one line such
+  // as "cannot write to /x (Permission denied)".
+  const std::string& problem() const { return problem_; }
+
 private:
   std::string dir_;
+  mutable std::string problem_;
 };
+
+// An entry larger than this is not a code object of ours: it is deleted unread.
+inline constexpr std::uint64_t kMaxCacheEntryBytes = std::uint64_t(256) << 20;
+
+// Prints "tilewave: compile cache: <problem>; compiling without it" to stderr, once per
+// process (a cache that cannot be used costs time on every run, so the user should know).
+void warn_cache_unusable_once(const std::string& problem);
 
 // $TILEWAVE_CACHE_DIR, else ~/.cache/tilewave; empty when neither can be found.
 std::string default_cache_dir();

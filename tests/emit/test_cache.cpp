@@ -10,6 +10,8 @@
 #include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -151,6 +153,56 @@ TEST_CASE("disk cache: an unwritable directory makes store return false, never t
   CHECK_FALSE(cache.store(make_cache_key(base_parts()).digest, payload(10, 0)));
   DiskCache none("");
   CHECK_FALSE(none.store(make_cache_key(base_parts()).digest, payload(10, 0)));
+}
+
+TEST_CASE("disk cache: an unusable directory says why in one line (issue 17)") {
+  DiskCache cache("/proc/tilewave-cannot-exist");
+  CHECK_FALSE(cache.store(make_cache_key(base_parts()).digest, payload(10, 0)));
+  CHECK(cache.problem().rfind("cannot create the directory /proc/tilewave-cannot-exist (", 0) == 0);
+  TempDir tmp("tilewave-test-cache");
+  DiskCache ok(tmp.path());
+  CHECK(ok.store(make_cache_key(base_parts()).digest, payload(10, 0)));
+  CHECK(ok.problem().empty());
+}
+
+TEST_CASE("disk cache: a FIFO, a symlink to /dev/zero or a directory in place of an entry is "
+          "replaced, never read (issue 17)") {
+  TempDir tmp("tilewave-test-cache");
+  DiskCache cache(tmp.path());
+  const std::string key = make_cache_key(base_parts()).digest;
+  const auto bytes = payload(300, 5);
+  REQUIRE(cache.store(key, bytes)); // creates the directory
+  const std::string entry = cache.entry_path(key);
+  const auto make_fifo = [&] { REQUIRE(::mkfifo(entry.c_str(), 0600) == 0); };
+  const auto make_zero_link = [&] { REQUIRE(::symlink("/dev/zero", entry.c_str()) == 0); };
+  const auto make_dir = [&] { REQUIRE(::mkdir(entry.c_str(), 0700) == 0); };
+  for (const auto& make : {std::function<void()>(make_fifo), std::function<void()>(make_zero_link),
+                           std::function<void()>(make_dir)}) {
+    ::unlink(entry.c_str());
+    make();
+    DiskLookup outcome = DiskLookup::hit;
+    CHECK_FALSE(cache.load(key, &outcome).has_value()); // returns at once: no blocking read
+    CHECK(outcome == DiskLookup::corrupt);
+    CHECK(cache.problem().empty());
+    CHECK_FALSE(exists(entry)); // removed, so the next store writes a real entry
+    REQUIRE(cache.store(key, bytes));
+    CHECK(*cache.load(key) == bytes);
+    ::unlink(entry.c_str());
+    // A directory is also replaced when the store comes first.
+    make_dir();
+    CHECK(cache.store(key, bytes));
+    CHECK(*cache.load(key) == bytes);
+  }
+  // A non-empty directory cannot be removed: the load says so in one line.
+  ::unlink(entry.c_str());
+  make_dir();
+  std::ofstream(entry + "/x") << "x";
+  DiskLookup outcome = DiskLookup::hit;
+  CHECK_FALSE(cache.load(key, &outcome).has_value());
+  CHECK(cache.problem().rfind("entry " + entry + " is not a regular file and cannot be removed (",
+                              0) == 0);
+  CHECK_FALSE(cache.store(key, bytes));
+  CHECK(cache.problem().find("is not a regular file and cannot be removed") != std::string::npos);
 }
 
 TEST_CASE("disk cache: concurrent writers in threads never expose a partial entry") {

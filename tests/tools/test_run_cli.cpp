@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -846,4 +847,84 @@ TEST_CASE("tilewave run flash_attn: command-line and argument errors") {
       "flash_attn: argument 'cu_seqlens_k' ends at 9; expected at most the 6 tokens of 'k'");
   // nothing was written
   CHECK(!fs::exists(dir() / "fe_out.npy"));
+}
+
+// ---- issue 17: NaN propagates as IEEE and OCP MX say ---------------------------------------
+
+namespace {
+std::vector<float> read_f32(const std::string& path) {
+  const tw::npy::Array out = tw::npy::read(path);
+  REQUIRE(out.dtype == "<f4");
+  std::vector<float> v(out.data.size() / 4);
+  std::memcpy(v.data(), out.data.data(), out.data.size());
+  return v;
+}
+} // namespace
+
+TEST_CASE("tilewave run mxfp8_gemm: an e8m0 scale code 0xFF (NaN) makes its block NaN") {
+  const std::string a = npy_file("nan_a.npy", "|u1", {4, 40}, {0x38});   // e4m3 1.0
+  const std::string bt = npy_file("nan_bt.npy", "|u1", {8, 40}, {0x3C}); // e5m2 1.0
+  tw::npy::Array sa;
+  sa.dtype = "|u1";
+  sa.shape = {4, 2};
+  sa.data.assign(8, 127);    // 1.0
+  sa.data[2 * 2 + 1] = 0xFF; // row 2, second block: NaN
+  const std::string sa_path = (dir() / "nan_sa.npy").string();
+  tw::npy::write(sa_path, sa);
+  const std::string sb = npy_file("nan_sb.npy", "|u1", {8, 2}, {128}); // 2.0
+  const auto r = run_tool("run mxfp8_gemm --in a=" + a + " --in b=" + bt +
+                          " --in scale_a=" + sa_path + " --in scale_b=" + sb + out_arg() +
+                          " --param a_dtype=e4m3 --param b_dtype=e5m2 --param out_dtype=f32");
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  const std::vector<float> out = read_f32((dir() / "out.npy").string());
+  REQUIRE(out.size() == 32);
+  for (int m = 0; m < 4; ++m)
+    for (int n = 0; n < 8; ++n) {
+      CAPTURE(m);
+      CAPTURE(n);
+      if (m == 2)
+        CHECK(std::isnan(out[size_t(m * 8 + n)])); // was +-inf (exp2(255 - 127))
+      else
+        CHECK(out[size_t(m * 8 + n)] == 80.0f); // 40 * 1 * 2
+    }
+}
+
+TEST_CASE("tilewave run int8_linear_fused: a NaN in a row of x makes that row and its scale NaN") {
+  // x: 4 x 12 of f16 1.0 with one NaN in row 1; weight all 1, w_scale 1.
+  tw::npy::Array x;
+  x.dtype = "<f2";
+  x.shape = {4, 12};
+  x.data.resize(4 * 12 * 2);
+  for (size_t i = 0; i < 48; ++i) {
+    x.data[2 * i] = 0x00;
+    x.data[2 * i + 1] = 0x3C;
+  }
+  x.data[2 * (12 + 5)] = 0x00;
+  x.data[2 * (12 + 5) + 1] = 0x7E; // f16 quiet NaN at (1, 5)
+  const std::string xp = (dir() / "nan_x.npy").string();
+  tw::npy::write(xp, x);
+  const std::string w = npy_file("nan_w.npy", "|i1", {8, 12}, {1});
+  const std::string s = npy_file("nan_s.npy", "<f4", {1}, {0x00, 0x00, 0x80, 0x3F});
+  const std::string so = (dir() / "nan_so.npy").string();
+  const auto r =
+      run_tool("run int8_linear_fused --in x=" + xp + " --in weight=" + w + " --in w_scale=" + s +
+               out_arg() + " --param out_dtype=f32" + " --out scale_out=" + so);
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  const std::vector<float> out = read_f32((dir() / "out.npy").string());
+  const std::vector<float> scale = read_f32(so);
+  REQUIRE(out.size() == 32);
+  REQUIRE(scale.size() == 4);
+  for (int m = 0; m < 4; ++m) {
+    CAPTURE(m);
+    CHECK(std::isnan(scale[size_t(m)]) == (m == 1)); // the amax step dropped the NaN before
+    for (int n = 0; n < 8; ++n) {
+      CAPTURE(n);
+      if (m == 1)
+        CHECK(std::isnan(out[size_t(m * 8 + n)]));
+      else
+        CHECK(out[size_t(m * 8 + n)] == doctest::Approx(12.0f).epsilon(0.01));
+    }
+  }
 }

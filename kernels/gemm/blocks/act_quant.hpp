@@ -4,6 +4,7 @@
 // and the rule q = quantize(x * (1 / s_m)) applied on x's way into LDS.
 #include <dsl/dsl.hpp>
 #include <dsl/handles/convert.hpp>
+#include <dsl/handles/nan.hpp>
 #include <kernels/gemm/gemm_kernel.hpp>
 
 namespace tw::kernels::gemm_kernel {
@@ -55,8 +56,8 @@ void activation_scales(ActQuant mode, bool write_scale_out, const Tile& sq,
     s = select(valid, given.load(row, valid), Float32(1.0));
   } else {
     const Int64 base = min(row, m - Int64(1)) * ldx;
-    const auto abs_max = [](const Float32& acc, const Scalar<X>& v) {
-      return max(acc, abs(cast<f32>(v)));
+    const auto abs_max = [](const Float32& acc, const Scalar<X>& v) { // a NaN row stays NaN
+      return max_propagating_nan(acc, abs(cast<f32>(v)));
     };
     constexpr int vec = 128 / X::bits;
     const Int64 k_vec = x_vec_aligned ? k / Int64(vec) * Int64(vec) : Int64(0);

@@ -3,12 +3,14 @@
 // of each row of a and of b). With each operand stage, thread t fetches the codes of row t of
 // the tile of a and of b for the K tile's blocks (masked: rows past M / N and blocks past
 // ceil(K / 32) read 0), decodes them to 2^(e - 127) and stores them in the LDS buffers "sSA"
-// and "sSB" (mx_scale_buffers); each 32-k block's partial product is then scaled by
+// and "sSB" (mx_scale_buffers; the code 0xFF, NaN in OCP MX, decodes to NaN so its block's
+// products are NaN); each 32-k block's partial product is then scaled by
 // 2^ea[m] * 2^eb[n] and added (dsl gemm_block_scaled).
 #include <dsl/dsl.hpp>
 #include <dsl/mma/block_scaled.hpp>
 
 #include <array>
+#include <limits>
 
 namespace tw::kernels::gemm_kernel {
 
@@ -47,8 +49,10 @@ typename Mma::CFrag mx_main_loop(const Mma& mma, const Lds& lds, const dsl::Int3
     }
     return std::pair{fetch(kt), codes};
   };
-  const auto decode = [](const Scalar<u8>& e) { // 2^(e - 127); the codes 0..254
-    return exp2(cast<f32>(cast<i32>(e)) - Float32(127.0));
+  const auto decode = [](const Scalar<u8>& e) { // 2^(e - 127); the code 255 is NaN (OCP MX)
+    const Int32 code = cast<i32>(e);
+    return select(code == Int32(255), Float32(std::numeric_limits<float>::quiet_NaN()),
+                  exp2(cast<f32>(code) - Float32(127.0)));
   };
   const auto commit_mx = [&](const auto& regs, Int32 stage) {
     commit(regs.first, stage);
