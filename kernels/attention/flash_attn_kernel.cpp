@@ -1,6 +1,7 @@
 // The flash attention composition's entry points (see flash_attn_kernel.hpp): the spec's name,
 // the dispatch to the per-atom instantiations (flash_attn_body_*.cpp), compile and launch.
 #include <kernels/attention/flash_attn_kernel.hpp>
+#include <kernels/common/compile_traced.hpp>
 #include <kernels/gemm/gemm_target.hpp>
 
 #include <emit/compile.hpp>
@@ -73,18 +74,7 @@ ir::Kernel build_flash_attn_kernel(const FlashAttnKernelSpec& s) {
 }
 
 emit::CodeObject compile_flash_attn_kernel(const FlashAttnKernelSpec& spec) {
-  const GemmTarget t = gemm_target();
-  static std::mutex mu;
-  static std::map<std::string, ir::Kernel> traced; // traced once per process
-  ir::Kernel kernel;
-  {
-    std::lock_guard lock(mu);
-    auto it = traced.find(spec.name());
-    if (it == traced.end())
-      it = traced.emplace(spec.name(), build_flash_attn_kernel(spec)).first;
-    kernel = it->second;
-  }
-  return emit::compile(kernel, t.backend, t.arch);
+  return compile_traced(spec.name(), [&] { return build_flash_attn_kernel(spec); });
 }
 
 runtime::KernelArgs flash_attn_kernel_args(const FlashAttnLaunchArgs& g) {

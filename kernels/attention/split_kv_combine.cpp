@@ -2,6 +2,7 @@
 // lanes stride over the splits for m and l (wave reductions), then over the Dv columns, each
 // summing its column over the splits.
 #include <kernels/attention/split_kv_combine.hpp>
+#include <kernels/common/compile_traced.hpp>
 #include <kernels/gemm/gemm_target.hpp>
 
 #include <dsl/dsl.hpp>
@@ -137,19 +138,7 @@ ir::Kernel build_split_kv_combine(const SplitKvCombineSpec& spec) {
 namespace {
 
 emit::CodeObject compile_combine(const SplitKvCombineSpec& spec) {
-  const GemmTarget t = gemm_target();
-  // Traced once per spec and process; compile() caches the code object.
-  static std::mutex mu;
-  static std::map<std::string, ir::Kernel> traced;
-  ir::Kernel kernel;
-  {
-    std::lock_guard lock(mu);
-    auto it = traced.find(spec.name());
-    if (it == traced.end())
-      it = traced.emplace(spec.name(), build_split_kv_combine(spec)).first;
-    kernel = it->second;
-  }
-  return emit::compile(kernel, t.backend, t.arch);
+  return compile_traced(spec.name(), [&] { return build_split_kv_combine(spec); });
 }
 
 } // namespace

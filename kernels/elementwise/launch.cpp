@@ -1,4 +1,5 @@
 // Host side shared by the element-wise, normalization and quantization kernels (launch.hpp).
+#include <kernels/common/compile_traced.hpp>
 #include <kernels/elementwise/launch.hpp>
 
 #include <emit/compile.hpp>
@@ -91,18 +92,7 @@ void launch(runtime::Device& device, const std::string& key,
             const runtime::KernelArgs& args) {
   if (grid == 0)
     return;
-  static std::mutex mu;
-  static std::map<std::string, ir::Kernel> traced;
-  ir::Kernel kernel;
-  {
-    std::lock_guard lock(mu);
-    auto it = traced.find(key);
-    if (it == traced.end())
-      it = traced.emplace(key, build()).first;
-    kernel = it->second;
-  }
-  const GemmTarget t = gemm_target();
-  const emit::CodeObject co = emit::compile(kernel, t.backend, t.arch);
+  const emit::CodeObject co = compile_traced(key, build);
   const runtime::ModuleHandle mod = device.load_code_object(co.elf);
   device.launch(device.get_kernel(mod, co.kernel_name), {static_cast<uint32_t>(grid)},
                 {static_cast<uint32_t>(threads)}, args.span());

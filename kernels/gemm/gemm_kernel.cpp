@@ -1,4 +1,5 @@
 // The GEMM composition's kernel body (see gemm_kernel.hpp), written only with the DSL.
+#include <kernels/common/compile_traced.hpp>
 #include <kernels/gemm/blocks/act_quant.hpp>
 #include <kernels/gemm/blocks/grouped_problem.hpp>
 #include <kernels/gemm/blocks/lora_block.hpp>
@@ -455,19 +456,7 @@ ir::Kernel build_gemm_kernel(const GemmKernelSpec& s) {
 }
 
 emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec) {
-  const GemmTarget t = gemm_target();
-  // The IR of a spec is traced once per process; compile() caches the code object.
-  static std::mutex mu;
-  static std::map<std::string, ir::Kernel> traced;
-  ir::Kernel kernel;
-  {
-    std::lock_guard lock(mu);
-    auto it = traced.find(spec.name());
-    if (it == traced.end())
-      it = traced.emplace(spec.name(), build_gemm_kernel(spec)).first;
-    kernel = it->second;
-  }
-  return emit::compile(kernel, t.backend, t.arch);
+  return compile_traced(spec.name(), [&] { return build_gemm_kernel(spec); });
 }
 
 runtime::KernelArgs gemm_kernel_args(const GemmLaunchArgs& g) {

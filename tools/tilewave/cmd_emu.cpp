@@ -78,19 +78,10 @@ std::vector<uint8_t> bytes_of(T v) {
 
 template <class T>
 T parse_number(const std::string& s, const std::string& arg) {
-  T v{};
-  const char* first = s.data();
-  const char* last = s.data() + s.size();
-  std::from_chars_result r;
-  if constexpr (std::is_floating_point_v<T>)
-    r = std::from_chars(first, last, v);
-  else if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-    r = std::from_chars(first + 2, last, v, 16);
-  else
-    r = std::from_chars(first, last, v);
-  if (r.ec != std::errc() || r.ptr != last)
+  const std::optional<T> v = parse_cli_number<T>(s);
+  if (!v)
     throw std::invalid_argument(fmt::format("emu: --arg {}: '{}' is not a valid value", arg, s));
-  return v;
+  return *v;
 }
 
 std::vector<size_t> parse_shape(const std::string& s, const std::string& arg) {

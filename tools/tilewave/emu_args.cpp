@@ -76,22 +76,12 @@ bool is_identifier(const std::string& s) {
 template <class T>
 void put_number(std::vector<std::uint8_t>& out, std::size_t offset, const StructField& f,
                 const std::string& arg) {
-  const std::string& s = *f.value;
-  T v{};
-  const char* first = s.data();
-  const char* last = s.data() + s.size();
-  std::from_chars_result r;
-  if constexpr (std::is_floating_point_v<T>)
-    r = std::from_chars(first, last, v);
-  else if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-    r = std::from_chars(first + 2, last, v, 16);
-  else
-    r = std::from_chars(first, last, v);
-  if (r.ec != std::errc() || r.ptr != last)
+  const std::optional<T> v = parse_cli_number<T>(*f.value);
+  if (!v)
     throw std::invalid_argument(
         fmt::format("emu: --arg {}: field '{}': '{}' is not a valid {} (or out of its range)", arg,
-                    f.name, s, f.type));
-  std::memcpy(out.data() + offset, &v, sizeof(T));
+                    f.name, *f.value, f.type));
+  std::memcpy(out.data() + offset, &*v, sizeof(T));
 }
 
 // A non-pointer field's value at `offset` of `out`.

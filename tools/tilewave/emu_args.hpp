@@ -5,10 +5,13 @@
 // whose pointer fields name buffers declared with `--buffer NAME:in=F.npy`).
 #include <runtime/device.hpp>
 
+#include <charconv>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <type_traits>
 #include <vector>
 
 namespace tw::tool {
@@ -46,5 +49,24 @@ std::vector<std::uint8_t> pack_struct(const StructSpec& spec,
 // --buffer NAME:in=F.npy | NAME:out=F.npy:SHAPE:DTYPE | NAME:inout=F.npy -> {NAME, the
 // equivalent --arg text "buf:in=F.npy" ...}. Throws when NAME is empty or not an identifier.
 std::pair<std::string, std::string> split_named_buffer(const std::string& text);
+
+// A number of a command-line value as the whole of `s`: decimal, or 0x hex for integers;
+// nullopt when `s` is not one or is out of T's range.
+template <class T>
+std::optional<T> parse_cli_number(const std::string& s) {
+  T v{};
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  std::from_chars_result r;
+  if constexpr (std::is_floating_point_v<T>)
+    r = std::from_chars(first, last, v);
+  else if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+    r = std::from_chars(first + 2, last, v, 16);
+  else
+    r = std::from_chars(first, last, v);
+  if (r.ec != std::errc() || r.ptr != last)
+    return std::nullopt;
+  return v;
+}
 
 } // namespace tw::tool
