@@ -12,6 +12,8 @@
 #include <runtime/device.hpp>
 #include <runtime/kernel_args.hpp>
 
+#include "shared_emulator.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -22,40 +24,10 @@
 using namespace tw;
 using namespace tw::dsl;
 
+using namespace tw::test;
+
 namespace {
 
-runtime::Device& emulator() {
-  static std::unique_ptr<runtime::Device> d = runtime::make_device(runtime::DeviceKind::Emu);
-  return *d;
-}
-template <class T>
-runtime::DevicePtr upload(const std::vector<T>& host) {
-  const runtime::DevicePtr p = emulator().allocate(host.size() * sizeof(T));
-  emulator().copy_to_device(p, host.data(), host.size() * sizeof(T));
-  return p;
-}
-template <class T>
-std::vector<T> download(runtime::DevicePtr p, std::size_t n) {
-  std::vector<T> host(n);
-  emulator().copy_to_host(host.data(), p, n * sizeof(T));
-  return host;
-}
-void run(const emit::CodeObject& co, std::uint32_t groups, std::uint32_t block,
-         const runtime::KernelArgs& args) {
-  runtime::Device& d = emulator();
-  const runtime::ModuleHandle m = d.load_code_object(co.elf);
-  d.launch(d.get_kernel(m, co.kernel_name), {groups, 1, 1}, {block, 1, 1}, args.span());
-  d.synchronize();
-}
-template <class F>
-void for_both_backends(const ir::Kernel& k, F&& body) {
-  emit::CompileOptions o;
-  o.use_cache = false;
-  for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
-    CAPTURE(emit::backend_name(b));
-    body(emit::compile(k, b, Arch::gfx1201, o));
-  }
-}
 // Deterministic f16 values in [-1, 1) (as their bits) and their decoded values.
 std::vector<std::uint16_t> f16_values(std::size_t n, std::uint32_t seed, std::vector<double>& dec) {
   std::vector<std::uint16_t> v(n);

@@ -9,6 +9,8 @@
 #include <runtime/device.hpp>
 #include <runtime/kernel_args.hpp>
 
+#include "shared_emulator.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -18,24 +20,9 @@
 using namespace tw;
 using namespace tw::emit;
 
+using namespace tw::test;
+
 namespace {
-
-runtime::Device& emulator() {
-  static std::unique_ptr<runtime::Device> d = runtime::make_device(runtime::DeviceKind::Emu);
-  return *d;
-}
-
-runtime::DevicePtr upload(const std::vector<float>& host) {
-  const runtime::DevicePtr p = emulator().allocate(host.size() * sizeof(float));
-  emulator().copy_to_device(p, host.data(), host.size() * sizeof(float));
-  return p;
-}
-
-std::vector<float> download(runtime::DevicePtr p, std::size_t n) {
-  std::vector<float> host(n);
-  emulator().copy_to_host(host.data(), p, n * sizeof(float));
-  return host;
-}
 
 void run(const ir::Kernel& k, Backend b, std::uint32_t groups, const runtime::KernelArgs& args) {
   CompileOptions o;
@@ -84,7 +71,7 @@ TEST_CASE("block_reduce: every thread of 8 waves gets the workgroup's sum and ma
     const auto dx = upload(in), ds = upload(std::vector<float>(512)),
                dm = upload(std::vector<float>(512));
     run(k, b, 2, runtime::KernelArgs().ptr(dx).ptr(ds).ptr(dm));
-    const auto s = download(ds, 512), m = download(dm, 512);
+    const auto s = download<float>(ds, 512), m = download<float>(dm, 512);
     for (std::size_t j = 0; j < 512; ++j) {
       CAPTURE(j);
       CHECK(s[j] == float(want_sum[j / 256]));
@@ -132,7 +119,7 @@ TEST_CASE("silu and sincos: within a few f32 ulp of the float64 functions") {
       const auto dx = upload(in), dout = upload(std::vector<float>(n));
       run(k, b, std::uint32_t((n + 63) / 64),
           runtime::KernelArgs().ptr(dx).ptr(dout).add<std::int64_t>(std::int64_t(n)));
-      const auto out = download(dout, n);
+      const auto out = download<float>(dout, n);
       int bad = 0;
       double worst = 0;
       for (std::size_t j = 0; j < n; ++j) {

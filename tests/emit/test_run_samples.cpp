@@ -8,6 +8,8 @@
 #include <runtime/device.hpp>
 #include <runtime/kernel_args.hpp>
 
+#include "shared_emulator.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -18,34 +20,9 @@
 using namespace tw;
 using namespace tw::emit;
 
+using namespace tw::test;
+
 namespace {
-
-runtime::Device& emulator() {
-  static std::unique_ptr<runtime::Device> d = runtime::make_device(runtime::DeviceKind::Emu);
-  return *d;
-}
-
-template <class T>
-runtime::DevicePtr upload(const std::vector<T>& host) {
-  const runtime::DevicePtr p = emulator().allocate(host.size() * sizeof(T));
-  emulator().copy_to_device(p, host.data(), host.size() * sizeof(T));
-  return p;
-}
-
-template <class T>
-std::vector<T> download(runtime::DevicePtr p, std::size_t n) {
-  std::vector<T> host(n);
-  emulator().copy_to_host(host.data(), p, n * sizeof(T));
-  return host;
-}
-
-void run(const CodeObject& co, std::uint32_t groups, std::uint32_t block,
-         const runtime::KernelArgs& args) {
-  runtime::Device& d = emulator();
-  const runtime::ModuleHandle m = d.load_code_object(co.elf);
-  d.launch(d.get_kernel(m, co.kernel_name), {groups, 1, 1}, {block, 1, 1}, args.span());
-  d.synchronize();
-}
 
 // Deterministic values in [-1, 1).
 std::vector<float> values(std::size_t n, std::uint32_t seed) {
@@ -55,17 +32,6 @@ std::vector<float> values(std::size_t n, std::uint32_t seed) {
     x = static_cast<float>(seed >> 8) / 8388608.0f - 1.0f;
   }
   return v;
-}
-
-// Both backends, no cache (each run compiles what is being tested).
-template <class F>
-void for_both_backends(const ir::Kernel& k, F&& body) {
-  CompileOptions o;
-  o.use_cache = false;
-  for (Backend b : {Backend::hip, Backend::llvm}) {
-    CAPTURE(backend_name(b));
-    body(compile(k, b, Arch::gfx1201, o));
-  }
 }
 
 } // namespace
