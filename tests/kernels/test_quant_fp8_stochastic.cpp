@@ -71,6 +71,28 @@ TEST_CASE("quant_fp8_stochastic edge values: exact codes stay, subnormals, satur
   check_fp8_stochastic(x, DType::e5m2, 5, 0);
 }
 
+TEST_CASE("quant_fp8_stochastic: NaN gives a NaN code, inf the largest finite one") {
+  for (DType t : {DType::e4m3, DType::e5m2}) {
+    HostTensor x(DType::f32, {1, 3});
+    x.set({0, 0}, std::nan(""));
+    x.set({0, 1}, std::numeric_limits<double>::infinity());
+    x.set({0, 2}, -std::numeric_limits<double>::infinity());
+    KernelRun run;
+    run.in["x"] = x;
+    run.out["q"] = HostTensor(t, {1, 3});
+    run.run(
+        [&](runtime::Device& d, auto& v) {
+          kernels::quant_fp8_stochastic(d, {v["x"], v["q"], 1, 2});
+        },
+        [&](auto& got) {
+          const double max_finite = t == DType::e4m3 ? 448.0 : 57344.0;
+          CHECK(std::isnan(got["q"].at({0, 0})));
+          CHECK(got["q"].at({0, 1}) == max_finite);
+          CHECK(got["q"].at({0, 2}) == -max_finite);
+        });
+  }
+}
+
 TEST_CASE("quant_fp8_stochastic: the mean of many codes of one value approaches it") {
   struct Case {
     DType q;
@@ -78,6 +100,7 @@ TEST_CASE("quant_fp8_stochastic: the mean of many codes of one value approaches 
   };
   for (const Case& c :
        {Case{DType::e4m3, 0.3, 0.28125, 0.3125}, Case{DType::e4m3, -100.0, -104.0, -96.0},
+        Case{DType::e4m3, 0.005, 0.00390625, 0.005859375}, // subnormal neighbours
         Case{DType::e5m2, 1000.7, 896.0, 1024.0}}) {
     CAPTURE(c.x);
     constexpr int64_t n = 4096;
