@@ -15,6 +15,20 @@ Scalar<U> convert_rne(const Scalar<T>& x, bool saturate = false) {
                        .cvt(ir_type<U>(), x.ir(), ir::Rounding::rne, saturate));
 }
 
+// x (f32) rounded to e4m3 / e5m2 stochastically in one step (no f16 on the way):
+// `random_bits` are added under the discarded bits of x's significand (bit 0 under bit 0)
+// and the carry decides, so uniform bits round up with probability (discarded part / ulp)
+// and the expected value is x (while x is less than 32 bit positions below the target ulp).
+// One v_cvt_sr_fp8_f32 / v_cvt_sr_bf8_f32; saturate clamps past the largest finite value.
+template <ElemType U>
+Scalar<U> convert_stochastic(const Float32& x, const UInt32& random_bits, bool saturate = false) {
+  static_assert(std::same_as<U, e4m3> || std::same_as<U, e5m2>,
+                "convert_stochastic: stochastic rounding produces e4m3 or e5m2 only");
+  return Scalar<U>(KernelBuilder::current("convert_stochastic")
+                       .ops()
+                       .cvt_stochastic(ir_type<U>(), x.ir(), random_bits.ir(), saturate));
+}
+
 // The bits of x seen as U (same width).
 template <ElemType U, ElemType T>
 Scalar<U> bit_cast(const Scalar<T>& x) {

@@ -30,6 +30,22 @@ struct QuantInt8Args {
 };
 void quant_int8(runtime::Device& device, const QuantInt8Args& args);
 
+// Stochastic rounding of x (f32, [rows, K] or [K]) into q (e4m3 / e5m2, x's shape), in one
+// step from f32 (no f16 on the way), saturating: |x| past the largest finite value (448 /
+// 57344) gives it, NaN stays NaN. Element e = row * K + col uses the 32 random bits
+// word e % 4 of philox4x32_10(counter (lo(e / 4), hi(e / 4), lo(offset), hi(offset)),
+// key (lo(seed), hi(seed))); they are added under the discarded bits of x's significand and
+// the carry rounds up, so E[q] = x for finite |x| <= the largest finite value (and not more
+// than 32 bit positions below the code's ulp). Same (seed, offset, x): same codes.
+struct QuantFp8StochasticArgs {
+  TensorView x{};
+  TensorView q{};
+  uint64_t seed = 0;
+  uint64_t offset = 0;
+  int block_size = 0;
+};
+void quant_fp8_stochastic(runtime::Device& device, const QuantFp8StochasticArgs& args);
+
 // FP8 dequantization: out = x * s with x e4m3 / e5m2 and s (f32) one element (tensorwise) or
 // one per row ([rows] or [rows, 1], rowwise); out bf16 / f16 / f32, rounded once.
 struct DequantFp8Args {

@@ -1,7 +1,8 @@
 // Numeric conversions of the DSL on the gfx12 emulator through both backends:
 // round_half_even (dsl/handles/convert.hpp) against the host's nearbyint (halves, signed
-// zeros, the 2^22 .. 2^23 range where a 1.5 * 2^23 trick fails, large values, inf, NaN), and
-// fp8 constants (the zero code of masked fp8 loads, codes of other exact values).
+// zeros, the 2^22 .. 2^23 range where a 1.5 * 2^23 trick fails, large values, inf, NaN),
+// fp8 constants (the zero code of masked fp8 loads, codes of other exact values), and
+// convert_stochastic (hand-computed codes for given random bits).
 #include <dsl/dsl.hpp>
 #include <dsl/handles/convert.hpp>
 #include <emit/compile.hpp>
@@ -107,6 +108,67 @@ TEST_CASE("fp8 constants: masked fp8 loads read the zero code past the end, both
       CHECK(out5[size_t(j)] == (j < n ? codes[size_t(j)] : 0x31));
     }
     for (runtime::DevicePtr p : {s4, s5, d4, d5})
+      dev->free(p);
+  }
+}
+
+TEST_CASE("convert_stochastic: the random bits under the discarded bits decide, both backends") {
+  // dst4[i] = e4m3(src[i], bits[i]), dst5[i] = e5m2(src[i], bits[i]), saturating.
+  KernelBuilder kb("convert_stochastic_test", {32, 1, 1});
+  auto [src, bits, dst4, dst5] =
+      kb.args(gptr<f32>("src"), gptr<u32>("bits"), gptr<e4m3>("dst4"), gptr<e5m2>("dst5"));
+  const Int64 i = cast<i64>(thread_id());
+  dst4.store(i, convert_stochastic<e4m3>(src.load(i), bits.load(i), true));
+  dst5.store(i, convert_stochastic<e5m2>(src.load(i), bits.load(i), true));
+  const ir::Kernel k = kb.finish();
+  // 1.0625 = 1 + 2^-4: e4m3's ulp at 1 is 2^-3 and the f32 ulp 2^-23, so 20 bits are discarded,
+  // holding 2^19 (half an ulp): up iff bits mod 2^20 >= 2^19. e5m2 (ulp 2^-2): 21 bits holding
+  // 2^19, up iff bits mod 2^21 >= 2^21 - 2^19 = 0x180000. 460: e4m3 between 448 and 480 (past
+  // the largest finite value: saturates to 448); e5m2 between 448 (0x5F) and 512 (0x60).
+  struct Case {
+    float x;
+    uint32_t bits;
+    uint8_t e4m3_code, e5m2_code;
+  };
+  const std::vector<Case> cases = {
+      {1.0625f, 0x00000000u, 0x38, 0x3C},  {1.0625f, 0x0007FFFFu, 0x38, 0x3C},
+      {1.0625f, 0x00080000u, 0x39, 0x3C},  {1.0625f, 0xFFF00000u, 0x38, 0x3C},
+      {1.0625f, 0x0017FFFFu, 0x38, 0x3C},  {1.0625f, 0x00180000u, 0x39, 0x3D},
+      {-1.0625f, 0x00080000u, 0xB9, 0xBC}, {1.0f, 0xFFFFFFFFu, 0x38, 0x3C}, // exact: never moves
+      {460.0f, 0x00000000u, 0x7E, 0x5F},   {460.0f, 0xFFFFFFFFu, 0x7E, 0x60},
+      {-0.0f, 0xFFFFFFFFu, 0x80, 0x80},
+  };
+  const size_t n = cases.size();
+  std::vector<float> x(32, 0.0f);
+  std::vector<uint32_t> r(32, 0u);
+  for (size_t j = 0; j < n; ++j) {
+    x[j] = cases[j].x;
+    r[j] = cases[j].bits;
+  }
+  std::unique_ptr<runtime::Device> dev = runtime::make_device(runtime::DeviceKind::Emu);
+  for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
+    CAPTURE(emit::backend_name(b));
+    const runtime::DevicePtr ds = dev->allocate(128), dr = dev->allocate(128),
+                             d4 = dev->allocate(32), d5 = dev->allocate(32);
+    dev->copy_to_device(ds, x.data(), 128);
+    dev->copy_to_device(dr, r.data(), 128);
+    emit::CompileOptions o;
+    o.use_cache = false;
+    const emit::CodeObject co = emit::compile(k, b, Arch::gfx1201, o);
+    const runtime::ModuleHandle m = dev->load_code_object(co.elf);
+    const runtime::KernelArgs args = runtime::KernelArgs().ptr(ds).ptr(dr).ptr(d4).ptr(d5);
+    dev->launch(dev->get_kernel(m, co.kernel_name), {1, 1, 1}, {32, 1, 1}, args.span());
+    dev->synchronize();
+    std::vector<uint8_t> out4(32), out5(32);
+    dev->copy_to_host(out4.data(), d4, 32);
+    dev->copy_to_host(out5.data(), d5, 32);
+    for (size_t j = 0; j < n; ++j) {
+      CAPTURE(cases[j].x);
+      CAPTURE(cases[j].bits);
+      CHECK(int(out4[j]) == int(cases[j].e4m3_code));
+      CHECK(int(out5[j]) == int(cases[j].e5m2_code));
+    }
+    for (runtime::DevicePtr p : {ds, dr, d4, d5})
       dev->free(p);
   }
 }

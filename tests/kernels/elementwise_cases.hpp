@@ -249,4 +249,35 @@ inline void run_dequant_awq(DType scale_dtype, DType out, int64_t k, int64_t n, 
       [&](auto& got) { check_close(got["out"], want, tol); });
 }
 
+// quant_fp8_stochastic on x: every code against the oracle (both emitters).
+inline void check_fp8_stochastic(const HostTensor& x, DType q_type, uint64_t seed, uint64_t offset,
+                                 int block_size = 0) {
+  CAPTURE(kernels::dtype_name(q_type));
+  CAPTURE(seed);
+  CAPTURE(offset);
+  const std::vector<uint8_t> want =
+      quant_fp8_stochastic(decode_matrix(x.view()), q_type == DType::e5m2, seed, offset);
+  KernelRun run;
+  run.in["x"] = x;
+  run.out["q"] = HostTensor(q_type, x.shape());
+  run.run(
+      [&](runtime::Device& d, auto& v) {
+        kernels::quant_fp8_stochastic(d, {v["x"], v["q"], seed, offset, block_size});
+      },
+      [&](auto& got) {
+        const HostTensor& q = got["q"];
+        const int64_t rows = x.shape()[0], cols = x.shape()[1];
+        int64_t mismatches = 0;
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j)
+            if (q.code({i, j}) != want[size_t(i * cols + j)] && ++mismatches <= 5) {
+              CAPTURE(i);
+              CAPTURE(j);
+              CAPTURE(x.at({i, j}));
+              CHECK(q.code({i, j}) == want[size_t(i * cols + j)]);
+            }
+        CHECK(mismatches == 0);
+      });
+}
+
 } // namespace tw::oracle

@@ -125,7 +125,7 @@ TEST_CASE("tilewave run: command-line errors") {
   CHECK(r.output.find(
             "run: unknown kernel 'nope': expected one of adaln, dequant_awq, dequant_fp8, "
             "flash_attn, gemm, int8_linear, int8_linear_fused, iu4_gemm, layer_norm, mxfp8_gemm, "
-            "quant_int8, rms_norm, rms_norm_rope, rope, scaled_mm, "
+            "quant_fp8_stochastic, quant_int8, rms_norm, rms_norm_rope, rope, scaled_mm, "
             "scaled_mm_fused_quant, scaled_mm_multi, silu, swiglu, w8a16") != std::string::npos);
   const std::string v = npy_file("v.npy", "<f2", {12});
   r = run_tool("run gemm --in a=" + v + " --in b=" + b + out_arg());
@@ -592,6 +592,36 @@ TEST_CASE("tilewave run quant_int8 / dequant_fp8: outputs q and scale, caller sc
   r = run_tool("run dequant_fp8 --in x=" + codes + " --param x_dtype=e4m3 --in scale=" + scale +
                " --param out_dtype=f32" + out_arg());
   check_valid_run(r, "<f4", {2, 4}, {0x00, 0x00, 0x00, 0x40});
+}
+
+TEST_CASE("tilewave run quant_fp8_stochastic: fp8 codes as uint8, seeded, repeatable") {
+  const std::string x = npy_file("sx.npy", "<f4", {4, 64}, {0x9A, 0x99, 0x99, 0x3E}); // 0.3f
+  const std::string q1 = (dir() / "sq1.npy").string(), q2 = (dir() / "sq2.npy").string();
+  auto r = run_tool("run quant_fp8_stochastic --in x=" + x + " --param seed=7 --param offset=3" +
+                    " --out out=" + q1);
+  REQUIRE(r.status == 0);
+  r = run_tool("run quant_fp8_stochastic --in x=" + x + " --param seed=7 --param offset=3" +
+               " --out out=" + q2);
+  REQUIRE(r.status == 0);
+  const tw::npy::Array a = tw::npy::read(q1), b = tw::npy::read(q2);
+  CHECK(a.dtype == "|u1");
+  CHECK(a.shape == std::vector<size_t>{4, 64});
+  CHECK(a.data == b.data); // same seed and offset: same codes
+  int down = 0, up = 0;    // e4m3 neighbours of 0.3: 0.28125 (0x29) and 0.3125 (0x2A)
+  for (uint8_t c : a.data) {
+    down += c == 0x29;
+    up += c == 0x2A;
+  }
+  CHECK(down + up == 256);
+  CHECK(down > 0);
+  CHECK(up > 0);
+  const std::string one = npy_file("sone.npy", "<f4", {3}, {0x00, 0x00, 0x80, 0x3F}); // 1.0f
+  r = run_tool("run quant_fp8_stochastic --in x=" + one + " --param out_dtype=e5m2" + out_arg());
+  check_valid_run(r, "|u1", {3}, {0x3C}); // exact values never move
+  r = run_tool("run quant_fp8_stochastic --in x=" + one + " --param seed=-1" + out_arg());
+  CHECK(r.output.find("--param seed=-1 is not an integer in [0, 2^64)") != std::string::npos);
+  r = run_tool("run quant_fp8_stochastic --in x=" + one + " --param out_dtype=f16" + out_arg());
+  CHECK(r.output.find("quant_fp8_stochastic: argument 'q' has dtype f16") != std::string::npos);
 }
 
 // ---- issue 17: hostile input to `tilewave run` ---------------------------------------------

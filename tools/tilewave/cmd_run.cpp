@@ -15,8 +15,8 @@
 // the tensors) before anything is launched.
 #include "tilewave/command.hpp"
 
-#include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/attention/flash_attn_api.hpp>
+#include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/gemm/gemm_api.hpp>
 #include <kernels/quant/quant_api.hpp>
 #include <runtime/device.hpp>
@@ -352,6 +352,18 @@ KernelRun fused_kernel(const std::string& kernel, const std::string& weight,
   return k;
 }
 
+// An unsigned 64-bit --param (a Philox seed or offset), 0 when absent.
+uint64_t u64_param(Params& params, const std::string& key) {
+  const auto v = params.take(key);
+  if (!v)
+    return 0;
+  uint64_t n = 0;
+  const auto r = std::from_chars(v->data(), v->data() + v->size(), n);
+  if (r.ec != std::errc() || r.ptr != v->data() + v->size())
+    throw run_error("--param " + key + "=" + *v + " is not an integer in [0, 2^64)");
+  return n;
+}
+
 // The element-wise, normalization and quantization kernels (kernels/elementwise, kernels/quant):
 // x [rows, width] (or [width]) in, out of x's shape and dtype unless --param out_dtype says.
 int64_t int_param(Params& params, const std::string& key, int64_t fallback) {
@@ -483,6 +495,16 @@ void add_elementwise_kernels(std::map<std::string, KernelRun>& t) {
                                                  int(int_param(params, "block_size", 0))});
                       }),
                       .scalar_params = {"group_size", "block_size"}};
+  t["quant_fp8_stochastic"] = {.required = {"x"},
+                               .out_shape = same_shape("x"),
+                               .default_out = [](const Problem&) { return DType::e4m3; },
+                               .call = single([](runtime::Device& d, Problem& p, Params& params) {
+                                 kernels::quant_fp8_stochastic(
+                                     d, {p.input("x"), p.out.at("out"), u64_param(params, "seed"),
+                                         u64_param(params, "offset"),
+                                         int(int_param(params, "block_size", 0))});
+                               }),
+                               .scalar_params = {"seed", "offset", "block_size"}};
   t["dequant_fp8"] = {.required = {"x", "scale"},
                       .out_shape = same_shape("x"),
                       .default_out = [](const Problem&) { return DType::bf16; },
@@ -690,11 +712,12 @@ const std::map<std::string, KernelRun>& kernel_table() {
   return table;
 }
 
-// The .npy dtype of an output of dtype `t`.
+// The .npy dtype of an output of dtype `t` (fp8: one uint8 code per element).
 std::string npy_descr(DType t) {
-  if (t != DType::f32 && t != DType::f16 && t != DType::bf16 && t != DType::i32 && t != DType::int8)
+  if (t != DType::f32 && t != DType::f16 && t != DType::bf16 && t != DType::i32 &&
+      t != DType::int8 && t != DType::e4m3 && t != DType::e5m2)
     throw run_error("an output of dtype " + std::string(kernels::dtype_name(t)) +
-                    " cannot be written (f32, f16, bf16, i32, int8)");
+                    " cannot be written (f32, f16, bf16, i32, int8, e4m3, e5m2)");
   return storage_descr(t);
 }
 
@@ -935,7 +958,7 @@ const Command run_command{
                      "gemm, scaled_mm, scaled_mm_fused_quant, scaled_mm_multi, w8a16, "
                      "int8_linear, int8_linear_fused, iu4_gemm, mxfp8_gemm, silu, swiglu, "
                      "rms_norm, layer_norm, adaln, rope, rms_norm_rope, quant_int8, "
-                     "dequant_fp8, dequant_awq or flash_attn")
+                     "quant_fp8_stochastic, dequant_fp8, dequant_awq or flash_attn")
           ->required();
       sub.add_option("--in", *ins,
                      "NAME=FILE.npy: an input (NAME.i for problem i of scaled_mm_multi; see "
@@ -949,9 +972,9 @@ const Command run_command{
       sub.add_option("--param", *params,
                      "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
                      "alpha, beta, quant_dtype, lora_scale, eps, block_size, head_dim, style, "
-                     "offset, base, granularity, scale, group_size; flash_attn: causal, "
-                     "window=L,R, softcap, sm_scale, dropout, seed, offset, alibi, "
-                     "q/k/v_descale, num_splits");
+                     "offset, base, granularity, scale, group_size, seed (also "
+                     "quant_fp8_stochastic); flash_attn: causal, window=L,R, softcap, "
+                     "sm_scale, dropout, seed, offset, alibi, q/k/v_descale, num_splits");
       return [=] { return run_kernel(*kernel, *ins, *outs, *params); };
     }};
 

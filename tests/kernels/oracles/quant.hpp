@@ -4,6 +4,7 @@
 // round half to even), which the contract specifies, and the tests also check the result
 // against the exact real-number bound (within half a code).
 #include "../oracles.hpp"
+#include "attention.hpp" // the host Philox4x32-10
 
 #include <kernels/quant/quant_api.hpp>
 
@@ -78,6 +79,68 @@ inline Reference dequant_awq(const kernels::DequantAwqArgs& a) {
       r.accum_magnitude.at(k, n) = std::abs(r.value.at(k, n));
     }
   return r;
+}
+
+// ---- stochastic rounding f32 -> fp8 (docs/kernels.md "quant_fp8_stochastic") --------------
+
+// The 32 random bits of element e: word e % 4 of Philox4x32-10 at counter (e / 4, offset),
+// key seed.
+inline uint32_t fp8_stochastic_bits(uint64_t e, uint64_t seed, uint64_t offset) {
+  const uint64_t g = e / 4;
+  return philox4x32_10({uint32_t(g), uint32_t(g >> 32), uint32_t(offset), uint32_t(offset >> 32)},
+                       {uint32_t(seed), uint32_t(seed >> 32)})[e % 4];
+}
+
+// The value of a finite non-negative fp8 magnitude code (OCP e4m3fn: bias 7, 3 mantissa bits;
+// e5m2: bias 15, 2 mantissa bits), from the format's definition.
+inline double fp8_magnitude_value(uint32_t code, bool e5m2) {
+  const int m = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  const int e = int(code >> m), mant = int(code & ((1u << m) - 1));
+  return e == 0 ? std::ldexp(mant, 1 - bias - m) : std::ldexp((1 << m) + mant, e - bias - m);
+}
+
+// The code of finite x rounded stochastically with random bits r, saturating: the two
+// neighbours lo <= |x| < lo + ulp on the target grid; the part of |x| past lo, counted in
+// units of x's own f32 ulp (rem, below 2^shift), rounds up when rem + (r mod 2^shift)
+// reaches 2^shift (so with probability rem / 2^shift for uniform r; more than 32 bits below
+// the grid, never). Past the largest finite value: the largest finite code.
+inline uint8_t fp8_stochastic_code(float x, uint32_t r, bool e5m2) {
+  const int m = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  const uint32_t max_code = e5m2 ? 0x7b : 0x7e;
+  const double max_finite = fp8_magnitude_value(max_code, e5m2);
+  const uint8_t sign = std::signbit(x) ? 0x80 : 0x00;
+  const double a = std::abs(double(x));
+  if (a == 0)
+    return sign;
+  const int log2a = std::ilogb(a);
+  const int grid_exp = std::max(log2a, 1 - bias) - m; // the target ulp is 2^grid_exp
+  const int x_ulp_exp = std::max(log2a, -126) - 23;   // x's f32 ulp
+  const double lo = std::ldexp(std::floor(std::ldexp(a, -grid_exp)), grid_exp);
+  double v = lo;
+  const int shift = grid_exp - x_ulp_exp;
+  if (lo != a && shift <= 32) {
+    const uint64_t rem = uint64_t(std::ldexp(a - lo, -x_ulp_exp));
+    const uint64_t mask = (uint64_t{1} << shift) - 1;
+    if (rem + (uint64_t(r) & mask) > mask)
+      v = lo + std::ldexp(1.0, grid_exp);
+  }
+  if (v >= max_finite)
+    return uint8_t(sign | max_code);
+  for (uint32_t c = 0; c < max_code; ++c)
+    if (fp8_magnitude_value(c, e5m2) == v)
+      return uint8_t(sign | c);
+  throw std::logic_error("fp8_stochastic_code: no fp8 code for a grid value");
+}
+
+// Codes of quant_fp8_stochastic over x [rows, K] (element e = row * K + col).
+inline std::vector<uint8_t> quant_fp8_stochastic(const Matrix& x, bool e5m2, uint64_t seed,
+                                                 uint64_t offset) {
+  std::vector<uint8_t> codes;
+  for (int64_t i = 0; i < x.rows; ++i)
+    for (int64_t j = 0; j < x.cols; ++j)
+      codes.push_back(fp8_stochastic_code(
+          float(x.at(i, j)), fp8_stochastic_bits(uint64_t(i * x.cols + j), seed, offset), e5m2));
+  return codes;
 }
 
 } // namespace tw::oracle

@@ -38,13 +38,15 @@ TEST_CASE("width sweep: rope and rms_norm_rope with head_dim = the width (even w
   }
 }
 
-TEST_CASE("width sweep: quant_int8 rowwise and tensorwise, dequant_fp8") {
+TEST_CASE("width sweep: quant_int8 rowwise and tensorwise, quant_fp8_stochastic, dequant_fp8") {
   for (int64_t w : sweep_widths) {
     check_quant_int8(rows_tensor(DType::f16, 2, w, uint64_t(w), ValueRange{-3, 3}),
                      QuantGranularity::rowwise);
     check_quant_int8(rows_tensor(DType::bf16, 2, w, uint64_t(w) + 1, ValueRange{-3, 3}),
                      QuantGranularity::tensorwise);
     run_dequant(DType::e4m3, DType::bf16, 2, w, true, uint64_t(w) + 2);
+    check_fp8_stochastic(rows_tensor(DType::f32, 2, w, uint64_t(w) + 3, ValueRange{-8, 8}),
+                         w % 2 ? DType::e4m3 : DType::e5m2, uint64_t(w), 1);
   }
   check_quant_int8(HostTensor(DType::f16, {0, 0}), QuantGranularity::rowwise);
 }
