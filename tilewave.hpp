@@ -22,8 +22,14 @@
 #include <atoms/mma/verify.hpp>
 
 // The DSL and its kernel IR.
+#include <dsl/copy/transpose_load.hpp>
 #include <dsl/dsl.hpp>
+#include <dsl/handles/nan.hpp>
 #include <dsl/ir/ir.hpp>
+#include <dsl/ops/activation.hpp>
+#include <dsl/ops/block_reduce.hpp>
+#include <dsl/ops/philox.hpp>
+#include <dsl/ops/trig.hpp>
 
 // IR -> code object: compile, the compile cache, the emitters' outputs, resources.
 #include <emit/code_object_json.hpp>
@@ -46,5 +52,7 @@
 #include <kernels/common/dtype.hpp>
 #include <kernels/common/host_tensor.hpp>
 #include <kernels/common/tensor.hpp>
+#include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/gemm/gemm_api.hpp>
 #include <kernels/gemm/gemm_target.hpp>
+#include <kernels/quant/quant_api.hpp>

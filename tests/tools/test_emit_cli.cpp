@@ -87,8 +87,8 @@ TEST_CASE("tilewave emit --format hsaco -o writes a code object, --format report
 TEST_CASE("tilewave emit: unknown kernel, bad arch, bad parameters are clear errors") {
   const auto unknown = run_tool("emit no_such_kernel --format ir");
   CHECK(unknown.status == 1);
-  CHECK(contains(unknown.output,
-                 "unknown kernel 'no_such_kernel' (known kernels: gemm, gemm_f16, ir_buffer_copy"));
+  CHECK(contains(unknown.output, "unknown kernel 'no_such_kernel' (known kernels: flash_attn, "
+                                 "gemm, gemm_f16, ir_buffer_copy"));
   const auto arch = run_tool("emit ir_vector_add --format asm --arch gfx942");
   CHECK(arch.status == 1);
   CHECK(contains(arch.output, "unsupported arch 'gfx942': tilewave targets RDNA4 only"));
