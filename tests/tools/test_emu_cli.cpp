@@ -234,6 +234,22 @@ TEST_CASE("tilewave emu: numeric options are range-checked (issue 17)") {
                       "1048576") != std::string::npos);
 }
 
+TEST_CASE("tilewave emu: two outputs naming one file are refused before anything runs") {
+  const fs::path& d = workdir();
+  const std::string y = (d / "twice.npy").string();
+  fs::remove(y);
+  const auto r =
+      run_tool("emu " + (d / "k.hsaco").string() +
+               " --kernel saxpy --grid 2 --block 32 --arg buf:in=" + (d / "x.npy").string() +
+               " --arg buf:out=" + y + ":64:f32 --arg buf:out=" + y + ":64:f32 --arg i32=64");
+  CAPTURE(r.output);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("emu: --arg 'buf:out=" + y + ":64:f32' and 'buf:out=" + y +
+                      ":64:f32' both write " + y + "; give each output its own file") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(y));
+}
+
 TEST_CASE("tilewave emu: a block of 1024 work-items is accepted, as HIP allows") {
   const fs::path& d = workdir();
   const auto r =

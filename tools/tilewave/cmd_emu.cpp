@@ -225,6 +225,25 @@ std::vector<uint8_t> pack_args(const emu::KernelInfo& k, const std::vector<ArgSp
 
 // --buffer NAME:...: buffers that struct= pointer fields name. Each must be named by some
 // struct field (an unused one is a typo), and names are unique.
+// Two outputs written to one file would silently overwrite each other: refused before the launch.
+void check_distinct_outputs(const std::vector<ArgSpec>& args,
+                            const std::map<std::string, ArgSpec>& named) {
+  std::map<std::string, std::string> seen; // output file -> the argument that writes it
+  auto check = [&](const ArgSpec& a) {
+    if (a.out_file.empty())
+      return;
+    const auto [it, fresh] = seen.emplace(a.out_file, a.text);
+    if (!fresh)
+      throw std::invalid_argument(fmt::format("emu: --arg '{}' and '{}' both write {}; give each "
+                                              "output its own file",
+                                              it->second, a.text, a.out_file));
+  };
+  for (const ArgSpec& a : args)
+    check(a);
+  for (const auto& [name, a] : named)
+    check(a);
+}
+
 std::map<std::string, ArgSpec> parse_named_buffers(const std::vector<std::string>& texts,
                                                    const std::vector<ArgSpec>& args) {
   std::map<std::string, ArgSpec> named;
@@ -394,6 +413,7 @@ Command emu_command{
         for (const auto& a : o->args)
           args.push_back(parse_arg(a));
         std::map<std::string, ArgSpec> named = parse_named_buffers(o->buffers, args);
+        check_distinct_outputs(args, named);
         auto module = load_named(
             o->code_object, [&](const std::vector<uint8_t>& b) { return dev.load_code_object(b); });
         auto kernel = dev.get_kernel(module, o->kernel);
