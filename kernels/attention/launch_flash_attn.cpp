@@ -4,7 +4,6 @@
 #include <kernels/attention/split_kv_combine.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 namespace tw::kernels {
@@ -98,11 +97,10 @@ FlashAttnLaunchArgs launch_args_of(const FlashAttnArgs& a, const FlashAttnProble
     g.cu_seqlens_k = a.cu_seqlens_k->device_address;
   }
   g.window_left = p.window_left;
+  // validation allows causal only with window_right -1 or 0: causal is right = 0
   g.window_right = p.causal ? 0 : p.window_right;
-  if (p.causal && p.window_right >= 0)
-    g.window_right = std::min<int64_t>(0, p.window_right);
   g.num_splits = p.num_splits;
-  g.sm_scale = p.sm_scale > 0.0f ? p.sm_scale : float(1.0 / std::sqrt(double(p.head_dim)));
+  g.sm_scale = p.sm_scale; // resolved by validate_flash_attn (1 / sqrt(D) when 0 was given)
   g.softcap = p.softcap;
   g.q_descale = a.q_descale;
   g.k_descale = a.k_descale;
