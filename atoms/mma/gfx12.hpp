@@ -35,12 +35,22 @@ struct MmaQuery {
   bool sparse = false;
 };
 
-constexpr const MmaInstrInfo* find_mma_instr(const MmaQuery& q) {
-  for (const MmaInstrInfo& i : kGfx12MmaInstrs)
+// Position of the instruction matching `q` in kGfx12MmaInstrs, or kGfx12MmaInstrs.size().
+// (An index, not a pointer, so that compile-time queries stay constant expressions under
+// GCC's -fsanitize=null, which instruments pointer comparisons.)
+constexpr std::size_t find_mma_instr_index(const MmaQuery& q) {
+  for (std::size_t n = 0; n < kGfx12MmaInstrs.size(); ++n) {
+    const MmaInstrInfo& i = kGfx12MmaInstrs[n];
     if (i.m == q.m && i.n == q.n && i.k == q.k && i.a_type == q.a && i.b_type == q.b &&
         i.cd_type == q.cd && i.sparse == q.sparse)
-      return &i;
-  return nullptr;
+      return n;
+  }
+  return kGfx12MmaInstrs.size();
+}
+
+constexpr const MmaInstrInfo* find_mma_instr(const MmaQuery& q) {
+  const std::size_t n = find_mma_instr_index(q);
+  return n < kGfx12MmaInstrs.size() ? &kGfx12MmaInstrs[n] : nullptr;
 }
 
 // Empty when a gfx12 instruction matches `q`, else the rule `q` breaks.
@@ -224,7 +234,8 @@ consteval std::size_t checked_query_index() {
                                "(v_wmma_i32_16x16x32_iu4); use K = 16, or the sparse SWMMAC "
                                "for K = 32");
   static_assert(sparse_k64_iu4, "select_mma_atom: a 16x16x64 SWMMAC exists only for iu4");
-  constexpr bool found = find_mma_instr(Q) != nullptr;
+  constexpr std::size_t index = find_mma_instr_index(Q);
+  constexpr bool found = index < kGfx12MmaInstrs.size();
   // The general rule, only when no specific sentence above already fired.
   static_assert(found || !(square && same_types && dense_k32_iu4 && sparse_k64_iu4),
                 "select_mma_atom: no gfx12 instruction has this shape and these types (C/D: "
@@ -232,7 +243,7 @@ consteval std::size_t checked_query_index() {
                 "dense K = 16 (iu4 also 32), SWMMAC K = 32 (iu4 also 64); mma_query_error(q) "
                 "names the rule)");
   if constexpr (found)
-    return std::size_t(find_mma_instr(Q) - kGfx12MmaInstrs.data());
+    return index;
   else
     return 0; // unreachable in a compiling program: one static_assert above has fired
 }
