@@ -108,6 +108,9 @@ void EmuDevice::launch(KernelHandle kernel, Dim3 grid, Dim3 block,
   cfg.threads = threads_;
   cfg.max_instructions_per_wave = max_instructions_;
   cfg.trace = trace_;
+  cfg.progress = progress_;
+  cfg.progress_interval_seconds = progress_interval_;
+  cfg.time_limit_seconds = time_limit_;
   last_timing_.reset();
   try {
     if (!timing_) {

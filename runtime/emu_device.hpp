@@ -34,6 +34,14 @@ public:
   void set_threads(unsigned n) { threads_ = n; }
   // Watchdog: a wave executing more instructions than this fails the launch (endless loop).
   void set_max_instructions_per_wave(uint64_t n) { max_instructions_ = n; }
+  // Long launches (emu::LaunchConfig): a rate-limited progress callback and a time limit
+  // (0: none) after which a launch stops with an error.
+  void set_progress(std::function<void(uint64_t done, uint64_t total, double seconds)> progress,
+                    double interval_seconds = 2.0) {
+    progress_ = std::move(progress);
+    progress_interval_ = interval_seconds;
+  }
+  void set_time_limit(double seconds) { time_limit_ = seconds; }
   // Timing model (runtime/emu/timing, docs/timing.md): every launch also records its sampled
   // workgroups and models its time on the machine; std::nullopt (the default) turns it off.
   // Throws DeviceError for bad options.
@@ -57,6 +65,8 @@ private:
   unsigned threads_ = 0;
   uint64_t max_instructions_ = emu::LaunchConfig{}.max_instructions_per_wave;
   emu::TraceConfig trace_;
+  std::function<void(uint64_t, uint64_t, double)> progress_;
+  double progress_interval_ = 2.0, time_limit_ = 0;
   emu::LaunchStats last_stats_;
   std::optional<emu::timing::TimingOptions> timing_;
   std::optional<emu::timing::TimingReport> last_timing_;

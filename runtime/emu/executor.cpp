@@ -364,8 +364,29 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
     nthreads = 1; // trace output in program order
   nthreads = static_cast<unsigned>(std::min<uint64_t>(nthreads, total));
 
-  std::atomic<uint64_t> next{0};
+  std::atomic<uint64_t> next{0}, done{0};
   std::atomic<bool> stop{false};
+  // Clock checks only when a progress line or a time limit asks for them.
+  using Clock = std::chrono::steady_clock;
+  const bool watch_clock = cfg.progress || cfg.time_limit_seconds > 0;
+  const auto interval = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(std::max(cfg.progress_interval_seconds, 0.01)));
+  std::atomic<Clock::rep> next_report{(t0 + interval).time_since_epoch().count()};
+  auto after_workgroup = [&] {
+    const uint64_t finished = done.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (!watch_clock)
+      return;
+    const auto now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - t0).count();
+    if (cfg.time_limit_seconds > 0 && seconds > cfg.time_limit_seconds && finished < total)
+      throw EmuError(fmt::format("launch of {}: stopped after {:.1f} s (the time limit of {} s) "
+                                 "with {} of {} workgroups done",
+                                 k.name, seconds, cfg.time_limit_seconds, finished, total));
+    Clock::rep due = next_report.load(std::memory_order_relaxed);
+    if (cfg.progress && now.time_since_epoch().count() >= due &&
+        next_report.compare_exchange_strong(due, (now + interval).time_since_epoch().count()))
+      cfg.progress(finished, total, seconds);
+  };
   std::exception_ptr first_error;
   std::mutex mu;
   LaunchStats merged;
@@ -386,6 +407,7 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
                                               i / (uint64_t(cfg.grid[0]) * cfg.grid[1]))}
                 : cfg.only_workgroups[i];
         run_workgroup(L, id, g, waves, stats);
+        after_workgroup();
       }
     } catch (...) {
       std::lock_guard lock(mu);

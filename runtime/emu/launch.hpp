@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <vector>
 
@@ -29,6 +30,13 @@ struct LaunchConfig {
   uint64_t max_instructions_per_wave = 200'000'000; // watchdog against endless loops
   TraceConfig trace;
   LaunchObserver* observer = nullptr; // timing-model capture (runtime/emu/timing), or none
+  // Long launches. `progress`, when set, is called by one worker at a time, at most every
+  // progress_interval_seconds (the first call after one interval), with the workgroups
+  // finished so far. A launch still running after time_limit_seconds (0: no limit) stops at
+  // the next workgroup boundary with an EmuError saying how far it got.
+  std::function<void(uint64_t done, uint64_t total, double seconds)> progress;
+  double progress_interval_seconds = 2.0;
+  double time_limit_seconds = 0;
   // Run only these workgroups (ids within the grid) instead of the whole grid: the timing
   // model's --model-only mode. Empty: every workgroup.
   std::vector<std::array<uint32_t, 3>> only_workgroups;

@@ -30,6 +30,20 @@ TEST_CASE("tensor: 64-bit extents and offsets") {
   CHECK(v.offset_of(idx) == (int64_t(1) << 32) - 1);
 }
 
+TEST_CASE("tensor: numel and span_elements past 64 bits are errors, not wrapped (issue 17)") {
+  // (2^62 + 32) x 48 elements: the product wrapped to a small number before.
+  const TensorView big = TensorView::on_host(nullptr, DType::f32, {(int64_t(1) << 62) + 32, 48});
+  CHECK_THROWS_WITH_AS(big.numel(), doctest::Contains("has more elements than fit in 64 bits"),
+                       std::overflow_error);
+  CHECK_THROWS_AS(big.span_elements(), std::overflow_error);
+  // The element count fits, the span does not: 2^20 rows 2^62 elements apart.
+  const TensorView wide =
+      TensorView::on_host(nullptr, DType::f32, {int64_t(1) << 20, 2}, {int64_t(1) << 62, 1});
+  CHECK(wide.numel() == (int64_t(1) << 21));
+  CHECK_THROWS_WITH_AS(wide.span_elements(), doctest::Contains("spans more elements than fit"),
+                       std::overflow_error);
+}
+
 TEST_CASE("tensor: element access decodes and encodes through tw::num") {
   HostTensor t(DType::f16, {2, 2}, {1, 2}); // column-major
   t.set({0, 1}, 1.5);

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
@@ -55,6 +56,22 @@ TEST_CASE("tilewave emit prints each stage: ir, hip, llvm, asm") {
   const auto as = run_tool("emit ir_wmma_tile --format asm --backend hip --arch gfx1201");
   CHECK(as.status == 0);
   CHECK(contains(as.output, "v_wmma_f32_16x16x16_f16"));
+}
+
+TEST_CASE("tilewave emit: a failed write (> /dev/full, -o /dev/full) is an error (issue 17)") {
+  for (const char* format : {"ir", "hsaco"}) {
+    CAPTURE(format);
+    const std::string to_stdout = std::string(TILEWAVE_TOOL) + " emit ir_vector_add --format " +
+                                  format + " > /dev/full 2>/dev/null";
+    int raw = std::system(to_stdout.c_str());
+    REQUIRE(WIFEXITED(raw));
+    CHECK(WEXITSTATUS(raw) == 1);
+    const auto r = run_tool(std::string("emit ir_vector_add --format ") + format + " -o /dev/full");
+    CHECK(r.status == 1);
+    CHECK(contains(r.output, "cannot write -o '/dev/full'"));
+  }
+  const std::string ok = std::string(TILEWAVE_TOOL) + " emit ir_vector_add --format ir > /dev/null";
+  CHECK(std::system(ok.c_str()) == 0);
 }
 
 TEST_CASE("tilewave emit --format hsaco -o writes a code object, --format report is JSON") {

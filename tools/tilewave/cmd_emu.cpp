@@ -13,6 +13,7 @@
 #include <runtime/emu_device.hpp>
 #include <tools/npy/npy.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <fmt/format.h>
@@ -138,7 +139,12 @@ ArgSpec parse_arg(const std::string& text) {
     a.out_file = value.substr(0, c1);
     a.array.shape = parse_shape(value.substr(c1 + 1, c2 - c1 - 1), text);
     a.array.dtype = npy::dtype_from_name(value.substr(c2 + 1));
-    const size_t bytes = a.array.byte_size();
+    size_t bytes = 0;
+    try {
+      bytes = a.array.byte_size();
+    } catch (const npy::Error& e) {
+      throw std::invalid_argument(fmt::format("emu: --arg '{}': {}", text, e.what()));
+    }
     if (bytes > kMaxOutputBufferBytes)
       throw std::invalid_argument(fmt::format("emu: --arg '{}': an output of {} bytes exceeds the "
                                               "{} GiB limit of one buffer",
@@ -271,6 +277,15 @@ std::map<std::string, ArgSpec> parse_named_buffers(const std::vector<std::string
   return named;
 }
 
+// One progress line of a long launch (stderr: standard output may be the statistics).
+void print_progress(uint64_t done, uint64_t total, double seconds) {
+  const double rate = done / std::max(seconds, 1e-9);
+  std::cerr << fmt::format("tilewave emu: {} of {} workgroups ({:.1f}%) in {:.0f} s, about {:.0f} "
+                           "s left (--time-limit bounds the run)\n",
+                           done, total, 100.0 * double(done) / double(total), seconds,
+                           double(total - done) / std::max(rate, 1e-9));
+}
+
 // --check: decode only; print the kernels and every mnemonic without a handler.
 int check_code_object(const std::vector<uint8_t>& elf) {
   const auto co = emu::CodeObject::load(elf);
@@ -324,7 +339,7 @@ Command emu_command{
         std::string code_object, kernel, grid = "1", block = "32", trace_wave, model;
         int model_sample = 3;
         bool model_only = false;
-        double model_flops = 0, model_bytes = 0;
+        double model_flops = 0, model_bytes = 0, progress = 2, time_limit = 0;
         int64_t lds = 0, threads = 0, max_instructions = 0, max_workgroups = kDefaultMaxWorkgroups;
         std::vector<std::string> args, buffers;
         bool trace = false, no_memcheck = false, json = false, check = false;
@@ -360,6 +375,13 @@ Command emu_command{
              "--max-workgroups", o->max_workgroups,
              fmt::format("refuse a grid of more workgroups (default {})", kDefaultMaxWorkgroups))
           ->check(CLI::Range(int64_t(1), int64_t(1) << 48));
+      sub.add_option("--progress", o->progress,
+                     "seconds between progress lines on stderr for a long launch (0: none)")
+          ->check(CLI::Range(0.0, 86400.0))
+          ->capture_default_str();
+      sub.add_option("--time-limit", o->time_limit,
+                     "stop a launch still running after SECONDS with an error (0: no limit)")
+          ->check(CLI::Range(0.0, 1e9));
       sub.add_option(
           "--model", o->model,
           "also model the launch's time on gfx1201 (RX 9070 XT) or gfx1200 (RX 9060 XT)");
@@ -383,6 +405,9 @@ Command emu_command{
         dev.set_threads(static_cast<unsigned>(o->threads));
         if (o->max_instructions)
           dev.set_max_instructions_per_wave(static_cast<uint64_t>(o->max_instructions));
+        dev.set_time_limit(o->time_limit);
+        if (o->progress > 0)
+          dev.set_progress(print_progress, o->progress);
         if (o->model.empty() &&
             (o->model_only || o->model_flops > 0 || o->model_bytes > 0 || o->model_sample != 3))
           throw std::invalid_argument(
