@@ -36,4 +36,17 @@ std::unique_ptr<Device> make_default_device() {
   }
 }
 
+KernelHandle Device::cached_kernel(const std::string& key,
+                                   const std::function<KernelHandle(Device&)>& load) {
+  {
+    std::lock_guard lock(kernel_cache_mutex_);
+    if (auto it = kernel_cache_.find(key); it != kernel_cache_.end())
+      return it->second;
+  }
+  // Loaded outside the lock (a compile can take long); the first handle stored wins.
+  const KernelHandle loaded = load(*this);
+  std::lock_guard lock(kernel_cache_mutex_);
+  return kernel_cache_.emplace(key, loaded).first->second;
+}
+
 } // namespace tw::runtime

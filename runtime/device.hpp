@@ -5,11 +5,14 @@
 // ("Device::launch: ...").
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace tw::runtime {
 
@@ -51,6 +54,17 @@ public:
   virtual void launch(KernelHandle kernel, Dim3 grid, Dim3 block, std::span<const uint8_t> kernargs,
                       uint32_t dynamic_lds = 0) = 0;
   virtual void synchronize() = 0;
+
+  // Loaded kernels kept per device under a caller's key (the kernel library's: a traced
+  // kernel's name and target), so a repeated launch neither compiles, hashes IR nor loads a
+  // code object again: `load` runs on the first call for a key; later calls are one map
+  // look-up. The handles live as long as the device.
+  KernelHandle cached_kernel(const std::string& key,
+                             const std::function<KernelHandle(Device&)>& load);
+
+private:
+  std::mutex kernel_cache_mutex_;
+  std::unordered_map<std::string, KernelHandle> kernel_cache_;
 };
 
 enum class DeviceKind { Hip, Emu };

@@ -108,11 +108,10 @@ void run_flash_attn_kernel(runtime::Device& device, const FlashAttnKernelSpec& s
   const runtime::Dim3 grid = flash_attn_grid(g);
   if (grid.x == 0 || grid.y == 0 || grid.z == 0)
     return;
-  const emit::CodeObject co = compile_flash_attn_kernel(spec);
+  const runtime::KernelHandle kernel =
+      traced_kernel(device, spec.name(), [&] { return build_flash_attn_kernel(spec); });
   const runtime::KernelArgs args = flash_attn_kernel_args(g);
-  const runtime::ModuleHandle mod = device.load_code_object(co.elf);
-  device.launch(device.get_kernel(mod, co.kernel_name), grid, {static_cast<uint32_t>(threads)},
-                args.span());
+  device.launch(kernel, grid, {static_cast<uint32_t>(threads)}, args.span());
   device.synchronize();
 }
 

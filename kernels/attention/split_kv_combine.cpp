@@ -170,10 +170,8 @@ void launch_split_kv_combine(runtime::Device& device, const SplitKvWorkspace& ws
   if (groups > int64_t(std::numeric_limits<uint32_t>::max()))
     throw std::invalid_argument("split_kv_combine: " + std::to_string(ws.rows) +
                                 " query rows need more workgroups than a grid holds");
-  const emit::CodeObject co = compile_combine(spec);
-  const runtime::ModuleHandle mod = device.load_code_object(co.elf);
-  device.launch(device.get_kernel(mod, co.kernel_name), {uint32_t(groups)}, {32u * waves},
-                ka.span());
+  device.launch(traced_kernel(device, spec.name(), [&] { return build_split_kv_combine(spec); }),
+                {uint32_t(groups)}, {32u * waves}, ka.span());
   device.synchronize();
 }
 

@@ -23,4 +23,16 @@ emit::CodeObject compile_traced(const std::string& name, const std::function<ir:
   return emit::compile(kernel, t.backend, t.arch);
 }
 
+runtime::KernelHandle traced_kernel(runtime::Device& device, const std::string& name,
+                                    const std::function<ir::Kernel()>& build) {
+  const GemmTarget t = gemm_target();
+  std::string key = name;
+  key += t.backend == emit::Backend::llvm ? "|llvm|" : "|hip|";
+  key += arch_name(t.arch);
+  return device.cached_kernel(key, [&](runtime::Device& d) {
+    const emit::CodeObject co = compile_traced(name, build);
+    return d.get_kernel(d.load_code_object(co.elf), co.kernel_name);
+  });
+}
+
 } // namespace tw::kernels

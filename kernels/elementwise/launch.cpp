@@ -92,9 +92,7 @@ void launch(runtime::Device& device, const std::string& key,
             const runtime::KernelArgs& args) {
   if (grid == 0)
     return;
-  const emit::CodeObject co = compile_traced(key, build);
-  const runtime::ModuleHandle mod = device.load_code_object(co.elf);
-  device.launch(device.get_kernel(mod, co.kernel_name), {static_cast<uint32_t>(grid)},
+  device.launch(traced_kernel(device, key, build), {static_cast<uint32_t>(grid)},
                 {static_cast<uint32_t>(threads)}, args.span());
   device.synchronize();
 }

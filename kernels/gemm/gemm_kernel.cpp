@@ -492,11 +492,10 @@ int64_t gemm_tiles(int64_t m, int64_t n) {
 namespace {
 void launch_compiled(runtime::Device& device, const GemmKernelSpec& spec, runtime::Dim3 grid,
                      const GemmLaunchArgs& g) {
-  const emit::CodeObject co = compile_gemm_kernel(spec);
+  const runtime::KernelHandle kernel =
+      traced_kernel(device, spec.name(), [&] { return build_gemm_kernel(spec); });
   const runtime::KernelArgs args = gemm_kernel_args(g);
-  const runtime::ModuleHandle mod = device.load_code_object(co.elf);
-  device.launch(device.get_kernel(mod, co.kernel_name), grid, {static_cast<uint32_t>(threads)},
-                args.span());
+  device.launch(kernel, grid, {static_cast<uint32_t>(threads)}, args.span());
   device.synchronize();
 }
 } // namespace
