@@ -28,12 +28,14 @@ for t in "${targets[@]}"; do
   corpus="$out/corpus_$t" # what the fuzzer adds; the seeds stay in tests/fuzz/<target>
   mkdir -p "$corpus"
   echo "fuzz: running $t for $seconds s"
+  extra=()
+  [ "$t" = executor ] && extra=(-max_len=1024) # whole bodies of 256 dwords, not just seed-sized
   status=0
   (cd "$out" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
      ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 \
      TW_FUZZ_EXECUTOR_TEMPLATE="$out/fuzz_body.gfx1201.O3.hsaco" \
      "./fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-     -print_final_stats=1 "$corpus" "$root/tests/fuzz/$t") > "$out/fuzz_$t.log" 2>&1 || status=$?
+     -print_final_stats=1 "${extra[@]}" "$corpus" "$root/tests/fuzz/$t") > "$out/fuzz_$t.log" 2>&1 || status=$?
   grep -E "stat::number_of_executed_units|ERROR|SUMMARY|Test unit written" "$out/fuzz_$t.log" || true
   if [ "$status" -ne 0 ]; then
     echo "fuzz: $t found a problem (exit $status); see $out/fuzz_$t.log"
