@@ -115,6 +115,10 @@ struct DecodedInstr {
   const Operand& op(size_t i) const; // bounds-checked; throws naming the instruction
 };
 
+// The mnemonic decode_text gives an instruction whose printed registers leave the register
+// files (e.g. v[255:256]): it has no handler and fails when executed, naming the rule.
+inline constexpr std::string_view kRegisterOutOfRange = "<register out of range>";
+
 // Decodes the whole .text section. `text_address` is the section's virtual address
 // (pc values are absolute virtual addresses of the code object).
 std::vector<DecodedInstr> decode_text(const uint8_t* bytes, size_t size, uint64_t text_address,

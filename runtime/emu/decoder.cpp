@@ -1,6 +1,7 @@
 // Decoding .text with LLVM's AMDGPU MCDisassembler and parsing the printed assembly.
 #include <runtime/emu/decoded_instr.hpp>
 #include <runtime/emu/handlers.hpp>
+#include <runtime/emu/wave_state.hpp>
 
 #include <llvm/MC/MCAsmInfo.h>
 #include <llvm/MC/MCContext.h>
@@ -464,6 +465,22 @@ const Operand& DecodedInstr::op(size_t i) const {
   return ops[i];
 }
 
+namespace {
+// LLVM prints register ranges the hardware does not have (v_max_num_f64 v[255:256], found by
+// the executor fuzz target); the handlers index the register files without checks, so such
+// an instruction is refused here, once, and fails when executed.
+bool registers_in_file(const DecodedInstr& d) {
+  for (const Operand& op : d.ops)
+    if ((op.kind == OperandKind::Vgpr && op.reg + op.count > unsigned(kMaxVgprs)) ||
+        (op.kind == OperandKind::Sgpr && op.reg + op.count > sreg::kFileSize))
+      return false;
+  for (const DecodedInstr& half : d.vopd)
+    if (!registers_in_file(half))
+      return false;
+  return true;
+}
+} // namespace
+
 std::vector<DecodedInstr> decode_text(const uint8_t* bytes, size_t size, uint64_t text_address,
                                       std::string_view cpu) {
   // The MC objects are built once per cpu and shared; decoding is serialized because the
@@ -498,6 +515,11 @@ std::vector<DecodedInstr> decode_text(const uint8_t* bytes, size_t size, uint64_
     os.flush();
     d.asm_text = std::string(trim(d.asm_text));
     parse_asm_text(d);
+    if (!registers_in_file(d)) {
+      d.mnemonic = std::string(kRegisterOutOfRange);
+      d.ops.clear();
+      d.vopd.clear();
+    }
     out.push_back(std::move(d));
     off += len;
   }

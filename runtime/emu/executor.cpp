@@ -30,8 +30,12 @@ bool memcheck_default() {
 namespace {
 
 void unimplemented_handler(WaveContext& c, const DecodedInstr& in) {
-  c.fail(in, in.mnemonic == "<undecodable>" ? "undecodable instruction word"
-                                            : "unimplemented instruction '" + in.mnemonic + "'");
+  if (in.mnemonic == "<undecodable>")
+    c.fail(in, "undecodable instruction word");
+  if (in.mnemonic == kRegisterOutOfRange)
+    c.fail(in, "the instruction names registers past the register file (256 VGPRs, s0..s105 "
+               "and the special SGPRs)");
+  c.fail(in, "unimplemented instruction '" + in.mnemonic + "'");
 }
 
 struct LaunchShared {
