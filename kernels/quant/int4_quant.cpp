@@ -3,6 +3,7 @@
 // reduces within its lanes, no LDS), the scale rule and the code rule as its blocks.
 #include <kernels/elementwise/launch.hpp>
 #include <kernels/elementwise/row_skeleton.hpp>
+#include <kernels/quant/integer_code.hpp>
 #include <kernels/quant/quant_api.hpp>
 
 #include <dsl/handles/convert.hpp>
@@ -158,11 +159,9 @@ void launch_int4_quant(runtime::Device& device, const ArgChecker& check, const I
       std::vector<Float32> zero;
       for (int p = 0; p < passes; ++p) {
         const std::size_t u = std::size_t(p);
-        zero.push_back(
-            spec.asymmetric
-                ? select(used[u] == Float32(0.0), Float32(0.0),
-                         min(max(round_half_even(-lo[u] / used[u]), Float32(0.0)), Float32(15.0)))
-                : Float32(0.0));
+        zero.push_back(spec.asymmetric ? select(used[u] == Float32(0.0), Float32(0.0),
+                                                integer_code(-lo[u] / used[u], 0, 15))
+                                       : Float32(0.0));
       }
       const auto nibble = [&](int r, int j, int e) {
         const std::size_t u = std::size_t(pass_of(r));
