@@ -4,6 +4,7 @@
 #include <dsl/ops/block_reduce.hpp>
 #include <kernels/common/arg_check.hpp>
 
+#include <bit>
 #include <limits>
 #include <stdexcept>
 
@@ -51,13 +52,36 @@ RowPlan segmented_row_plan(const std::string& op, int64_t width, int threads, in
   return p;
 }
 
+RowPlan packed_row_plan(const std::string& op, int64_t width, int threads, int vec, int per_col) {
+  const int64_t runs = std::max<int64_t>(1, (width + vec - 1) / vec);
+  if (runs > 32 || vec * per_col > row_register_budget)
+    return row_plan(op, width, threads, vec, per_col);
+  RowPlan p;
+  p.threads = threads;
+  p.vec = vec;
+  p.rows_per_group = threads / static_cast<int>(std::bit_ceil(uint64_t(runs)));
+  return p;
+}
+
+int64_t row_groups(const RowPlan& plan, int64_t rows) {
+  return (rows + plan.rows_per_group - 1) / plan.rows_per_group;
+}
+
 RowSlice::RowSlice(RowPlan plan, Int64 width, LdsTile<f32, 1, 32> scratch)
-    : plan_(plan), width_(width), first_(cast<i64>(thread_id()) * Int64(plan.vec)),
+    : plan_(plan), width_(width),
+      first_(cast<i64>(plan.rows_per_group > 1 ? thread_id() % plan.row_threads() : thread_id()) *
+             Int64(plan.vec)),
       scratch_(scratch) {}
+
+Float32 RowSlice::reduce(const Float32& v, Reduce op) const {
+  if (plan_.rows_per_group == 1)
+    return block_reduce(v, op, scratch_);
+  return plan_.row_threads() > 1 ? lane_reduce(v, op, plan_.row_threads()) : v;
+}
 
 Int64 RowSlice::col(int k, int j) const {
   if (!plan_.segmented())
-    return first_ + Int64(int64_t(k) * plan_.threads * plan_.vec + j);
+    return first_ + Int64(int64_t(k) * plan_.row_threads() * plan_.vec + j);
   const int pass = k / plan_.segment_runs, r = k % plan_.segment_runs;
   return segment(pass) * Int64(plan_.segment_columns()) +
          cast<i64>(segment_lane()) * Int64(plan_.vec) +
@@ -115,7 +139,7 @@ Float32 RowSlice::sum(const std::function<Float32(int, int)>& fn) const {
   for (int k = 0; k < plan_.runs; ++k)
     for (int j = 0; j < plan_.vec; ++j)
       acc = acc + select(valid(k, j), fn(k, j), Float32(0.0));
-  return block_reduce(acc, Reduce::sum, scratch_);
+  return reduce(acc, Reduce::sum);
 }
 
 Float32 RowSlice::max(const std::function<Float32(int, int)>& fn) const {
@@ -124,7 +148,7 @@ Float32 RowSlice::max(const std::function<Float32(int, int)>& fn) const {
     for (int j = 0; j < plan_.vec; ++j)
       acc = ops::max(
           acc, select(valid(k, j), fn(k, j), Float32(-std::numeric_limits<double>::infinity())));
-  return block_reduce(acc, Reduce::max, scratch_);
+  return reduce(acc, Reduce::max);
 }
 
 std::vector<Values> RowSlice::map(const std::function<Float32(int, int)>& fn) const {
@@ -136,13 +160,24 @@ std::vector<Values> RowSlice::map(const std::function<Float32(int, int)>& fn) co
 }
 
 void row_kernel(KernelBuilder& kb, RowPlan plan, const Int64& width, const RowBody& body) {
+  if (plan.rows_per_group != 1)
+    throw std::logic_error("row_kernel: a plan of several rows per workgroup needs the rows");
+  row_kernel(kb, plan, width, Int64(), body);
+}
+
+void row_kernel(KernelBuilder& kb, RowPlan plan, const Int64& width, const Int64& rows,
+                const RowBody& body) {
   if (kb.threads() != plan.threads)
     throw std::logic_error("row_kernel: the workgroup has " + std::to_string(kb.threads()) +
                            " threads, the plan " + std::to_string(plan.threads));
   constexpr auto lds_layout = lds_plan(lds_buffer<f32>("reduce", 1, 32));
   const auto lds = use_lds<lds_layout>(kb);
   const RowSlice slice(plan, width, lds.tile<"reduce">());
-  body(slice, cast<i64>(block_id()));
+  if (plan.rows_per_group == 1)
+    return body(slice, cast<i64>(block_id()));
+  const Int64 row = cast<i64>(block_id()) * Int64(plan.rows_per_group) +
+                    cast<i64>(thread_id() / plan.row_threads());
+  if_(row < rows, [&] { body(slice, row); });
 }
 
 } // namespace tw::kernels::elementwise

@@ -27,7 +27,12 @@ struct RowPlan {
   // `threads` lanes per pass (lanes 0 stands for that).
   int lanes = 0;
   int segment_runs = 1;
+  // Short rows (packed_row_plan): a workgroup holds rows_per_group rows, row i of the group in
+  // threads i * row_threads() .. + row_threads() (a power of two up to one wave), which reduce
+  // with lane operations.
+  int rows_per_group = 1;
 
+  int row_threads() const { return threads / rows_per_group; }
   bool segmented() const { return lanes != 0; }
   int segment_lanes() const { return segmented() ? lanes : threads; }
   int segments_per_pass() const { return threads / segment_lanes(); }
@@ -49,6 +54,12 @@ RowPlan row_plan(const std::string& op, int64_t width, int threads, int vec, int
 // fit.
 RowPlan segmented_row_plan(const std::string& op, int64_t width, int threads, int vec,
                            int64_t segment, int per_col = 1);
+
+// The plan for short rows: when a row needs at most one wave of `vec`-column runs, the
+// workgroup takes several rows (row_threads = the next power of two of ceil(width / vec)
+// threads each), so no lane idles for want of columns; otherwise row_plan.
+RowPlan packed_row_plan(const std::string& op, int64_t width, int threads, int vec,
+                        int per_col = 1);
 
 // This thread's share of one row.
 class RowSlice {
@@ -89,6 +100,7 @@ private:
   RowPlan plan_;
   dsl::Int64 width_;
   dsl::Int64 first_; // column of element 0 of run 0 (plain plans)
+  dsl::Float32 reduce(const dsl::Float32& v, dsl::Reduce op) const;
   dsl::LdsTile<dsl::f32, 1, 32> scratch_;
 };
 
@@ -98,5 +110,10 @@ using RowBody = std::function<void(const RowSlice& slice, const dsl::Int64& row)
 // Traces the row loop into the current KernelBuilder (one workgroup per row; the kernel's
 // workgroup size must be plan.threads; its LDS holds the reduction scratch).
 void row_kernel(dsl::KernelBuilder& kb, RowPlan plan, const dsl::Int64& width, const RowBody& body);
+// The same for plans with several rows per workgroup: the body runs for rows < `rows` only.
+void row_kernel(dsl::KernelBuilder& kb, RowPlan plan, const dsl::Int64& width,
+                const dsl::Int64& rows, const RowBody& body);
+// Workgroups of a row kernel over `rows` rows.
+int64_t row_groups(const RowPlan& plan, int64_t rows);
 
 } // namespace tw::kernels::elementwise

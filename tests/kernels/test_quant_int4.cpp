@@ -72,16 +72,19 @@ TEST_CASE("quant_w4a8 codes and correction use the e4m3-stored relative scale") 
   // Mode 2: the zero point and the correction z * s' use the stored scale too.
   HostTensor y(DType::f32, {1, 32});
   y.set({0, 0}, 15.0);  // group 0: [0, 15], s_0 = 1, S = 1 / 448
-  y.set({0, 16}, -3.3); // group 1: [-3.3, 0.6], s_1 = 0.26, r_1 = 116.48 -> 112 in e4m3
+  y.set({0, 16}, -3.3); // group 1: [-3.3, 0.6], s_1 = 0.26, r_1 = 116.48 -> 120 in e4m3
   y.set({0, 17}, 0.6);
   y.set({0, 18}, -1.0);
   kernels::QuantW4a8Args b{y.view(), packed_codes(DType::uint4, 1, 32).view(), {}, gs.view()};
   b.mode = 2;
   b.group_size = 16;
   const Int4Quantized want2 = oracle::quant_w4a8(b);
-  CHECK(want2.group_scale.at(0, 1) == 112.0);
-  CHECK(want2.zeros.at(0, 1) == std::nearbyint(3.3f / float(112.0 / 448.0)));
-  CHECK(want2.correction.at(0, 1) == float(want2.zeros.at(0, 1) * float(112.0 / 448.0)));
+  const float stored = 120.0f * (1.0f / 448.0f); // s'_1
+  CHECK(want2.group_scale.at(0, 1) == 120.0);
+  // z = 3.3 / s'_1 = 12.3 -> 12 with the stored scale, 3.3 / 0.26 = 12.7 -> 13 with the f32 one.
+  CHECK(std::nearbyint(3.3f / (3.9f / 15.0f)) == 13.0f);
+  CHECK(want2.zeros.at(0, 1) == 12);
+  CHECK(want2.correction.at(0, 1) == double(12.0f * stored));
   check_w4a8(y, 2, 16);
 }
 
