@@ -20,7 +20,7 @@ TEST_CASE("convrot group and width: the next power of two, capped by group_size"
   CHECK(kernels::convrot_width(4096, 256) == 4096);
 }
 
-TEST_CASE("quant_convrot: K 1, 7, 100, 128, 300, 700; groups 256 and 64") {
+TEST_CASE("quant_convrot: K 1, 7, 100, 128, 300, 700 with groups 256 and 64") {
   for (int64_t k : {1, 7, 100, 128, 300, 700})
     check_convrot(rows_tensor(DType::bf16, 2, k, uint64_t(k), ValueRange{-3, 3}), 256);
   check_convrot(rows_tensor(DType::f32, 3, 300, 5, ValueRange{-1, 4}), 64, /*ld_q=*/336);
@@ -47,7 +47,7 @@ TEST_CASE("quant_convrot of a one-hot row is the flat row 1 / sqrt(n): all codes
       });
 }
 
-TEST_CASE("quant_convrot all-zero rows get scale 1 and codes 0; empty tensors") {
+TEST_CASE("quant_convrot all-zero rows get scale 1 and codes 0, and empty tensors") {
   check_convrot(HostTensor(DType::bf16, {2, 100}), 256);
   check_convrot(HostTensor(DType::bf16, {0, 100}), 256);
 }
