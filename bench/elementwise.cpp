@@ -1,18 +1,25 @@
-// bench_elementwise [rows] [width]: per element-wise / normalization / quantization kernel at
-// [rows, width] (default [4096, 4096], contiguous, 16-byte aligned), the emulator's statistics
-// of one launch: global bytes read and written against the minimum (every input element read
-// once, every output element written once; the [width] weight / bias vectors counted once),
-// and the average width of a global access (vector-memory bytes per active-lane access, from
-// the bytes moved and the VMEM instruction count; scalar kernarg loads are excluded from the
-// ratio). Figures are the emulator's counts, not timings.
+// bench_elementwise [rows] [width] [--model]: per element-wise / normalization / quantization
+// kernel at [rows, width] (default [4096, 4096], contiguous, 16-byte aligned), the emulator's
+// statistics of one launch: global bytes read and written against the minimum (every input
+// element read once, every output element written once; the [width] weight / bias vectors
+// counted once), and the average width of a global access (vector-memory bytes per
+// active-lane access, from the bytes moved and the VMEM instruction count; scalar kernarg
+// loads are excluded from the ratio). Figures are the emulator's counts, not timings.
+//
+// --model: the timing model (docs/timing.md) in sampled mode: only 3 workgroups of each
+// launch run (model_only), their bytes are scaled by workgroups / sampled (every workgroup of
+// these launches does the same work at the default shape), and the modeled time and the
+// minimum bytes over it (GB/s) are printed: "modeled", not measured.
 #include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/quant/quant_api.hpp>
 
 #include <runtime/emu/stats.hpp>
+#include <runtime/emu/timing/launch_model.hpp>
 #include <runtime/emu_device.hpp>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -47,29 +54,49 @@ int64_t bytes_of(const TensorView& t) {
 void report(const char* name, runtime::EmuDevice& dev, int64_t min_read, int64_t min_written) {
   const emu::LaunchStats& s = dev.last_stats();
   const uint64_t vmem = s.count(emu::InstrClass::Vmem);
+  // Sampled mode: the sampled workgroups' counts, scaled to the grid.
+  const auto& timing = dev.last_timing();
+  const double scale =
+      timing && timing->sampled ? double(timing->workgroups) / double(timing->sampled) : 1.0;
+  const double read = double(s.global_bytes_read) * scale,
+               written = double(s.global_bytes_written) * scale;
   // Scalar (kernarg) loads are in global_bytes_read too: 64 bytes or less per wave.
   const double per_access =
       vmem ? double(s.global_bytes_read + s.global_bytes_written) / double(vmem * 32) : 0.0;
-  std::printf("%-34s read %11llu (min %11lld, x%.3f)  written %11llu (min %11lld, x%.3f)  "
-              "~%4.1f B/lane/access  waves %llu\n",
-              name, static_cast<unsigned long long>(s.global_bytes_read),
-              static_cast<long long>(min_read), double(s.global_bytes_read) / double(min_read),
-              static_cast<unsigned long long>(s.global_bytes_written),
-              static_cast<long long>(min_written),
-              double(s.global_bytes_written) / double(min_written), per_access,
-              static_cast<unsigned long long>(s.waves));
+  std::printf("%-36s read %13.0f (min %11lld, x%.3f)  written %13.0f (min %11lld, x%.3f)  "
+              "~%4.1f B/lane/access",
+              name, read, static_cast<long long>(min_read), read / double(min_read), written,
+              static_cast<long long>(min_written), written / double(min_written), per_access);
+  if (timing)
+    std::printf("  modeled %.1f us, %.0f GB/s of the minimum bytes, bound %s",
+                timing->seconds * 1e6, double(min_read + min_written) / timing->seconds * 1e-9,
+                timing->bound.c_str());
+  std::printf("\n");
   std::fflush(stdout);
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-  const int64_t rows = argc > 1 ? std::atoll(argv[1]) : 4096;
-  const int64_t width = argc > 2 ? std::atoll(argv[2]) : 4096;
+  std::vector<const char*> numbers;
+  bool model = false;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--model") == 0)
+      model = true;
+    else
+      numbers.push_back(argv[i]);
+  const int64_t rows = numbers.size() > 0 ? std::atoll(numbers[0]) : 4096;
+  const int64_t width = numbers.size() > 1 ? std::atoll(numbers[1]) : 4096;
   runtime::EmuDevice dev;
   dev.set_memcheck(false);
-  std::printf("bench_elementwise: [%lld, %lld], emulator statistics of one launch\n",
-              static_cast<long long>(rows), static_cast<long long>(width));
+  if (model) {
+    emu::timing::TimingOptions t; // gfx1201, 3 sampled workgroups
+    t.model_only = true;
+    dev.set_timing_model(t);
+  }
+  std::printf("bench_elementwise: [%lld, %lld], emulator statistics of one launch%s\n",
+              static_cast<long long>(rows), static_cast<long long>(width),
+              model ? " (sampled: 3 workgroups, bytes scaled to the grid; times modeled)" : "");
   const auto run = [&](const char* name, DType dt,
                        const std::function<void(Buffers&, int64_t&, int64_t&)>& body) {
     Buffers b{dev, {}};
@@ -155,6 +182,32 @@ int main(int argc, char** argv) {
       quant_int8(dev, {x, q, s, QuantGranularity::tensorwise, 0.5f});
       r = bytes_of(x) + 4; // + the scale
       w = bytes_of(q);
+    });
+    run("quant_svdquant bf16 g64", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::int4, {rows, width}),
+                       s = b.make(dt, {rows, (width + 63) / 64});
+      quant_svdquant(dev, {x, q, s});
+      r = bytes_of(x);
+      w = bytes_of(q) + bytes_of(s);
+    });
+    run("quant_w4a8 bf16 mode 2 g128 e4m3", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const int64_t g = (width + 127) / 128;
+      const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::uint4, {rows, width}),
+                       s = b.make(DType::f32, {rows}), gs = b.make(DType::e4m3, {rows, g}),
+                       z = b.make(DType::uint8, {rows, g}), c = b.make(DType::f32, {rows, g});
+      QuantW4a8Args a{x, q, s, gs, z, c};
+      a.mode = 2;
+      quant_w4a8(dev, a);
+      r = bytes_of(x);
+      w = bytes_of(q) + bytes_of(s) + bytes_of(gs) + bytes_of(z) + bytes_of(c);
+    });
+    run("quant_convrot bf16 n=256", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
+      const TensorView x = b.make(dt, {rows, width}),
+                       q = b.make(DType::int8, {rows, convrot_width(width, 256)}),
+                       s = b.make(DType::f32, {rows});
+      quant_convrot(dev, {x, q, s});
+      r = bytes_of(x);
+      w = bytes_of(q) + bytes_of(s);
     });
     run("dequant_fp8 e4m3 -> bf16 rowwise", dt, [&](Buffers& b, int64_t& r, int64_t& w) {
       const TensorView x = b.make(DType::e4m3, {rows, width}), s = b.make(DType::f32, {rows}),

@@ -210,9 +210,10 @@ void rms_norm_rope(runtime::Device& device, const RmsNormRopeArgs& args) {
                 {s.half},
                 p.style == RopeStyle::interleaved ? 2 : 1});
   const int vec = access_vec_runs(al);
-  const RowPlan plan = row_plan("rms_norm_rope", s.half, threads, vec);
+  // A head is a short row: several heads per workgroup, none of its lanes idle.
+  const RowPlan plan = packed_row_plan("rms_norm_rope", s.half, threads, vec);
   const std::string key = rope_key("rms_norm_rope", args.x, args.out, p, vec, threads) + "_r" +
-                          std::to_string(plan.runs);
+                          std::to_string(plan.runs) + "_rows" + std::to_string(plan.rows_per_group);
   const bool neox = p.style == RopeStyle::neox;
   const auto build = [&] {
     using namespace tw::dsl;
@@ -220,12 +221,12 @@ void rms_norm_rope(runtime::Device& device, const RmsNormRopeArgs& args) {
     const AnyPtr x = any_ptr_arg(kb, "x", args.x.dtype),
                  out = any_ptr_arg(kb, "out", args.out.dtype),
                  weight = any_ptr_arg(kb, "weight", args.x.dtype);
-    const auto [ld_x, ld_out, eps] =
-        kb.args(scalar<i64>("ld_x"), scalar<i64>("ld_out"), scalar<f32>("eps"));
+    const auto [ld_x, ld_out, eps, tokens] = kb.args(scalar<i64>("ld_x"), scalar<i64>("ld_out"),
+                                                     scalar<f32>("eps"), scalar<i64>("tokens"));
     Int64 heads;
     const RopeAngles angles = rope_angles_args(kb, p, heads);
     const Int64 head_dim = angles.half * Int64(2);
-    row_kernel(kb, plan, angles.half, [&](const RowSlice& sl, const Int64& row) {
+    row_kernel(kb, plan, angles.half, tokens * heads, [&](const RowSlice& sl, const Int64& row) {
       const Int64 token = row / heads, head = row - token * heads;
       const AnyPtr xr = x.offset(token * ld_x + head * head_dim),
                    orow = out.offset(token * ld_out + head * head_dim);
@@ -286,8 +287,9 @@ void rms_norm_rope(runtime::Device& device, const RmsNormRopeArgs& args) {
   runtime::KernelArgs a;
   a.ptr(args.x.device_address).ptr(args.out.device_address).ptr(args.weight.device_address);
   a.add<int64_t>(row_stride(args.x)).add<int64_t>(row_stride(args.out)).add<float>(args.eps);
+  a.add<int64_t>(s.x.rows);
   add_rope_args(a, p, s);
-  launch(device, key, build, s.x.rows * s.heads, threads, a);
+  launch(device, key, build, row_groups(plan, s.x.rows * s.heads), threads, a);
 }
 
 } // namespace tw::kernels

@@ -4,6 +4,7 @@
 #include <dsl/ops/block_reduce.hpp>
 #include <kernels/common/arg_check.hpp>
 
+#include <bit>
 #include <limits>
 #include <stdexcept>
 
@@ -11,14 +12,14 @@ namespace tw::kernels::elementwise {
 
 using namespace tw::dsl;
 
-RowPlan row_plan(const std::string& op, int64_t width, int threads, int vec) {
+RowPlan row_plan(const std::string& op, int64_t width, int threads, int vec, int per_col) {
   RowPlan p;
   p.threads = threads;
   p.vec = vec;
   const int64_t per_pass = int64_t(threads) * vec;
   p.runs = static_cast<int>(std::max<int64_t>(1, (width + per_pass - 1) / per_pass));
-  if (int64_t(p.runs) * vec > row_register_budget)
-    throw ArgumentError(op + ": argument 'x' has rows of " + std::to_string(width) +
+  if (int64_t(p.runs) * vec * per_col > row_register_budget)
+    throw ArgumentError(op + ": argument 'x' has rows of " + std::to_string(width * per_col) +
                         " elements; expected at most " +
                         std::to_string(int64_t(threads) * row_register_budget) +
                         " (each row is held in the registers of one workgroup of " +
@@ -26,12 +27,89 @@ RowPlan row_plan(const std::string& op, int64_t width, int threads, int vec) {
   return p;
 }
 
+RowPlan segmented_row_plan(const std::string& op, int64_t width, int threads, int vec,
+                           int64_t segment, int per_col) {
+  if (segment < 1 || (segment & (segment - 1)) != 0)
+    throw std::logic_error("segmented_row_plan: segment " + std::to_string(segment) +
+                           " is not a power of two");
+  RowPlan p;
+  p.threads = threads;
+  p.vec = static_cast<int>(std::min<int64_t>(vec, segment));
+  p.lanes = static_cast<int>(std::min<int64_t>(32, segment / p.vec));
+  p.segment_runs = static_cast<int>(segment / (int64_t(p.lanes) * p.vec));
+  const int64_t segments = (width + segment - 1) / segment;
+  const int64_t per_pass = p.segments_per_pass();
+  const int64_t passes = std::max<int64_t>(1, (segments + per_pass - 1) / per_pass);
+  const int64_t per_thread = int64_t(p.segment_runs) * p.vec * per_col; // elements per pass
+  if (passes * per_thread > row_register_budget)
+    throw ArgumentError(
+        op + ": argument 'x' has rows of " + std::to_string(width * per_col) +
+        " elements; expected at most " +
+        std::to_string(row_register_budget / per_thread * per_pass * segment * per_col) +
+        " (each row is held in the registers of one workgroup of " + std::to_string(threads) +
+        " threads; pass a larger block_size)");
+  p.runs = static_cast<int>(passes) * p.segment_runs;
+  return p;
+}
+
+RowPlan packed_row_plan(const std::string& op, int64_t width, int threads, int vec, int per_col) {
+  const int64_t runs = std::max<int64_t>(1, (width + vec - 1) / vec);
+  if (runs > 32 || vec * per_col > row_register_budget)
+    return row_plan(op, width, threads, vec, per_col);
+  RowPlan p;
+  p.threads = threads;
+  p.vec = vec;
+  p.rows_per_group = threads / static_cast<int>(std::bit_ceil(uint64_t(runs)));
+  return p;
+}
+
+int64_t row_groups(const RowPlan& plan, int64_t rows) {
+  return (rows + plan.rows_per_group - 1) / plan.rows_per_group;
+}
+
 RowSlice::RowSlice(RowPlan plan, Int64 width, LdsTile<f32, 1, 32> scratch)
-    : plan_(plan), width_(width), first_(cast<i64>(thread_id()) * Int64(plan.vec)),
+    : plan_(plan), width_(width),
+      first_(cast<i64>(plan.rows_per_group > 1 ? thread_id() % plan.row_threads() : thread_id()) *
+             Int64(plan.vec)),
       scratch_(scratch) {}
 
+Float32 RowSlice::reduce(const Float32& v, Reduce op) const {
+  if (plan_.rows_per_group == 1)
+    return block_reduce(v, op, scratch_);
+  return plan_.row_threads() > 1 ? lane_reduce(v, op, plan_.row_threads()) : v;
+}
+
 Int64 RowSlice::col(int k, int j) const {
-  return first_ + Int64(int64_t(k) * plan_.threads * plan_.vec + j);
+  if (!plan_.segmented())
+    return first_ + Int64(int64_t(k) * plan_.row_threads() * plan_.vec + j);
+  const int pass = k / plan_.segment_runs, r = k % plan_.segment_runs;
+  return segment(pass) * Int64(plan_.segment_columns()) +
+         cast<i64>(segment_lane()) * Int64(plan_.vec) +
+         Int64(int64_t(r) * plan_.lanes * plan_.vec + j);
+}
+
+Int64 RowSlice::segment(int pass) const {
+  const int lanes = plan_.segment_lanes();
+  return Int64(int64_t(pass) * plan_.segments_per_pass()) + cast<i64>(thread_id() / lanes);
+}
+
+Int32 RowSlice::segment_lane() const {
+  return Int32(thread_id() % plan_.segment_lanes());
+}
+
+Float32 RowSlice::segment_reduce(int pass, Reduce op,
+                                 const std::function<Float32(int, int)>& fn) const {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const Float32 identity(op == Reduce::sum ? 0.0 : op == Reduce::max ? -inf : inf);
+  Float32 acc = identity;
+  for (int k = pass * plan_.segment_runs; k < (pass + 1) * plan_.segment_runs; ++k)
+    for (int j = 0; j < plan_.vec; ++j) {
+      const Float32 v = select(valid(k, j), fn(k, j), identity);
+      acc = op == Reduce::sum ? acc + v : op == Reduce::max ? ops::max(acc, v) : ops::min(acc, v);
+    }
+  if (!plan_.segmented())
+    return block_reduce(acc, op, scratch_);
+  return plan_.lanes > 1 ? lane_reduce(acc, op, plan_.lanes) : acc;
 }
 
 Bool RowSlice::valid(int k, int j) const {
@@ -39,10 +117,14 @@ Bool RowSlice::valid(int k, int j) const {
 }
 
 std::vector<Values> RowSlice::load(const AnyPtr& row_base, int per_col) const {
+  return load(row_base, per_col, width_ * Int64(per_col));
+}
+
+std::vector<Values> RowSlice::load(const AnyPtr& row_base, int per_col, const Int64& end) const {
   std::vector<Values> v;
   const Int64 pc(per_col);
   for (int k = 0; k < plan_.runs; ++k)
-    v.push_back(load_run_or_tail(row_base, col(k, 0) * pc, plan_.vec * per_col, width_ * pc));
+    v.push_back(load_run_or_tail(row_base, col(k, 0) * pc, plan_.vec * per_col, end));
   return v;
 }
 
@@ -57,7 +139,7 @@ Float32 RowSlice::sum(const std::function<Float32(int, int)>& fn) const {
   for (int k = 0; k < plan_.runs; ++k)
     for (int j = 0; j < plan_.vec; ++j)
       acc = acc + select(valid(k, j), fn(k, j), Float32(0.0));
-  return block_reduce(acc, Reduce::sum, scratch_);
+  return reduce(acc, Reduce::sum);
 }
 
 Float32 RowSlice::max(const std::function<Float32(int, int)>& fn) const {
@@ -66,7 +148,7 @@ Float32 RowSlice::max(const std::function<Float32(int, int)>& fn) const {
     for (int j = 0; j < plan_.vec; ++j)
       acc = ops::max(
           acc, select(valid(k, j), fn(k, j), Float32(-std::numeric_limits<double>::infinity())));
-  return block_reduce(acc, Reduce::max, scratch_);
+  return reduce(acc, Reduce::max);
 }
 
 std::vector<Values> RowSlice::map(const std::function<Float32(int, int)>& fn) const {
@@ -78,13 +160,24 @@ std::vector<Values> RowSlice::map(const std::function<Float32(int, int)>& fn) co
 }
 
 void row_kernel(KernelBuilder& kb, RowPlan plan, const Int64& width, const RowBody& body) {
+  if (plan.rows_per_group != 1)
+    throw std::logic_error("row_kernel: a plan of several rows per workgroup needs the rows");
+  row_kernel(kb, plan, width, Int64(), body);
+}
+
+void row_kernel(KernelBuilder& kb, RowPlan plan, const Int64& width, const Int64& rows,
+                const RowBody& body) {
   if (kb.threads() != plan.threads)
     throw std::logic_error("row_kernel: the workgroup has " + std::to_string(kb.threads()) +
                            " threads, the plan " + std::to_string(plan.threads));
   constexpr auto lds_layout = lds_plan(lds_buffer<f32>("reduce", 1, 32));
   const auto lds = use_lds<lds_layout>(kb);
   const RowSlice slice(plan, width, lds.tile<"reduce">());
-  body(slice, cast<i64>(block_id()));
+  if (plan.rows_per_group == 1)
+    return body(slice, cast<i64>(block_id()));
+  const Int64 row = cast<i64>(block_id()) * Int64(plan.rows_per_group) +
+                    cast<i64>(thread_id() / plan.row_threads());
+  if_(row < rows, [&] { body(slice, row); });
 }
 
 } // namespace tw::kernels::elementwise

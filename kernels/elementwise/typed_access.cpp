@@ -200,6 +200,19 @@ void store_one(const AnyPtr& p, const Int64& off, const Float32& x) {
   });
 }
 
+Float32 round_to(DType dtype, const Float32& x) {
+  Float32 r;
+  with_elem(dtype, [&]<class E>(Tag<E>) {
+    using T = typename Tag<E>::type;
+    if constexpr (!FloatElem<T>)
+      throw std::invalid_argument("round_to: dtype " + std::string(dtype_name(dtype)) +
+                                  " is not a float format");
+    else
+      r = to_f32(from_f32<T>(x));
+  });
+  return r;
+}
+
 namespace {
 struct ValuesCarrier { // Values as if_ results: one Float32 per element
   static Values as_values(const std::vector<ir::Value>& v) {

@@ -42,6 +42,11 @@ void store_tail(const AnyPtr& p, const dsl::Int64& off, const Values& x, const d
 dsl::Float32 load_one(const AnyPtr& p, const dsl::Int64& off);
 void store_one(const AnyPtr& p, const dsl::Int64& off, const dsl::Float32& x);
 
+// x (f32) as stored in `dtype` and read back: rounded to nearest even (fp8 saturating), the
+// value a store then a load of that dtype gives. Quantizers use it to compute with a scale as
+// stored (a bf16 group scale, an e4m3 relative scale) rather than the f32 one.
+dsl::Float32 round_to(DType dtype, const dsl::Float32& x);
+
 // A run when it is whole (off + v <= end), else its tail up to `end` (v = 1: one masked access).
 Values load_run_or_tail(const AnyPtr& p, const dsl::Int64& off, int v, const dsl::Int64& end);
 void store_run_or_tail(const AnyPtr& p, const dsl::Int64& off, const Values& x,

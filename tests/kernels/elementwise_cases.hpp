@@ -89,6 +89,23 @@ inline void run_norm(Norm which, DType dt, DType out, int64_t rows, int64_t widt
       [&](auto& got) { check_close(got["out"], want, Tolerance::for_output(out, width)); });
 }
 
+inline void run_adaln(DType dt, DType out, int64_t rows, int64_t width, uint64_t seed,
+                      int64_t ld = 0) {
+  CAPTURE(width);
+  KernelRun k;
+  k.in["x"] = rows_tensor(dt, rows, width, seed, ValueRange{-2, 4});
+  k.in["scale"] = rows_tensor(dt, rows, width, seed + 1, ValueRange{-0.5, 0.5}, ld);
+  k.in["shift"] = rows_tensor(dt, rows, width, seed + 2, ValueRange{-1, 1});
+  k.out["out"] = rows_tensor(out, rows, width, seed + 3);
+  const Reference want = oracle::adaln(
+      {k.in["x"].view(), k.in["scale"].view(), k.in["shift"].view(), k.out["out"].view(), 1e-6f});
+  k.run(
+      [&](runtime::Device& d, auto& v) {
+        kernels::adaln(d, {v["x"], v["scale"], v["shift"], v["out"], 1e-6f});
+      },
+      [&](auto& got) { check_close(got["out"], want, Tolerance::for_output(out, width)); });
+}
+
 // ---- from test_rope.cpp ----
 
 struct RopeCase {
@@ -277,6 +294,183 @@ inline void check_fp8_stochastic(const HostTensor& x, DType q_type, uint64_t see
               CHECK(q.code({i, j}) == want[size_t(i * cols + j)]);
             }
         CHECK(mismatches == 0);
+      });
+}
+
+// ---- from test_quant_int4.cpp ----
+
+// Matrices equal element by element (codes, zero points, stored scales: exact).
+inline void check_exact(const char* what, const Matrix& got, const Matrix& want) {
+  REQUIRE(got.rows == want.rows);
+  REQUIRE(got.cols == want.cols);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < got.rows; ++i)
+    for (int64_t j = 0; j < got.cols; ++j)
+      if (got.at(i, j) != want.at(i, j) && !(std::isnan(got.at(i, j)) && std::isnan(want.at(i, j))))
+        if (wrong++ < 3)
+          MESSAGE(what << " [" << i << ", " << j << "]: got " << got.at(i, j) << ", want "
+                       << want.at(i, j));
+  CHECK_MESSAGE(wrong == 0, wrong << " elements of " << what << " differ");
+}
+
+// Packed 4-bit codes [rows, K] with row stride ld (even; 0: K rounded up to even).
+inline HostTensor packed_codes(DType dtype, int64_t rows, int64_t k, int64_t ld = 0) {
+  return HostTensor(dtype, {rows, k}, {ld ? ld : std::max<int64_t>(k + k % 2, 2), 1});
+}
+
+// The contract on packed codes: equal to the oracle's, within half a code of x / s' - z where
+// not clamped, the pad nibble of an odd row written 0 and the bytes between rows untouched.
+inline void check_int4_codes(const HostTensor& got, const HostTensor& before, const Matrix& x,
+                             const Int4Quantized& want, int64_t group) {
+  check_exact("q", decode_matrix(got.view()), want.codes);
+  const bool asymmetric = got.dtype() == DType::uint4;
+  const int64_t g = group == 0 ? std::max<int64_t>(x.cols, 1) : group;
+  const int64_t ld_bytes = got.strides()[0] / 2, row_bytes = (x.cols + 1) / 2;
+  int64_t outside = 0, pad = 0, gaps = 0;
+  for (int64_t i = 0; i < x.rows; ++i) {
+    for (int64_t j = 0; j < x.cols; ++j) {
+      const double s = want.used.at(i, j / g), z = want.zeros.at(i, j / g);
+      const double exact = s == 0 ? 0 : x.at(i, j) / s + z;
+      const double lo = asymmetric ? 0 : -8, hi = asymmetric ? 15 : 7;
+      if (exact > lo - 0.5 && exact < hi + 0.5)
+        outside += std::abs(want.codes.at(i, j) - exact) > 0.5 + 1e-5;
+    }
+    if (x.cols % 2 == 1)
+      pad += (got.bytes()[size_t(i * ld_bytes + row_bytes - 1)] >> 4) != 0;
+    if (i + 1 < x.rows)
+      for (int64_t b = row_bytes; b < ld_bytes; ++b)
+        gaps += got.bytes()[size_t(i * ld_bytes + b)] != before.bytes()[size_t(i * ld_bytes + b)];
+  }
+  CHECK_MESSAGE(outside == 0, outside << " codes are more than half a code from x / s' + z");
+  CHECK_MESSAGE(pad == 0, pad << " rows have a non-zero pad nibble past an odd K");
+  CHECK_MESSAGE(gaps == 0, gaps << " bytes between the rows of q were written");
+}
+
+inline void check_svdquant(const HostTensor& x, int64_t group, int64_t ld_q = 0, int block = 0) {
+  const int64_t rows = x.shape()[0], k = x.shape()[1], groups = (k + group - 1) / group;
+  CAPTURE(k);
+  CAPTURE(group);
+  KernelRun run;
+  run.in["x"] = x;
+  run.out["q"] = packed_codes(DType::int4, rows, k, ld_q);
+  for (uint8_t& b : run.out["q"].bytes())
+    b = 0xA5; // so that untouched bytes are told from written ones
+  run.out["scale"] = HostTensor(x.dtype(), {rows, groups});
+  const HostTensor before = run.out["q"];
+  const Int4Quantized want = oracle::quant_svdquant(
+      {x.view(), run.out["q"].view(), run.out["scale"].view(), group, block});
+  run.run(
+      [&](runtime::Device& d, auto& v) {
+        kernels::quant_svdquant(d, {v["x"], v["q"], v["scale"], group, block});
+      },
+      [&](auto& got) {
+        check_exact("scale", decode_matrix(got["scale"].view()), want.group_scale);
+        check_int4_codes(got["q"], before, decode_matrix(x.view()), want, group);
+      });
+}
+
+inline void check_w4a8(const HostTensor& x, int mode, int64_t group,
+                       DType group_scale = DType::e4m3, bool correction = true, int block = 0) {
+  const int64_t rows = x.shape()[0], k = x.shape()[1];
+  const int64_t groups = mode == 0 ? 1 : (k + group - 1) / group;
+  CAPTURE(k);
+  CAPTURE(mode);
+  CAPTURE(group);
+  KernelRun run;
+  run.in["x"] = x;
+  run.out["q"] = packed_codes(mode == 2 ? DType::uint4 : DType::int4, rows, k);
+  for (uint8_t& b : run.out["q"].bytes())
+    b = 0x5A;
+  run.out["scale"] = HostTensor(DType::f32, {rows});
+  if (mode != 0)
+    run.out["group_scale"] = HostTensor(group_scale, {rows, groups});
+  if (mode == 2) {
+    run.out["zeros"] = HostTensor(DType::uint8, {rows, groups});
+    if (correction)
+      run.out["correction"] = HostTensor(DType::f32, {rows, groups});
+  }
+  const HostTensor before = run.out["q"];
+  const auto args = [&](std::map<std::string, TensorView>& v) {
+    kernels::QuantW4a8Args a{v["x"], v["q"], v["scale"]};
+    if (mode != 0)
+      a.group_scale = v["group_scale"];
+    if (mode == 2) {
+      a.zeros = v["zeros"];
+      if (correction)
+        a.correction = v["correction"];
+    }
+    a.mode = mode;
+    a.group_size = group;
+    a.block_size = block;
+    return a;
+  };
+  std::map<std::string, TensorView> host;
+  for (auto& [n, t] : run.in)
+    host[n] = t.view();
+  for (auto& [n, t] : run.out)
+    host[n] = t.view();
+  const Int4Quantized want = oracle::quant_w4a8(args(host));
+  run.run(
+      [&](runtime::Device& d, auto& v) { kernels::quant_w4a8(d, args(v)); },
+      [&](auto& got) {
+        const std::vector<double> s = decode_flat(got["scale"].view());
+        Matrix sm(rows, 1), wm(rows, 1);
+        for (int64_t i = 0; i < rows; ++i) {
+          sm.at(i, 0) = s[size_t(i)];
+          wm.at(i, 0) = want.row_scale[size_t(i)];
+        }
+        check_exact("scale", sm, wm);
+        if (mode != 0)
+          check_exact("group_scale", decode_matrix(got["group_scale"].view()), want.group_scale);
+        if (mode == 2) {
+          check_exact("zeros", decode_matrix(got["zeros"].view()), want.zeros);
+          if (correction)
+            check_exact("correction", decode_matrix(got["correction"].view()), want.correction);
+        }
+        check_int4_codes(got["q"], before, decode_matrix(x.view()), want, mode == 0 ? 0 : group);
+      });
+}
+
+// ---- from test_quant_convrot.cpp ----
+
+// quant_convrot against the float64 rotation: the scale within the f32 error of the exact
+// amax / 127, every code within half a code of y / s (s: the scale returned) plus the f32
+// error of the butterfly, and the bytes between rows untouched.
+inline void check_convrot(const HostTensor& x, int64_t group, int64_t ld_q = 0, int block = 0) {
+  const int64_t rows = x.shape()[0], k = x.shape()[1];
+  const int64_t width = kernels::convrot_width(k, group);
+  CAPTURE(k);
+  CAPTURE(group);
+  KernelRun run;
+  run.in["x"] = x;
+  run.out["q"] = rows_tensor(DType::int8, rows, width, 99, ValueRange{-100, 100}, ld_q);
+  run.out["scale"] = HostTensor(DType::f32, {rows});
+  const HostTensor before = run.out["q"];
+  const ConvrotReference want =
+      oracle::quant_convrot({x.view(), run.out["q"].view(), run.out["scale"].view(), group, block});
+  run.run(
+      [&](runtime::Device& d, auto& v) {
+        kernels::quant_convrot(d, {v["x"], v["q"], v["scale"], group, block});
+      },
+      [&](auto& got) {
+        const Matrix q = decode_matrix(got["q"].view());
+        const std::vector<double> s = decode_flat(got["scale"].view());
+        int64_t bad_scale = 0, outside = 0;
+        for (int64_t i = 0; i < rows; ++i) {
+          const double err = want.f32_error[size_t(i)];
+          bad_scale += std::abs(s[size_t(i)] - want.scale[size_t(i)]) >
+                       err / 127 + 0x1p-22 * want.scale[size_t(i)];
+          for (int64_t j = 0; j < width; ++j)
+            if (std::abs(q.at(i, j) - want.rotated.at(i, j) / s[size_t(i)]) >
+                0.5 + err / s[size_t(i)] + 1e-5) {
+              if (outside++ < 3)
+                MESSAGE("q [" << i << ", " << j << "] = " << q.at(i, j)
+                              << ", y / s = " << want.rotated.at(i, j) / s[size_t(i)]);
+            }
+        }
+        CHECK_MESSAGE(bad_scale == 0, bad_scale << " row scales are off amax / 127");
+        CHECK_MESSAGE(outside == 0, outside << " codes are more than half a code from y / s");
+        check_untouched_gaps(got["q"], before);
       });
 }
 

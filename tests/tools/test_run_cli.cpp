@@ -122,11 +122,13 @@ TEST_CASE("tilewave run: command-line errors") {
                " --param alpha=2" + out_arg());
   CHECK(r.output.find("run: --param 'alpha' is not a parameter of w8a16") != std::string::npos);
   r = run_tool("run nope --in a=" + a + out_arg());
-  CHECK(r.output.find(
-            "run: unknown kernel 'nope': expected one of adaln, dequant_awq, dequant_fp8, "
-            "flash_attn, gemm, int8_linear, int8_linear_fused, iu4_gemm, layer_norm, mxfp8_gemm, "
-            "quant_fp8_stochastic, quant_int8, rms_norm, rms_norm_rope, rope, scaled_mm, "
-            "scaled_mm_fused_quant, scaled_mm_multi, silu, swiglu, w8a16") != std::string::npos);
+  CHECK(
+      r.output.find(
+          "run: unknown kernel 'nope': expected one of adaln, dequant_awq, dequant_fp8, "
+          "flash_attn, gemm, int8_linear, int8_linear_fused, iu4_gemm, layer_norm, mxfp8_gemm, "
+          "quant_convrot, quant_fp8_stochastic, quant_int8, quant_svdquant, quant_w4a8, rms_norm, "
+          "rms_norm_rope, rope, scaled_mm, "
+          "scaled_mm_fused_quant, scaled_mm_multi, silu, swiglu, w8a16") != std::string::npos);
   const std::string v = npy_file("v.npy", "<f2", {12});
   r = run_tool("run gemm --in a=" + v + " --in b=" + b + out_arg());
   CHECK(r.output.find("run: input 'a' (" + v + ") has shape [12]; expected a matrix (rank 2)") !=
@@ -592,6 +594,39 @@ TEST_CASE("tilewave run quant_int8 / dequant_fp8: outputs q and scale, caller sc
   r = run_tool("run dequant_fp8 --in x=" + codes + " --param x_dtype=e4m3 --in scale=" + scale +
                " --param out_dtype=f32" + out_arg());
   check_valid_run(r, "<f4", {2, 4}, {0x00, 0x00, 0x00, 0x40});
+}
+
+TEST_CASE("tilewave run quant_svdquant / quant_w4a8 / quant_convrot: packed codes as bytes") {
+  const std::string x = npy_file("svx.npy", "<f2", {2, 5}, {0x00, 0x3C}); // f16 1.0
+  const std::string q = (dir() / "q4.npy").string(), s = (dir() / "s4.npy").string();
+  auto r = run_tool("run quant_svdquant --in x=" + x + " --out q=" + q + " --out scale=" + s);
+  REQUIRE(r.status == 0);
+  tw::npy::Array qa = tw::npy::read(q), sa = tw::npy::read(s);
+  CHECK(qa.dtype == "|u1");
+  CHECK(qa.shape == std::vector<size_t>{2, 3}); // 5 codes in 3 bytes, the last nibble 0
+  CHECK(qa.data == std::vector<uint8_t>{0x77, 0x77, 0x07, 0x77, 0x77, 0x07}); // 1 / (1/7) = 7
+  CHECK(sa.dtype == "<f2");
+  CHECK(sa.shape == std::vector<size_t>{2, 1});
+  // mode 2: a group of -2.5 has lo = -2.5, hi = 0, zero point 15, codes 0.
+  const std::string w = npy_file("w4x.npy", "<f4", {1, 4}, {0x00, 0x00, 0x20, 0xC0});
+  const std::string gs = (dir() / "gs.npy").string(), z = (dir() / "z.npy").string();
+  r = run_tool("run quant_w4a8 --in x=" + w + " --param mode=2 --out q=" + q + " --out scale=" + s +
+               " --out group_scale=" + gs + " --out zeros=" + z);
+  REQUIRE(r.status == 0);
+  CHECK(tw::npy::read(q).data == std::vector<uint8_t>{0x00, 0x00});
+  CHECK(tw::npy::read(z).data == std::vector<uint8_t>{15});
+  CHECK(tw::npy::read(gs).data == std::vector<uint8_t>{0x7E}); // e4m3 448
+  r = run_tool("run quant_w4a8 --in x=" + w + " --param mode=2 --out q=" + q + " --out scale=" + s +
+               " --out group_scale=" + gs);
+  CHECK(r.output.find("quant_w4a8: argument 'zeros' is missing with mode 2") != std::string::npos);
+  // ConvRot of [1, 1, 1] (n = 4): y = [1.5, 0.5, 0.5, -0.5], codes 127, 42, 42, -42.
+  const std::string c = npy_file("crx.npy", "<f4", {1, 3}, {0x00, 0x00, 0x80, 0x3F});
+  r = run_tool("run quant_convrot --in x=" + c + " --out q=" + q + " --out scale=" + s);
+  REQUIRE(r.status == 0);
+  qa = tw::npy::read(q);
+  CHECK(qa.dtype == "|i1");
+  CHECK(qa.shape == std::vector<size_t>{1, 4});
+  CHECK(qa.data == std::vector<uint8_t>{127, 42, 42, uint8_t(-42)});
 }
 
 TEST_CASE("tilewave run quant_fp8_stochastic: fp8 codes as uint8, seeded, repeatable") {

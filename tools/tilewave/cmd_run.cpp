@@ -230,8 +230,9 @@ struct KernelRun {
   // Kernels whose outputs are not `out` (quant_int8: q and scale): every one is required, with
   // its dtype and shape from the inputs.
   struct NamedOutput {
-    std::function<DType(const Problem&)> dtype;
+    std::function<DType(const Problem&, Params&)> dtype;
     std::function<Extents(const Problem&, Params&)> shape;
+    bool optional = false; // the entry point says which ones it needs (quant_w4a8 by mode)
   };
   std::map<std::string, NamedOutput> named_outputs{};
   bool indexed = false; // every input and output is NAME.i, for problems i = 0 .. P-1
@@ -256,13 +257,17 @@ struct KernelRun {
       return {"out"};
     std::vector<std::string> names;
     for (const auto& [name, o] : named_outputs)
-      names.push_back(name);
+      if (!o.optional)
+        names.push_back(name);
     return names;
   }
   std::string outputs_text() const {
     std::vector<std::string> extra;
     for (const auto& [name, shape] : optional_outputs)
       extra.push_back(name);
+    for (const auto& [name, o] : named_outputs)
+      if (o.optional)
+        extra.push_back(name);
     return "(outputs" + std::string(indexed ? " of each problem i" : "") + ": " +
            list(required_outputs()) + (extra.empty() ? "" : "; optional: " + list(extra)) + ")";
   }
@@ -394,6 +399,84 @@ kernels::RopeParams rope_params(const Problem& p, Params& params) {
   return r;
 }
 
+// The 4-bit quantizers and ConvRot: x in; packed 4-bit q written as bytes [rows, ceil(K / 2)]
+// (two codes each, element 2i in the low nibble), scales and zero points per row or group.
+void add_int4_quant_kernels(std::map<std::string, KernelRun>& t) {
+  using Output = KernelRun::NamedOutput;
+  const auto rows = [](const Problem& p) {
+    const TensorView& x = p.input("x");
+    return x.rank() == 2 ? x.shape[0] : 1;
+  };
+  // ceil(K / group_size) for the group size of --param group_size (default `fallback`).
+  const auto groups = [](const Problem& p, Params& params, int64_t fallback) {
+    const int64_t g = std::max<int64_t>(1, int_param(params, "group_size", fallback));
+    return (p.input("x").shape.back() + g - 1) / g;
+  };
+  const auto fixed = [](DType d) { return [d](const Problem&, Params&) { return d; }; };
+  const auto x_shape = [](const Problem& p, Params&) { return p.input("x").shape; };
+  const auto per_row = [=](const Problem& p, Params&) { return Extents{rows(p)}; };
+  const auto block = [](Params& params) { return int(int_param(params, "block_size", 0)); };
+
+  KernelRun svd{.required = {"x"},
+                .call = single([=](runtime::Device& d, Problem& p, Params& params) {
+                  kernels::quant_svdquant(d, {p.input("x"), p.out.at("q"), p.out.at("scale"),
+                                              int_param(params, "group_size", 64), block(params)});
+                }),
+                .scalar_params = {"group_size", "block_size"}};
+  svd.named_outputs["q"] = Output{fixed(DType::int4), x_shape};
+  svd.named_outputs["scale"] = Output{[](const Problem& p, Params&) { return p.input("x").dtype; },
+                                      [=](const Problem& p, Params& params) {
+                                        return Extents{rows(p), groups(p, params, 64)};
+                                      }};
+  t["quant_svdquant"] = svd;
+
+  const auto mode = [](Params& params) { return int(int_param(params, "mode", 1)); };
+  const auto w4_groups = [=](const Problem& p, Params& params) {
+    return Extents{rows(p), groups(p, params, 128)};
+  };
+  KernelRun w4{.required = {"x"},
+               .call = single([=](runtime::Device& d, Problem& p, Params& params) {
+                 kernels::QuantW4a8Args a{p.input("x"), p.out.at("q"), p.out.at("scale")};
+                 a.group_scale = p.maybe_out("group_scale");
+                 a.zeros = p.maybe_out("zeros");
+                 a.correction = p.maybe_out("correction");
+                 a.mode = mode(params);
+                 a.group_size = int_param(params, "group_size", 128);
+                 a.block_size = block(params);
+                 kernels::quant_w4a8(d, a);
+               }),
+               .scalar_params = {"mode", "group_size", "group_scale_dtype", "block_size"}};
+  w4.named_outputs["q"] = Output{[=](const Problem&, Params& params) {
+                                   return mode(params) == 2 ? DType::uint4 : DType::int4;
+                                 },
+                                 x_shape};
+  w4.named_outputs["scale"] = Output{fixed(DType::f32), per_row};
+  w4.named_outputs["group_scale"] =
+      Output{[](const Problem&, Params& params) {
+               return params.take_dtype("group_scale_dtype").value_or(DType::e4m3);
+             },
+             w4_groups, true};
+  w4.named_outputs["zeros"] = Output{fixed(DType::uint8), w4_groups, true};
+  w4.named_outputs["correction"] = Output{fixed(DType::f32), w4_groups, true};
+  t["quant_w4a8"] = w4;
+
+  KernelRun rot{.required = {"x"},
+                .call = single([=](runtime::Device& d, Problem& p, Params& params) {
+                  kernels::quant_convrot(d, {p.input("x"), p.out.at("q"), p.out.at("scale"),
+                                             int_param(params, "group_size", 256), block(params)});
+                }),
+                .scalar_params = {"group_size", "block_size"}};
+  rot.named_outputs["q"] = Output{fixed(DType::int8), [](const Problem& p, Params& params) {
+                                    Extents e = p.input("x").shape;
+                                    const int64_t g = int_param(params, "group_size", 256);
+                                    e.back() = kernels::convrot_width(
+                                        e.back(), std::clamp<int64_t>(g, 1, int64_t(1) << 40));
+                                    return e;
+                                  }};
+  rot.named_outputs["scale"] = Output{fixed(DType::f32), per_row};
+  t["quant_convrot"] = rot;
+}
+
 void add_elementwise_kernels(std::map<std::string, KernelRun>& t) {
   const auto same_shape = [](const std::string& from) {
     return [from](const Problem& p) { return p.input(from).shape; };
@@ -474,16 +557,17 @@ void add_elementwise_kernels(std::map<std::string, KernelRun>& t) {
                     kernels::quant_int8(d, a);
                   }),
                   .scalar_params = {"granularity", "scale", "block_size"}};
-  quant.named_outputs["q"] = {[](const Problem&) { return DType::int8; },
+  quant.named_outputs["q"] = {[](const Problem&, Params&) { return DType::int8; },
                               [](const Problem& p, Params&) { return p.input("x").shape; }};
   // rowwise: one scale per row of x; tensorwise: one scale, [1].
-  quant.named_outputs["scale"] = {[](const Problem&) { return DType::f32; },
+  quant.named_outputs["scale"] = {[](const Problem&, Params&) { return DType::f32; },
                                   [](const Problem& p, Params& params) {
                                     const TensorView& x = p.input("x");
                                     const bool row = params.take("granularity") == "row";
                                     return Extents{row && x.rank() == 2 ? x.shape[0] : 1};
                                   }};
   t["quant_int8"] = quant;
+  add_int4_quant_kernels(t);
   t["dequant_awq"] = {.required = {"qweight", "zeros", "scales"},
                       .matrices = {"qweight", "zeros", "scales"},
                       .out_shape = same_shape("qweight"),
@@ -715,9 +799,11 @@ const std::map<std::string, KernelRun>& kernel_table() {
 // The .npy dtype of an output of dtype `t` (fp8: one uint8 code per element).
 std::string npy_descr(DType t) {
   if (t != DType::f32 && t != DType::f16 && t != DType::bf16 && t != DType::i32 &&
-      t != DType::int8 && t != DType::e4m3 && t != DType::e5m2)
+      t != DType::int8 && t != DType::e4m3 && t != DType::e5m2 && t != DType::uint8 &&
+      !kernels::is_packed_int4(t))
     throw run_error("an output of dtype " + std::string(kernels::dtype_name(t)) +
-                    " cannot be written (f32, f16, bf16, i32, int8, e4m3, e5m2)");
+                    " cannot be written (f32, f16, bf16, i32, int8, uint8, e4m3, e5m2, int4, "
+                    "uint4)");
   return storage_descr(t);
 }
 
@@ -849,6 +935,10 @@ DeviceOutput make_output(runtime::Device& dev, Buffers& buffers, const std::stri
   o.path = path;
   o.array.dtype = npy_descr(dtype);
   o.array.shape.assign(shape.begin(), shape.end());
+  // Packed int4: the file holds the bytes, [.., ceil(K / 2)]; the view counts nibbles.
+  const bool packed = kernels::is_packed_int4(dtype) && !shape.empty();
+  if (packed)
+    o.array.shape.back() = (shape.back() + 1) / 2;
   const size_t bytes = o.array.byte_size();
   if (bytes > kMaxOutputBytes)
     throw run_error("output " + path + " of shape " + kernels::format_extents(shape) + " is " +
@@ -856,7 +946,10 @@ DeviceOutput make_output(runtime::Device& dev, Buffers& buffers, const std::stri
                     std::to_string(kMaxOutputBytes >> 30) + " GiB limit of one output");
   o.array.data.assign(bytes, 0);
   o.ptr = buffers.upload(o.array.data);
-  o.view = TensorView::on_device(dev, o.ptr, dtype, shape);
+  Extents strides = kernels::contiguous_strides(shape);
+  if (packed && shape.size() == 2)
+    strides = {2 * int64_t(o.array.shape.back()), 1};
+  o.view = TensorView::on_device(dev, o.ptr, dtype, shape, strides);
   return o;
 }
 
@@ -921,7 +1014,7 @@ int run_kernel(const std::string& kernel, const std::vector<std::string>& ins,
   for (const auto& [i, files] : out_files)
     for (const auto& [name, path] : files) {
       if (const auto named = spec.named_outputs.find(name); named != spec.named_outputs.end()) {
-        results.push_back(make_output(*dev, buffers, path, named->second.dtype(problems[i]),
+        results.push_back(make_output(*dev, buffers, path, named->second.dtype(problems[i], params),
                                       named->second.shape(problems[i], params)));
       } else {
         const bool main = name == "out";
@@ -958,7 +1051,8 @@ const Command run_command{
                      "gemm, scaled_mm, scaled_mm_fused_quant, scaled_mm_multi, w8a16, "
                      "int8_linear, int8_linear_fused, iu4_gemm, mxfp8_gemm, silu, swiglu, "
                      "rms_norm, layer_norm, adaln, rope, rms_norm_rope, quant_int8, "
-                     "quant_fp8_stochastic, dequant_fp8, dequant_awq or flash_attn")
+                     "quant_fp8_stochastic, quant_w4a8, quant_svdquant, quant_convrot, "
+                     "dequant_fp8, dequant_awq or flash_attn")
           ->required();
       sub.add_option("--in", *ins,
                      "NAME=FILE.npy: an input (NAME.i for problem i of scaled_mm_multi; see "
@@ -967,14 +1061,16 @@ const Command run_command{
       sub.add_option("--out", *outs,
                      "NAME=FILE.npy: where an output is written: out (out.i for "
                      "scaled_mm_multi); scale_out for the fused kernels; q and scale for "
-                     "quant_int8; lse for flash_attn")
+                     "quant_int8, quant_svdquant, quant_convrot and quant_w4a8 (also "
+                     "group_scale, zeros, correction); lse for flash_attn")
           ->required();
-      sub.add_option("--param", *params,
-                     "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
-                     "alpha, beta, quant_dtype, lora_scale, eps, block_size, head_dim, style, "
-                     "offset, base, granularity, scale, group_size, seed (also "
-                     "quant_fp8_stochastic); flash_attn: causal, window=L,R, softcap, "
-                     "sm_scale, dropout, seed, offset, alibi, q/k/v_descale, num_splits");
+      sub.add_option(
+          "--param", *params,
+          "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
+          "alpha, beta, quant_dtype, lora_scale, eps, block_size, head_dim, style, "
+          "offset, base, granularity, scale, group_size, mode, group_scale_dtype, seed (also "
+          "quant_fp8_stochastic); flash_attn: causal, window=L,R, softcap, "
+          "sm_scale, dropout, seed, offset, alibi, q/k/v_descale, num_splits");
       return [=] { return run_kernel(*kernel, *ins, *outs, *params); };
     }};
 

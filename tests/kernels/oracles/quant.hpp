@@ -143,4 +143,114 @@ inline std::vector<uint8_t> quant_fp8_stochastic(const Matrix& x, bool e5m2, uin
   return codes;
 }
 
+// ---- 4-bit quantizers (quant_svdquant, quant_w4a8; docs/kernels.md) -----------------------
+
+// The codes, scales and zero points the f32 rules give, written independently of the kernels:
+// per row and group the statistics of the decoded elements, the scale as stored (round_to),
+// then each code from that stored scale.
+struct Int4Quantized {
+  Matrix codes;                  // [rows, K]: int4 in [-8, 7] or uint4 in [0, 15]
+  Matrix group_scale;            // [rows, groups]: s (svdquant) or r_g (w4a8 modes 1, 2)
+  std::vector<double> row_scale; // w4a8: s (mode 0) or S (modes 1, 2)
+  Matrix zeros, correction;      // mode 2
+  Matrix used;                   // [rows, groups] the scale the codes use (mode 0: one group)
+};
+
+// group_size 0: the whole row is one group (w4a8 mode 0). `stored`: dtype the group scale is
+// stored in; two_level: r_g = s_g / S stored, s' = r_g * S used.
+inline Int4Quantized int4_quantize(const Matrix& x, int64_t group_size, bool asymmetric,
+                                   bool two_level, DType stored) {
+  const int64_t g = group_size == 0 ? std::max<int64_t>(x.cols, 1) : group_size;
+  const int64_t groups = group_size == 0 ? 1 : (x.cols + g - 1) / g;
+  Int4Quantized r{Matrix(x.rows, x.cols), Matrix(x.rows, groups), {},
+                  Matrix(x.rows, groups), Matrix(x.rows, groups), Matrix(x.rows, groups)};
+  for (int64_t i = 0; i < x.rows; ++i) {
+    std::vector<float> s_g(static_cast<size_t>(groups)), lo(static_cast<size_t>(groups));
+    for (int64_t b = 0; b < groups; ++b) {
+      float amax = 0, mn = 0, mx = 0;
+      for (int64_t j = b * g; j < std::min(x.cols, (b + 1) * g); ++j) {
+        const float v = float(x.at(i, j));
+        amax = std::max(amax, std::abs(v));
+        mn = std::min(mn, v);
+        mx = std::max(mx, v);
+      }
+      lo[size_t(b)] = mn;
+      s_g[size_t(b)] = asymmetric ? (mx - mn) / 15.0f : amax / 7.0f;
+    }
+    float row = 1.0f;
+    if (two_level) {
+      const float top = *std::max_element(s_g.begin(), s_g.end());
+      row = top == 0.0f ? 1.0f : top / 448.0f;
+      r.row_scale.push_back(row);
+    }
+    for (int64_t b = 0; b < groups; ++b) {
+      const float st = float(round_to(stored, two_level ? s_g[size_t(b)] / row : s_g[size_t(b)]));
+      const float used = two_level ? st * row : st;
+      r.group_scale.at(i, b) = st;
+      r.used.at(i, b) = used;
+      float z = 0;
+      if (asymmetric && used != 0.0f)
+        z = std::clamp(std::nearbyint(-lo[size_t(b)] / used), 0.0f, 15.0f);
+      r.zeros.at(i, b) = z;
+      r.correction.at(i, b) = z * used;
+      for (int64_t j = b * g; j < std::min(x.cols, (b + 1) * g); ++j)
+        r.codes.at(i, j) = used == 0.0f
+                               ? 0.0
+                               : std::clamp(double(std::nearbyint(float(x.at(i, j)) / used)) + z,
+                                            asymmetric ? 0.0 : -8.0, asymmetric ? 15.0 : 7.0);
+    }
+    if (group_size == 0)
+      r.row_scale.push_back(r.used.at(i, 0));
+  }
+  return r;
+}
+
+inline Int4Quantized quant_svdquant(const kernels::QuantSvdquantArgs& a) {
+  return int4_quantize(decode_matrix(a.x), a.group_size, false, false, a.x.dtype);
+}
+
+inline Int4Quantized quant_w4a8(const kernels::QuantW4a8Args& a) {
+  return int4_quantize(decode_matrix(a.x), a.mode == 0 ? 0 : a.group_size, a.mode == 2, a.mode != 0,
+                       a.mode == 0 ? DType::f32 : a.group_scale->dtype);
+}
+
+// ---- int8 ConvRot (quant_convrot) --------------------------------------------------------
+
+struct ConvrotReference {
+  Matrix rotated;                // [rows, Kp]: the exact rotation of the zero-filled rows
+  std::vector<double> scale;     // amax / 127 of each rotated row (1 when all zero)
+  std::vector<double> f32_error; // per row: a bound of the f32 butterfly's error on y
+};
+
+// y = x_padded (H_n / sqrt(n)) per group, H_n[i][k] = (-1)^popcount(i & k), as the matrix
+// product in float64 (not a butterfly).
+inline ConvrotReference quant_convrot(const kernels::QuantConvrotArgs& a) {
+  const Matrix x = decode_matrix(a.x);
+  const int64_t n = kernels::convrot_group(x.cols, a.group_size);
+  const int64_t width = kernels::convrot_width(x.cols, a.group_size);
+  ConvrotReference r{Matrix(x.rows, width), {}, {}};
+  const double norm = 1.0 / std::sqrt(double(n));
+  for (int64_t i = 0; i < x.rows; ++i) {
+    double amax = 0, worst_group = 0;
+    for (int64_t b = 0; b < width / n; ++b) {
+      double magnitude = 0;
+      for (int64_t c = 0; c < n; ++c) {
+        const int64_t col = b * n + c;
+        magnitude += col < x.cols ? std::abs(x.at(i, col)) : 0.0;
+        double y = 0;
+        for (int64_t kk = 0; kk < n && b * n + kk < x.cols; ++kk)
+          y += (std::popcount(uint64_t(c & kk)) % 2 ? -1.0 : 1.0) * x.at(i, b * n + kk);
+        r.rotated.at(i, col) = y * norm;
+        amax = std::max(amax, std::abs(y * norm));
+      }
+      worst_group = std::max(worst_group, magnitude);
+    }
+    r.scale.push_back(amax == 0 ? 1.0 : amax / 127.0);
+    // log2(n) f32 additions per output, each within 2^-24 of a partial bounded by the
+    // group's sum of |x|, then the normalizing product.
+    r.f32_error.push_back((std::log2(double(n)) + 2) * 0x1p-24 * worst_group * norm);
+  }
+  return r;
+}
+
 } // namespace tw::oracle

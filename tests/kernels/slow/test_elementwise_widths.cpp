@@ -56,3 +56,14 @@ TEST_CASE("width sweep: dequant_awq (N = the even widths, groups of 32 rows)") {
     if (w % 2 == 0)
       run_dequant_awq(DType::f16, DType::f16, 40, w, 32, uint64_t(w));
 }
+
+TEST_CASE("width sweep: quant_svdquant, quant_w4a8 (modes 0, 1, 2), quant_convrot") {
+  for (int64_t w : sweep_widths) {
+    check_svdquant(rows_tensor(DType::f16, 2, w, uint64_t(w), ValueRange{-3, 3}), 64);
+    check_w4a8(rows_tensor(DType::bf16, 2, w, uint64_t(w) + 1, ValueRange{-2, 3}), int(w % 3), 128,
+               w % 2 ? DType::e4m3 : DType::f32);
+    check_convrot(rows_tensor(DType::bf16, 2, w, uint64_t(w) + 2, ValueRange{-3, 3}), 256);
+  }
+  check_svdquant(HostTensor(DType::bf16, {0, 0}), 64);
+  check_convrot(HostTensor(DType::f16, {0, 0}), 256);
+}
