@@ -45,6 +45,8 @@ struct TimingReport {
   double host_seconds = 0; // wall time of the modeling (after the recorded launch)
   std::vector<std::pair<std::string, double>> utilization; // fraction of the simulated WGP
   std::vector<std::pair<std::string, double>> stalls;      // fraction of wave-cycles
+  std::vector<std::pair<std::string, double>> load_levels; // vector loads by serving level
+  double cold_dram_fraction = 0; // first touches of a workgroup that miss to DRAM
 
   std::string to_string() const; // human readable, several lines (no host timing)
   std::string to_json() const;   // one JSON object

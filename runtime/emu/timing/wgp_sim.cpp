@@ -58,8 +58,8 @@ Stall wait_reason(Counter c) {
 class Sim {
 public:
   Sim(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue, int resident,
-      TimingCache& cache)
-      : m_(m), queue_(queue), resident_(resident), cache_(cache) {
+      TimingCache& cache, const LevelModel* levels)
+      : m_(m), queue_(queue), resident_(resident), cache_(cache), levels_(levels) {
     const int simds = m.simds_per_wgp();
     issue_free_.assign(simds, 0);
     valu_free_.assign(simds, 0);
@@ -299,7 +299,13 @@ private:
           1, static_cast<uint64_t>(double(ev.lines) / m_.vmem_lines_per_clk + 0.999));
       vmem_free_[cu] = start + busy;
       r_.vmem_busy += busy;
-      const uint64_t done = complete(t.counter, start + busy + uint64_t(m_.vmem_latency));
+      uint64_t latency = uint64_t(m_.l2_latency);
+      if (t.counter == Counter::Load && levels_ && ev.lines > 0) {
+        const Level l = levels_->level(ev.reuse);
+        ++r_.loads_by_level[static_cast<size_t>(l)];
+        latency = uint64_t(levels_->latency(l));
+      }
+      const uint64_t done = complete(t.counter, start + busy + latency);
       write_regs(done, Stall::WaitVmem);
       break;
     }
@@ -341,6 +347,7 @@ private:
   const std::vector<const WorkgroupTrace*>& queue_;
   int resident_;
   TimingCache& cache_;
+  const LevelModel* levels_;
   size_t next_ = 0;
   int live_groups_ = 0, serial_ = 0, finished_ = 0;
   std::vector<std::unique_ptr<Wave>> waves_;
@@ -353,10 +360,10 @@ private:
 } // namespace
 
 WgpSimResult simulate_wgp(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue,
-                          int resident, TimingCache& cache) {
+                          int resident, TimingCache& cache, const LevelModel* levels) {
   if (resident < 1)
     throw std::invalid_argument("simulate_wgp: resident workgroups must be >= 1");
-  return Sim(m, queue, resident, cache).run();
+  return Sim(m, queue, resident, cache, levels).run();
 }
 
 } // namespace tw::emu::timing
