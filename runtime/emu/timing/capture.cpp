@@ -28,7 +28,7 @@ public:
       : events_(events), reuse_(reuse), line_bytes_(line_bytes), banks_(banks) {}
   void on_instruction(const DecodedInstr& in) override {
     flush();
-    events_.push_back({&in, 0, 0, {}});
+    events_.push_back({&in, 0, 0, 0, {}});
   }
   void on_access(int lane, uint64_t addr, uint32_t bytes, bool lds) override {
     (lds ? lds_ : global_).push_back({lane, addr, bytes});
@@ -41,6 +41,7 @@ public:
     if (!global_.empty()) {
       lines_.clear();
       e.lines = coalesced_lines(global_, line_bytes_, lines_);
+      e.addresses = static_cast<uint32_t>(global_.size());
       if (e.in->cls == InstrClass::Smem) // the scalar cache: not vector L0 traffic
         e.lines = 0;
       else

@@ -20,6 +20,7 @@ struct TraceEvent {
   const DecodedInstr* in = nullptr;
   uint32_t lines = 0;      // global memory: distinct cache lines
   uint32_t lds_cycles = 0; // LDS: bank cycles
+  uint32_t addresses = 0;  // global memory: lane accesses (addresses to process)
   LineReuse reuse;         // global memory: reuse of its lines within the workgroup
 };
 

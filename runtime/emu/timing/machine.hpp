@@ -46,6 +46,8 @@ struct MachineModel {
   int dram_latency = 900;          // GDDR6: estimate (~300 ns)
   int cache_line = 128;            // bytes
   double vmem_lines_per_clk = 1.0; // per CU: L0 lines per cycle (128 B/clk): estimate
+  double vmem_addresses_per_clk = 4; // per CU: lane addresses the texture addresser takes
+                                     // per cycle: fitted (bench_timing_calibration)
   double dram_gbs = 640;           // GDDR6
   double l2_bytes_per_clk = 2048;  // whole chip: estimate
   uint64_t l0_bytes = 32u << 10;   // per CU (RDNA 3 size, assumed for RDNA 4)

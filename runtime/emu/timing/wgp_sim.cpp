@@ -1,6 +1,7 @@
 #include <runtime/emu/timing/wgp_sim.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -295,8 +296,10 @@ private:
       break;
     case Unit::Vmem: {
       const uint64_t start = std::max(at, vmem_free_[cu]);
-      const uint64_t busy = std::max<uint64_t>(
-          1, static_cast<uint64_t>(double(ev.lines) / m_.vmem_lines_per_clk + 0.999));
+      // The address processing or the lines, whichever takes longer.
+      const double cycles = std::max(double(ev.lines) / m_.vmem_lines_per_clk,
+                                     double(ev.addresses) / m_.vmem_addresses_per_clk);
+      const uint64_t busy = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(cycles)));
       vmem_free_[cu] = start + busy;
       r_.vmem_busy += busy;
       uint64_t latency = uint64_t(m_.l2_latency);
