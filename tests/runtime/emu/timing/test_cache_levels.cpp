@@ -5,6 +5,7 @@
 
 #include <runtime/emu/timing/cache_levels.hpp>
 
+#include <algorithm>
 #include <vector>
 
 using namespace tw::emu::timing;
