@@ -17,15 +17,34 @@ uint32_t line_hash16(uint64_t line) {
   return static_cast<uint32_t>((z ^ (z >> 31)) >> 48);
 }
 
+ReuseTracker::Slot& ReuseTracker::find(uint64_t line) {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = static_cast<size_t>((line * 0x9e3779b97f4a7c15ull) >> 20) & mask;;
+       i = (i + 1) & mask)
+    if (slots_[i].key == line + 1 || slots_[i].key == 0)
+      return slots_[i];
+}
+
+void ReuseTracker::grow() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  for (const Slot& s : old)
+    if (s.key)
+      find(s.key - 1) = s;
+}
+
 LineReuse ReuseTracker::touch(std::span<const uint64_t> lines) {
   LineReuse r;
   for (uint64_t line : lines) {
-    const auto [it, fresh] = last_.try_emplace(line, clock_);
-    if (fresh) {
+    Slot& s = find(line);
+    if (s.key == 0) {
+      s = {line + 1, clock_};
       r.min_cold_hash = std::min(r.min_cold_hash, line_hash16(line));
+      if (++used_ * 2 > slots_.size())
+        grow();
     } else {
-      r.max_distance = std::max(r.max_distance, std::max(clock_ - it->second, 1u));
-      it->second = clock_;
+      r.max_distance = std::max(r.max_distance, std::max(clock_ - s.at, 1u));
+      s.at = clock_;
     }
     ++clock_;
   }
@@ -34,9 +53,10 @@ LineReuse ReuseTracker::touch(std::span<const uint64_t> lines) {
 
 std::vector<uint64_t> ReuseTracker::footprint() const {
   std::vector<uint64_t> out;
-  out.reserve(last_.size());
-  for (const auto& [line, at] : last_)
-    out.push_back(line);
+  out.reserve(used_);
+  for (const Slot& s : slots_)
+    if (s.key)
+      out.push_back(s.key - 1);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -16,7 +16,6 @@
 #include <array>
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 namespace tw::emu::timing {
@@ -40,7 +39,15 @@ public:
   std::vector<uint64_t> footprint() const;
 
 private:
-  std::unordered_map<uint64_t, uint32_t> last_;
+  // Open addressing (line + 1 as the key, 0 empty): a lookup per recorded line.
+  struct Slot {
+    uint64_t key = 0;
+    uint32_t at = 0;
+  };
+  Slot& find(uint64_t line);
+  void grow();
+  std::vector<Slot> slots_ = std::vector<Slot>(1024);
+  size_t used_ = 0;
   uint32_t clock_ = 0;
 };
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace tw::emu::timing {
 
@@ -36,10 +37,14 @@ struct Group {
 };
 
 struct Wave {
+  // First: the scheduler's scan reads only this line (kNever: done or at a barrier).
+  uint64_t next_issue = kNever; // earliest issue cycle of the current instruction
+  int simd = 0, serial = 0;
   const std::vector<TraceEvent>* events = nullptr;
+  const std::vector<const InstrTiming*>* timings = nullptr; // of each event
   const InstrTiming* timing = nullptr; // of the current instruction
   size_t pc = 0;
-  int simd = 0, group = 0, serial = 0;
+  int group = 0;
   uint64_t start = 0;
   uint64_t base = 0;  // earliest issue from its own previous instruction
   uint64_t ready = 0; // ... and its operands / counters / barrier
@@ -79,21 +84,24 @@ public:
       Wave* best = nullptr;
       uint64_t best_t = kNever;
       for (auto& wp : waves_) {
-        Wave& w = *wp;
-        if (w.done || w.blocked)
-          continue;
-        const uint64_t t = issue_time(w);
-        if (t < best_t || (t == best_t && w.serial < best->serial)) {
-          best = &w;
-          best_t = t;
+        const Wave& w = *wp;
+        if (w.next_issue < best_t || (w.next_issue == best_t && best && w.serial < best->serial)) {
+          best = wp.get();
+          best_t = w.next_issue;
         }
       }
+      if (best_t == kNever)
+        best = nullptr;
       if (!best) {
         if (live_groups_ == 0)
           break;
         throw std::runtime_error("timing model: the waves of a workgroup deadlock at a barrier");
       }
+      const int simd = best->simd;
       issue(*best, best_t);
+      for (auto& wp : waves_) // its SIMD's pipes moved on
+        if (wp->simd == simd)
+          refresh(*wp);
       if (finished_ > 0) { // drop the waves of finished workgroups from the scan
         std::erase_if(waves_, [](const std::unique_ptr<Wave>& w) { return w->done; });
         finished_ = 0;
@@ -104,6 +112,8 @@ public:
 
 private:
   const InstrTiming& cur(const Wave& w) const { return *w.timing; }
+
+  void refresh(Wave& w) const { w.next_issue = w.done || w.blocked ? kNever : issue_time(w); }
 
   uint64_t issue_time(const Wave& w) const {
     const InstrTiming& t = cur(w);
@@ -129,6 +139,7 @@ private:
     for (const auto& ev : tr.waves) {
       auto w = std::make_unique<Wave>();
       w->events = &ev;
+      w->timings = &resolve(ev);
       w->group = gi;
       w->serial = serial_++;
       w->simd = static_cast<int>(std::min_element(simd_waves_.begin(), simd_waves_.end()) -
@@ -145,9 +156,20 @@ private:
     }
   }
 
+  // The timing of each instruction of a recorded wave, looked up once per distinct wave.
+  const std::vector<const InstrTiming*>& resolve(const std::vector<TraceEvent>& events) {
+    auto [it, fresh] = resolved_.try_emplace(&events);
+    if (fresh) {
+      it->second.reserve(events.size());
+      for (const TraceEvent& e : events)
+        it->second.push_back(&cache_.get(*e.in));
+    }
+    return it->second;
+  }
+
   // Computes the wave's readiness for its current instruction.
   void prepare(Wave& w) {
-    w.timing = &cache_.get(*(*w.events)[w.pc].in);
+    w.timing = (*w.timings)[w.pc];
     const InstrTiming& t = *w.timing;
     w.ready = w.base;
     w.reason = Stall::Issue;
@@ -179,6 +201,7 @@ private:
         signal(w, w.base);
       check_barrier(w);
     }
+    refresh(w);
   }
 
   int barrier_index(const Wave& w) const { return w.signals; }
@@ -213,6 +236,7 @@ private:
     } else {
       w.blocked = true;
     }
+    refresh(w);
   }
 
   void release_waiters(int group) {
@@ -339,6 +363,7 @@ private:
     }
     if (t.unit == Unit::End || ++w.pc >= w.events->size()) {
       w.done = true;
+      w.next_issue = kNever;
       end_wave(w, at + 1);
       return;
     }
@@ -351,6 +376,7 @@ private:
   int resident_;
   TimingCache& cache_;
   const LevelModel* levels_;
+  std::unordered_map<const std::vector<TraceEvent>*, std::vector<const InstrTiming*>> resolved_;
   size_t next_ = 0;
   int live_groups_ = 0, serial_ = 0, finished_ = 0;
   std::vector<std::unique_ptr<Wave>> waves_;
