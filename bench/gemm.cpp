@@ -159,14 +159,22 @@ int main() {
                   100.0 * double(full.wmma_instructions) / double(full.total_instructions()),
                   100.0 * loop_wmma / loop_total);
       const emu::timing::TimingReport t = modeled(dev, co, c, 4096, buf);
+      const double recording = dev.last_stats().seconds;
+      // The cost of the model: recording + modeling against the plain emulation of the same
+      // sampled workgroups (one workgroup at K = 4096 without the model, times the sample).
+      const double plain = double(t.sampled) * one_workgroup(dev, co, c, 4096, buf).seconds;
       std::printf("  %-4s modeled on the %s, M=N=K=4096: %.1f TFLOP/s (%.0f%% of the %.0f TFLOP/s "
                   "%s peak), %.3f ms, bound: %s, %d waves/SIMD\n"
                   "       host: %.2f s to emulate %llu sampled workgroups while recording, "
                   "%.2f s to model (plain emulation of one: %.2f s)\n",
                   std::string(emit::backend_name(b)).c_str(), t.product.c_str(), t.tflops,
                   100 * t.peak_fraction, t.peak / 1e12, t.peak_name.c_str(), t.seconds * 1e3,
-                  t.bound.c_str(), t.occupancy.waves_per_simd, dev.last_stats().seconds,
+                  t.bound.c_str(), t.occupancy.waves_per_simd, recording,
                   static_cast<unsigned long long>(t.sampled), t.host_seconds, full.seconds);
+      std::printf("       model cost: %.2f s recording + modeling vs %.2f s plain emulation of "
+                  "the %llu sampled workgroups: %.1fx\n",
+                  recording + t.host_seconds, plain, static_cast<unsigned long long>(t.sampled),
+                  (recording + t.host_seconds) / plain);
     }
   }
   dev.free(buf);

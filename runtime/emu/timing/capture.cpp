@@ -24,12 +24,11 @@ std::vector<WorkgroupId> sample_workgroups(std::array<uint32_t, 3> grid, int n) 
 
 class TimingCapture::Recorder final : public WaveObserver {
 public:
-  Recorder(std::vector<TraceEvent>& events, std::vector<uint64_t>& lines, uint32_t line_bytes,
-           int banks)
-      : events_(events), lines_(lines), line_bytes_(line_bytes), banks_(banks) {}
+  Recorder(std::vector<TraceEvent>& events, ReuseTracker& reuse, uint32_t line_bytes, int banks)
+      : events_(events), reuse_(reuse), line_bytes_(line_bytes), banks_(banks) {}
   void on_instruction(const DecodedInstr& in) override {
     flush();
-    events_.push_back({&in, 0, 0});
+    events_.push_back({&in, 0, 0, 0, {}});
   }
   void on_access(int lane, uint64_t addr, uint32_t bytes, bool lds) override {
     (lds ? lds_ : global_).push_back({lane, addr, bytes});
@@ -40,14 +39,14 @@ public:
       return;
     TraceEvent& e = events_.back();
     if (!global_.empty()) {
+      lines_.clear();
       e.lines = coalesced_lines(global_, line_bytes_, lines_);
+      e.addresses = static_cast<uint32_t>(global_.size());
       if (e.in->cls == InstrClass::Smem) // the scalar cache: not vector L0 traffic
         e.lines = 0;
+      else
+        e.reuse = reuse_.touch(lines_);
       global_.clear();
-      if (lines_.size() > (1u << 20)) { // keep the workgroup's footprint list compact
-        std::sort(lines_.begin(), lines_.end());
-        lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
-      }
     }
     if (!lds_.empty() || e.in->cls == InstrClass::Lds) {
       e.lds_cycles = lds_cycles(lds_, banks_);
@@ -57,14 +56,16 @@ public:
 
 private:
   std::vector<TraceEvent>& events_;
-  std::vector<uint64_t>& lines_;
+  ReuseTracker& reuse_;
   uint32_t line_bytes_;
   int banks_;
   std::vector<LaneAccess> global_, lds_;
+  std::vector<uint64_t> lines_;
 };
 
 struct TimingCapture::Entry {
   WorkgroupTrace trace;
+  ReuseTracker reuse;
   std::vector<std::unique_ptr<Recorder>> recorders;
   bool done = false;
 };
@@ -86,7 +87,7 @@ std::vector<WaveObserver*> TimingCapture::begin_workgroup(WorkgroupId id, int wa
   std::vector<WaveObserver*> out;
   for (int w = 0; w < waves; ++w) {
     e->recorders.push_back(std::make_unique<Recorder>(e->trace.waves[static_cast<size_t>(w)],
-                                                      e->trace.lines, line_bytes_, lds_banks_));
+                                                      e->reuse, line_bytes_, lds_banks_));
     out.push_back(e->recorders.back().get());
   }
   std::lock_guard lock(mu_);
@@ -103,8 +104,7 @@ void TimingCapture::end_workgroup(WorkgroupId id) {
   for (auto& r : e.recorders)
     r->flush();
   e.recorders.clear();
-  std::sort(e.trace.lines.begin(), e.trace.lines.end());
-  e.trace.lines.erase(std::unique(e.trace.lines.begin(), e.trace.lines.end()), e.trace.lines.end());
+  e.trace.lines = e.reuse.footprint();
   e.done = true;
 }
 

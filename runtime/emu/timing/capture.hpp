@@ -1,8 +1,10 @@
 #pragma once
 // Capture of the sampled workgroups of a launch: each wave's executed instruction stream
 // with the coalesced lines / LDS cycles of its memory instructions (a LaunchObserver the
-// executor calls; see runtime/emu/wave_observer.hpp).
+// executor calls; see runtime/emu/wave_observer.hpp), and the reuse of the lines within
+// each workgroup (cache_levels.hpp).
 #include <runtime/emu/decoded_instr.hpp>
+#include <runtime/emu/timing/cache_levels.hpp>
 #include <runtime/emu/timing/memory_cost.hpp>
 #include <runtime/emu/wave_observer.hpp>
 
@@ -18,6 +20,8 @@ struct TraceEvent {
   const DecodedInstr* in = nullptr;
   uint32_t lines = 0;      // global memory: distinct cache lines
   uint32_t lds_cycles = 0; // LDS: bank cycles
+  uint32_t addresses = 0;  // global memory: lane accesses (addresses to process)
+  LineReuse reuse;         // global memory: reuse of its lines within the workgroup
 };
 
 struct WorkgroupTrace {

@@ -71,28 +71,6 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
   const int resident =
       static_cast<int>(std::min<uint64_t>(r.occupancy.workgroups_per_wgp, r.groups_per_wgp));
 
-  // The busiest WGP's queue: the sampled workgroups in turn.
-  const uint64_t sim_groups =
-      std::min<uint64_t>(r.groups_per_wgp, std::max<uint64_t>(uint64_t(o.max_simulated_groups),
-                                                              2 * uint64_t(resident)));
-  std::vector<const WorkgroupTrace*> queue;
-  for (uint64_t i = 0; i < sim_groups; ++i)
-    queue.push_back(&traces[i % traces.size()]);
-  r.simulated = queue.size();
-  TimingCache cache(m);
-  const WgpSimResult sim = simulate_wgp(m, queue, resident, cache);
-  double cycles = double(sim.cycles);
-  if (r.groups_per_wgp > sim_groups) {
-    std::vector<uint64_t> f = sim.finish;
-    std::sort(f.begin(), f.end());
-    const size_t n = f.size(), kres = static_cast<size_t>(resident);
-    const double interval =
-        n > kres ? double(f[n - 1] - f[kres - 1]) / double(n - kres) : double(f[n - 1]) / double(n);
-    cycles += interval * double(r.groups_per_wgp - sim_groups);
-  }
-  r.wgp_cycles = static_cast<uint64_t>(cycles);
-  r.compute_seconds = cycles / m.clock_hz();
-
   // Memory bounds over the whole grid from the sampled footprints.
   const double scale = double(r.workgroups) / double(traces.size());
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> regions; // base -> (size, sampled lines)
@@ -111,6 +89,34 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
     }
   for (const auto& [base, e] : regions)
     r.dram_bytes += std::min(double(e.first), double(e.second) * m.cache_line * scale);
+  // Which level serves each load: compulsory misses are the grid's DRAM footprint over its
+  // L2 traffic; capacities are shared by the workgroups running at once.
+  r.cold_dram_fraction = r.l2_bytes > 0 ? std::min(1.0, r.dram_bytes / r.l2_bytes) : 0.0;
+  const uint64_t concurrent = std::min<uint64_t>(r.workgroups, uint64_t(resident) * m.wgps());
+  const LevelModel levels(m, resident, waves, concurrent, r.cold_dram_fraction);
+
+  // The busiest WGP's queue: the sampled workgroups in turn.
+  const uint64_t sim_groups =
+      std::min<uint64_t>(r.groups_per_wgp, std::max<uint64_t>(uint64_t(o.max_simulated_groups),
+                                                              2 * uint64_t(resident)));
+  std::vector<const WorkgroupTrace*> queue;
+  for (uint64_t i = 0; i < sim_groups; ++i)
+    queue.push_back(&traces[i % traces.size()]);
+  r.simulated = queue.size();
+  TimingCache cache(m);
+  const WgpSimResult sim = simulate_wgp(m, queue, resident, cache, &levels);
+  double cycles = double(sim.cycles);
+  if (r.groups_per_wgp > sim_groups) {
+    std::vector<uint64_t> f = sim.finish;
+    std::sort(f.begin(), f.end());
+    const size_t n = f.size(), kres = static_cast<size_t>(resident);
+    const double interval =
+        n > kres ? double(f[n - 1] - f[kres - 1]) / double(n - kres) : double(f[n - 1]) / double(n);
+    cycles += interval * double(r.groups_per_wgp - sim_groups);
+  }
+  r.wgp_cycles = static_cast<uint64_t>(cycles);
+  r.compute_seconds = cycles / m.clock_hz();
+
   r.dram_seconds = r.dram_bytes / (m.dram_gbs * 1e9);
   r.l2_seconds = r.l2_bytes / (m.l2_bytes_per_clk * m.clock_hz());
   r.seconds = std::max({r.compute_seconds, r.dram_seconds, r.l2_seconds});
@@ -122,6 +128,12 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
                    {"issue", double(sim.issued) / simd_cycles},
                    {"LDS", sim.lds_busy / cu_cycles},
                    {"VMEM bandwidth", sim.vmem_busy / cu_cycles}};
+  uint64_t loads = 0;
+  for (uint64_t n : sim.loads_by_level)
+    loads += n;
+  for (size_t l = 0; l < kLevels && loads > 0; ++l)
+    r.load_levels.emplace_back(level_name(static_cast<Level>(l)),
+                               double(sim.loads_by_level[l]) / double(loads));
   for (size_t s = 0; s < kStalls; ++s)
     if (sim.stall[s] > 0)
       r.stalls.emplace_back(stall_name(static_cast<Stall>(s)), sim.stall[s] / sim.wave_cycles);
@@ -195,6 +207,13 @@ std::string TimingReport::to_string() const {
   for (const auto& [n, f] : utilization)
     s += fmt::format(" {} {:.0f}%,", n, 100 * f);
   s.back() = '\n';
+  if (!load_levels.empty()) {
+    s += "  vector loads served by:";
+    for (const auto& [n, f] : load_levels)
+      s += fmt::format(" {} {:.0f}%,", n, 100 * f);
+    s += fmt::format(" (compulsory DRAM misses: {:.0f}% of first touches)\n",
+                     100 * cold_dram_fraction);
+  }
   s += "  stalls (share of wave-cycles):";
   for (const auto& [n, f] : stalls)
     s += fmt::format(" {} {:.1f}%,", n, 100 * f);
@@ -217,11 +236,13 @@ std::string TimingReport::to_json() const {
       "\"occupancy\": {{\"waves_per_simd\": {}, \"workgroups_per_wgp\": {}, "
       "\"vgprs_allocated\": {}, \"limiter\": \"{}\"}}, \"workgroups\": {}, "
       "\"groups_per_wgp\": {}, \"wgp_cycles\": {}, \"sampled\": {}, \"simulated\": {}, "
-      "\"utilization\": {}, \"stalls\": {}}}",
+      "\"utilization\": {}, \"stalls\": {}, \"load_levels\": {}, "
+      "\"cold_dram_fraction\": {:.6g}}}",
       machine, kernel, seconds, bound, compute_seconds, dram_seconds, l2_seconds, dram_bytes,
       l2_bytes, tflops, gbs, peak, peak_name, peak_fraction, occupancy.waves_per_simd,
       occupancy.workgroups_per_wgp, occupancy.vgprs_allocated, occupancy.limiter, workgroups,
-      groups_per_wgp, wgp_cycles, sampled, simulated, list(utilization), list(stalls));
+      groups_per_wgp, wgp_cycles, sampled, simulated, list(utilization), list(stalls),
+      list(load_levels), cold_dram_fraction);
 }
 
 } // namespace tw::emu::timing

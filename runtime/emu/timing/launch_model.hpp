@@ -20,7 +20,7 @@ struct TimingOptions {
   std::string machine = "gfx1201"; // gfx1201 (RX 9070 XT) or gfx1200 (RX 9060 XT)
   int sample = 3;                  // workgroups recorded and simulated in detail (>= 1)
   bool model_only = false;         // run only the sampled workgroups (outputs incomplete)
-  int max_simulated_groups = 24;   // queue length simulated before extrapolating (>= 1; at
+  int max_simulated_groups = 12;   // queue length simulated before extrapolating (>= 1; at
                                    // least two rounds of resident workgroups are simulated)
   double work_flops = 0;           // the caller's useful work, for TFLOP/s ...
   double work_bytes = 0;           // ... or bytes, for GB/s (0: not reported)
@@ -45,6 +45,8 @@ struct TimingReport {
   double host_seconds = 0; // wall time of the modeling (after the recorded launch)
   std::vector<std::pair<std::string, double>> utilization; // fraction of the simulated WGP
   std::vector<std::pair<std::string, double>> stalls;      // fraction of wave-cycles
+  std::vector<std::pair<std::string, double>> load_levels; // vector loads by serving level
+  double cold_dram_fraction = 0; // first touches of a workgroup that miss to DRAM
 
   std::string to_string() const; // human readable, several lines (no host timing)
   std::string to_json() const;   // one JSON object

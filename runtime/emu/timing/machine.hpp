@@ -35,14 +35,22 @@ struct MachineModel {
   int barrier_latency = 8;     // last signal to the waves' release: estimate
 
   // Memory.
-  int smem_latency = 20;           // scalar load (LLVM)
-  int lds_latency = 20;            // LDS (LLVM)
-  int lds_banks_per_cu = 32;       // 4-byte banks serving one CU per cycle (128 B/clk)
-  int vmem_latency = 320;          // global load / store (LLVM)
+  int smem_latency = 20;     // scalar load (LLVM)
+  int lds_latency = 20;      // LDS (LLVM)
+  int lds_banks_per_cu = 32; // 4-byte banks serving one CU per cycle (128 B/clk)
+  // Vector memory latency (issue to data) by the level that serves the load's slowest
+  // line; a store completes when L2 has it.
+  int l0_latency = 120;            // L0 vector cache hit: estimate
+  int l2_latency = 320;            // L2 hit (LLVM's one VMEM figure)
+  int mall_latency = 450;          // Infinity Cache (MALL) hit: ~150 ns (RDNA 3, see docs)
+  int dram_latency = 900;          // GDDR6: estimate (~300 ns)
   int cache_line = 128;            // bytes
   double vmem_lines_per_clk = 1.0; // per CU: L0 lines per cycle (128 B/clk): estimate
+  double vmem_addresses_per_clk = 4; // per CU: lane addresses the texture addresser takes
+                                     // per cycle: fitted (bench_timing_calibration)
   double dram_gbs = 640;           // GDDR6
   double l2_bytes_per_clk = 2048;  // whole chip: estimate
+  uint64_t l0_bytes = 32u << 10;   // per CU (RDNA 3 size, assumed for RDNA 4)
   uint64_t l2_bytes = 8u << 20, mall_bytes = 64u << 20;
 
   int wgps() const { return cus / 2; }

@@ -13,9 +13,10 @@ uint32_t coalesced_lines(std::span<const LaneAccess> accesses, uint32_t line_byt
     for (uint64_t l = lo; l <= hi; ++l)
       lines.push_back(l);
   }
-  std::sort(lines.begin() + static_cast<std::ptrdiff_t>(first), lines.end());
-  lines.erase(std::unique(lines.begin() + static_cast<std::ptrdiff_t>(first), lines.end()),
-              lines.end());
+  const auto begin = lines.begin() + static_cast<std::ptrdiff_t>(first);
+  if (!std::is_sorted(begin, lines.end())) // lanes usually walk memory upwards: skip the sort
+    std::sort(begin, lines.end());
+  lines.erase(std::unique(begin, lines.end()), lines.end());
   return static_cast<uint32_t>(lines.size() - first);
 }
 
@@ -29,7 +30,8 @@ uint32_t lds_cycles(std::span<const LaneAccess> accesses, int banks) {
   const uint32_t per_lane = std::max(4u, *std::max_element(lane_bytes.begin(), lane_bytes.end()));
   const int lanes_per_phase = std::clamp(static_cast<int>(uint32_t(banks) * 4 / per_lane), 1, 32);
   uint32_t cycles = 0;
-  std::vector<uint64_t> dwords; // (bank << 40) | dword address, per phase
+  thread_local std::vector<uint64_t> dwords; // (bank << 40) | dword, per phase (no malloc
+                                             // per LDS instruction)
   for (int phase = 0; phase < 32 / lanes_per_phase; ++phase) {
     dwords.clear();
     for (const auto& a : accesses) {

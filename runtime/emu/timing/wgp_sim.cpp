@@ -1,9 +1,11 @@
 #include <runtime/emu/timing/wgp_sim.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace tw::emu::timing {
 
@@ -35,10 +37,14 @@ struct Group {
 };
 
 struct Wave {
+  // First: the scheduler's scan reads only this line (kNever: done or at a barrier).
+  uint64_t next_issue = kNever; // earliest issue cycle of the current instruction
+  int simd = 0, serial = 0;
   const std::vector<TraceEvent>* events = nullptr;
+  const std::vector<const InstrTiming*>* timings = nullptr; // of each event
   const InstrTiming* timing = nullptr; // of the current instruction
   size_t pc = 0;
-  int simd = 0, group = 0, serial = 0;
+  int group = 0;
   uint64_t start = 0;
   uint64_t base = 0;  // earliest issue from its own previous instruction
   uint64_t ready = 0; // ... and its operands / counters / barrier
@@ -58,8 +64,8 @@ Stall wait_reason(Counter c) {
 class Sim {
 public:
   Sim(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue, int resident,
-      TimingCache& cache)
-      : m_(m), queue_(queue), resident_(resident), cache_(cache) {
+      TimingCache& cache, const LevelModel* levels)
+      : m_(m), queue_(queue), resident_(resident), cache_(cache), levels_(levels) {
     const int simds = m.simds_per_wgp();
     issue_free_.assign(simds, 0);
     valu_free_.assign(simds, 0);
@@ -78,21 +84,24 @@ public:
       Wave* best = nullptr;
       uint64_t best_t = kNever;
       for (auto& wp : waves_) {
-        Wave& w = *wp;
-        if (w.done || w.blocked)
-          continue;
-        const uint64_t t = issue_time(w);
-        if (t < best_t || (t == best_t && w.serial < best->serial)) {
-          best = &w;
-          best_t = t;
+        const Wave& w = *wp;
+        if (w.next_issue < best_t || (w.next_issue == best_t && best && w.serial < best->serial)) {
+          best = wp.get();
+          best_t = w.next_issue;
         }
       }
+      if (best_t == kNever)
+        best = nullptr;
       if (!best) {
         if (live_groups_ == 0)
           break;
         throw std::runtime_error("timing model: the waves of a workgroup deadlock at a barrier");
       }
+      const int simd = best->simd;
       issue(*best, best_t);
+      for (auto& wp : waves_) // its SIMD's pipes moved on
+        if (wp->simd == simd)
+          refresh(*wp);
       if (finished_ > 0) { // drop the waves of finished workgroups from the scan
         std::erase_if(waves_, [](const std::unique_ptr<Wave>& w) { return w->done; });
         finished_ = 0;
@@ -103,6 +112,8 @@ public:
 
 private:
   const InstrTiming& cur(const Wave& w) const { return *w.timing; }
+
+  void refresh(Wave& w) const { w.next_issue = w.done || w.blocked ? kNever : issue_time(w); }
 
   uint64_t issue_time(const Wave& w) const {
     const InstrTiming& t = cur(w);
@@ -128,6 +139,7 @@ private:
     for (const auto& ev : tr.waves) {
       auto w = std::make_unique<Wave>();
       w->events = &ev;
+      w->timings = &resolve(ev);
       w->group = gi;
       w->serial = serial_++;
       w->simd = static_cast<int>(std::min_element(simd_waves_.begin(), simd_waves_.end()) -
@@ -144,9 +156,20 @@ private:
     }
   }
 
+  // The timing of each instruction of a recorded wave, looked up once per distinct wave.
+  const std::vector<const InstrTiming*>& resolve(const std::vector<TraceEvent>& events) {
+    auto [it, fresh] = resolved_.try_emplace(&events);
+    if (fresh) {
+      it->second.reserve(events.size());
+      for (const TraceEvent& e : events)
+        it->second.push_back(&cache_.get(*e.in));
+    }
+    return it->second;
+  }
+
   // Computes the wave's readiness for its current instruction.
   void prepare(Wave& w) {
-    w.timing = &cache_.get(*(*w.events)[w.pc].in);
+    w.timing = (*w.timings)[w.pc];
     const InstrTiming& t = *w.timing;
     w.ready = w.base;
     w.reason = Stall::Issue;
@@ -178,6 +201,7 @@ private:
         signal(w, w.base);
       check_barrier(w);
     }
+    refresh(w);
   }
 
   int barrier_index(const Wave& w) const { return w.signals; }
@@ -212,6 +236,7 @@ private:
     } else {
       w.blocked = true;
     }
+    refresh(w);
   }
 
   void release_waiters(int group) {
@@ -295,11 +320,19 @@ private:
       break;
     case Unit::Vmem: {
       const uint64_t start = std::max(at, vmem_free_[cu]);
-      const uint64_t busy = std::max<uint64_t>(
-          1, static_cast<uint64_t>(double(ev.lines) / m_.vmem_lines_per_clk + 0.999));
+      // The address processing or the lines, whichever takes longer.
+      const double cycles = std::max(double(ev.lines) / m_.vmem_lines_per_clk,
+                                     double(ev.addresses) / m_.vmem_addresses_per_clk);
+      const uint64_t busy = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(cycles)));
       vmem_free_[cu] = start + busy;
       r_.vmem_busy += busy;
-      const uint64_t done = complete(t.counter, start + busy + uint64_t(m_.vmem_latency));
+      uint64_t latency = uint64_t(m_.l2_latency);
+      if (t.counter == Counter::Load && levels_ && ev.lines > 0) {
+        const Level l = levels_->level(ev.reuse);
+        ++r_.loads_by_level[static_cast<size_t>(l)];
+        latency = uint64_t(levels_->latency(l));
+      }
+      const uint64_t done = complete(t.counter, start + busy + latency);
       write_regs(done, Stall::WaitVmem);
       break;
     }
@@ -330,6 +363,7 @@ private:
     }
     if (t.unit == Unit::End || ++w.pc >= w.events->size()) {
       w.done = true;
+      w.next_issue = kNever;
       end_wave(w, at + 1);
       return;
     }
@@ -341,6 +375,8 @@ private:
   const std::vector<const WorkgroupTrace*>& queue_;
   int resident_;
   TimingCache& cache_;
+  const LevelModel* levels_;
+  std::unordered_map<const std::vector<TraceEvent>*, std::vector<const InstrTiming*>> resolved_;
   size_t next_ = 0;
   int live_groups_ = 0, serial_ = 0, finished_ = 0;
   std::vector<std::unique_ptr<Wave>> waves_;
@@ -353,10 +389,10 @@ private:
 } // namespace
 
 WgpSimResult simulate_wgp(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue,
-                          int resident, TimingCache& cache) {
+                          int resident, TimingCache& cache, const LevelModel* levels) {
   if (resident < 1)
     throw std::invalid_argument("simulate_wgp: resident workgroups must be >= 1");
-  return Sim(m, queue, resident, cache).run();
+  return Sim(m, queue, resident, cache, levels).run();
 }
 
 } // namespace tw::emu::timing

@@ -6,6 +6,7 @@
 // register dependencies with per-class latencies, the VALU / matrix / transcendental pipes
 // of each SIMD, s_wait_* against the completion times of memory operations, LDS and vector
 // memory pipes per CU (bank-conflict cycles, coalesced lines), and workgroup barriers.
+#include <runtime/emu/timing/cache_levels.hpp>
 #include <runtime/emu/timing/capture.hpp>
 #include <runtime/emu/timing/instr_timing.hpp>
 #include <runtime/emu/timing/machine.hpp>
@@ -55,10 +56,13 @@ struct WgpSimResult {
   uint64_t issued = 0;                 // instructions
   uint64_t valu_busy = 0, wmma_busy = 0, trans_busy = 0; // SIMD-cycles
   uint64_t lds_busy = 0, vmem_busy = 0;                  // CU-cycles
+  std::array<uint64_t, kLevels> loads_by_level{};        // vector loads by serving level
 };
 
-// Throws std::runtime_error if the waves deadlock at a barrier.
+// `levels` gives each vector load the latency of the level serving it; without it every
+// load takes the L2 latency. Stores complete at the L2 latency. Throws std::runtime_error if
+// the waves deadlock at a barrier.
 WgpSimResult simulate_wgp(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue,
-                          int resident, TimingCache& cache);
+                          int resident, TimingCache& cache, const LevelModel* levels = nullptr);
 
 } // namespace tw::emu::timing

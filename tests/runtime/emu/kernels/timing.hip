@@ -116,3 +116,15 @@ OCCUPANCY_KERNEL(occupancy_v255, 256, 256, "v255")
 OCCUPANCY_KERNEL(occupancy_lds40k, 128, 10240, "v10")
 OCCUPANCY_KERNEL(occupancy_lds20k, 256, 5120, "v10")
 OCCUPANCY_KERNEL(occupancy_lds64k, 512, 16384, "v10")
+
+// Each lane follows its own chain of word indices through `next` for `steps` dependent
+// loads, starting at word lane * 32 (its own 128-byte line). The host lays the chains out
+// so that a lap touches a chosen number of lines, to place the re-read laps in L0, L2, the
+// Infinity Cache or DRAM.
+extern "C" __global__ void pointer_chase(const unsigned* next, unsigned* out, int steps) {
+  unsigned i = tid_x() * 32u;
+#pragma clang loop unroll(disable)
+  for (int s = 0; s < steps; ++s)
+    i = next[i];
+  out[tid_x()] = i;
+}

@@ -79,7 +79,13 @@ TEST_CASE("timing: each dependent VALU op adds its latency, independent ones iss
   const auto i64 = model("valu_independent_64", {1, 1, 1}, {32, 1, 1}, args);
   const auto i128 = model("valu_independent_128", {1, 1, 1}, {32, 1, 1}, args);
   CHECK(i128.cycles() - i64.cycles() == 64 * 5);
-  CHECK(c128.report.stalls.front().first == "VALU dependency");
+  // Each of the 128 dependent adds waits latency - 1 cycles for the previous one (the
+  // single wave lives as long as the launch).
+  double dep = 0;
+  for (const auto& [name, share] : c128.report.stalls)
+    if (name == "VALU dependency")
+      dep = share * double(c128.cycles());
+  CHECK(dep == doctest::Approx(128 * (m.valu_latency - 1)).epsilon(0.02));
 }
 
 TEST_CASE("timing: WMMA occupies the matrix pipe 16 cycles (f16) / 8 cycles (iu8)") {
@@ -171,7 +177,10 @@ TEST_CASE("timing: a strided global load touches 32 lines, a coalesced one 1") {
   };
   const auto t1 = model("global_stride", {1, 1, 1}, {32, 1, 1}, args(1));
   const auto t32 = model("global_stride", {1, 1, 1}, {32, 1, 1}, args(32));
-  CHECK(t32.cycles() - t1.cycles() == 31); // the CU's L0 path: one line per cycle
+  // The CU's vector memory path: one line per cycle, and 32 lane addresses at
+  // vmem_addresses_per_clk (the coalesced load's 8 cycles at 4 per cycle).
+  const MachineModel m = machine_by_name("gfx1201");
+  CHECK(double(t32.cycles() - t1.cycles()) == 32 - 32 / m.vmem_addresses_per_clk);
 }
 
 TEST_CASE("timing: a barrier ping-pong serialises two waves that otherwise overlap") {
@@ -235,4 +244,59 @@ TEST_CASE("timing: bad options are refused with the rule") {
   run.dev.set_timing_model(std::nullopt);
   run.launch("valu_chain_64", {1, 1, 1}, {32, 1, 1}, in_out(run, 32));
   CHECK_FALSE(run.dev.last_timing().has_value());
+}
+
+namespace {
+
+// Modeled cycles of `laps` laps of a pointer chase whose lap touches `lines_per_lap` lines
+// (32 lanes x steps, each lane on its own line per step).
+uint64_t chase_cycles(uint32_t steps_per_lap, int laps, TimingReport* report = nullptr) {
+  const size_t words = size_t(steps_per_lap) * 32 * 32;
+  std::vector<uint32_t> next(words, 0);
+  for (uint32_t k = 0; k < steps_per_lap; ++k)
+    for (uint32_t lane = 0; lane < 32; ++lane)
+      next[(size_t(k) * 32 + lane) * 32] = ((k + 1) % steps_per_lap * 32 + lane) * 32;
+  const int steps = static_cast<int>(steps_per_lap) * laps;
+  const auto m = model("pointer_chase", {1, 1, 1}, {32, 1, 1}, [&](test::EmuRun& r) {
+    runtime::KernelArgs a;
+    a.ptr(r.upload(next));
+    a.ptr(r.alloc<uint32_t>(32));
+    a.add<int32_t>(steps);
+    return a;
+  });
+  if (report)
+    *report = m.report;
+  return m.cycles();
+}
+
+// Cycles per step of the re-read laps: (3 laps - 1 lap) / 2 laps.
+double reread_step_cycles(uint32_t steps_per_lap) {
+  return double(chase_cycles(steps_per_lap, 3) - chase_cycles(steps_per_lap, 1)) /
+         double(2 * steps_per_lap);
+}
+
+} // namespace
+
+TEST_CASE("timing: a pointer chase re-read from L0, L2, the Infinity Cache or DRAM takes that "
+          "level's latency") {
+  const MachineModel m = machine_by_name("gfx1201");
+  // A lap of 4 steps touches 128 lines (16 KiB: fits one CU's 32 KiB L0), 64 steps 256 KiB
+  // (L2), 4096 steps 16 MiB (Infinity Cache), 20480 steps 80 MiB (DRAM). Only the
+  // latency of the serving level differs between them.
+  const double l0 = reread_step_cycles(4), l2 = reread_step_cycles(64);
+  CHECK(l2 - l0 == doctest::Approx(m.l2_latency - m.l0_latency));
+  const double mall = reread_step_cycles(4096);
+  CHECK(mall - l2 == doctest::Approx(m.mall_latency - m.l2_latency));
+  const double dram = reread_step_cycles(20480);
+  CHECK(dram - mall == doctest::Approx(m.dram_latency - m.mall_latency));
+  // The first lap misses to DRAM (a single workgroup: every first touch is compulsory).
+  TimingReport r;
+  chase_cycles(64, 1, &r);
+  CHECK(r.cold_dram_fraction == 1.0);
+  REQUIRE(r.load_levels.size() == 4);
+  CHECK(r.load_levels[3].first == "DRAM");
+  CHECK(r.load_levels[3].second == doctest::Approx(1.0)); // the lap, all first touches
+  chase_cycles(64, 3, &r);
+  CHECK(r.load_levels[1].first == "L2");
+  CHECK(r.load_levels[1].second == doctest::Approx(2.0 / 3.0)); // two re-read laps of three
 }

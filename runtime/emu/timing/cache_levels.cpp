@@ -1,0 +1,91 @@
+#include <runtime/emu/timing/cache_levels.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tw::emu::timing {
+
+const char* level_name(Level l) {
+  static constexpr const char* names[] = {"L0", "L2", "MALL", "DRAM"};
+  return l < Level::Count ? names[static_cast<size_t>(l)] : "?";
+}
+
+uint32_t line_hash16(uint64_t line) {
+  uint64_t z = line + 0x9e3779b97f4a7c15ull; // splitmix64 finaliser
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return static_cast<uint32_t>((z ^ (z >> 31)) >> 48);
+}
+
+ReuseTracker::Slot& ReuseTracker::find(uint64_t line) {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = static_cast<size_t>((line * 0x9e3779b97f4a7c15ull) >> 20) & mask;;
+       i = (i + 1) & mask)
+    if (slots_[i].key == line + 1 || slots_[i].key == 0)
+      return slots_[i];
+}
+
+void ReuseTracker::grow() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  for (const Slot& s : old)
+    if (s.key)
+      find(s.key - 1) = s;
+}
+
+LineReuse ReuseTracker::touch(std::span<const uint64_t> lines) {
+  LineReuse r;
+  for (uint64_t line : lines) {
+    Slot& s = find(line);
+    if (s.key == 0) {
+      s = {line + 1, clock_};
+      r.min_cold_hash = std::min(r.min_cold_hash, line_hash16(line));
+      if (++used_ * 2 > slots_.size())
+        grow();
+    } else {
+      r.max_distance = std::max(r.max_distance, std::max(clock_ - s.at, 1u));
+      s.at = clock_;
+    }
+    ++clock_;
+  }
+  return r;
+}
+
+std::vector<uint64_t> ReuseTracker::footprint() const {
+  std::vector<uint64_t> out;
+  out.reserve(used_);
+  for (const Slot& s : slots_)
+    if (s.key)
+      out.push_back(s.key - 1);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+LevelModel::LevelModel(const MachineModel& m, int resident_per_wgp, int waves, uint64_t concurrent,
+                       double cold_dram)
+    : line_(static_cast<uint32_t>(m.cache_line)) {
+  const int resident = std::max(resident_per_wgp, 1);
+  const double l0s = std::min(m.cus / m.wgps(), resident * std::max(waves, 1)); // L0s in use
+  const double running = double(std::max<uint64_t>(concurrent, 1));
+  share_ = {l0s * double(m.l0_bytes) / resident, double(m.l2_bytes) / running,
+            double(m.mall_bytes) / running};
+  latency_ = {m.l0_latency, m.l2_latency, m.mall_latency, m.dram_latency};
+  cold_threshold_ =
+      static_cast<uint32_t>(std::lround(std::clamp(cold_dram, 0.0, 1.0) * LineReuse::kNoColdLine));
+}
+
+Level LevelModel::level(const LineReuse& r) const {
+  Level l = Level::L0;
+  if (r.max_distance > 0) {
+    const double bytes = double(r.max_distance) * line_;
+    l = bytes <= share_[0]   ? Level::L0
+        : bytes <= share_[1] ? Level::L2
+        : bytes <= share_[2] ? Level::Mall
+                             : Level::Dram;
+  }
+  if (r.min_cold_hash != LineReuse::kNoColdLine)
+    l = std::max(l, r.min_cold_hash < cold_threshold_ ? Level::Dram : Level::L2);
+  return l;
+}
+
+} // namespace tw::emu::timing

@@ -1,0 +1,74 @@
+#pragma once
+// Which level of the memory hierarchy (L0 vector cache, L2, Infinity Cache, DRAM) serves a
+// vector load, estimated from the real addresses of the sampled workgroups:
+//  - while recording, each line a workgroup touches again gets its reuse distance (the
+//    line accesses of that workgroup since it last touched the line, in lines: a cache holds
+//    touched lines, not the bytes between them), and a line it touches for the first time a
+//    hash;
+//  - when modeling, a reused line hits the first level whose share of capacity holds the
+//    reuse distance (L0: per resident workgroup of the WGP's L0s in use; L2 and MALL: per
+//    workgroup running at once on the chip), and a first touch misses to DRAM with the
+//    grid's compulsory-miss fraction (DRAM footprint / L2 traffic), else hits L2 (another
+//    workgroup running at the same time brought the line in). A load waits for its slowest
+//    line.
+#include <runtime/emu/timing/machine.hpp>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace tw::emu::timing {
+
+enum class Level : uint8_t { L0, L2, Mall, Dram, Count };
+inline constexpr size_t kLevels = static_cast<size_t>(Level::Count);
+const char* level_name(Level l);
+
+// What one memory instruction's lines say about reuse (recorded per instruction).
+struct LineReuse {
+  static constexpr uint32_t kNoColdLine = 0x10000;
+  uint32_t max_distance = 0;            // largest reuse distance among re-touched lines (0: none)
+  uint32_t min_cold_hash = kNoColdLine; // smallest 16-bit hash of first-touched lines
+};
+
+// Per workgroup, while recording: the line access index at which each line was last touched.
+class ReuseTracker {
+public:
+  LineReuse touch(std::span<const uint64_t> lines);
+  // The distinct lines touched so far, sorted.
+  std::vector<uint64_t> footprint() const;
+
+private:
+  // Open addressing (line + 1 as the key, 0 empty): a lookup per recorded line.
+  struct Slot {
+    uint64_t key = 0;
+    uint32_t at = 0;
+  };
+  Slot& find(uint64_t line);
+  void grow();
+  std::vector<Slot> slots_ = std::vector<Slot>(1024);
+  size_t used_ = 0;
+  uint32_t clock_ = 0;
+};
+
+// 16 bits of a line number's hash: spreads the compulsory misses over the lines.
+uint32_t line_hash16(uint64_t line);
+
+class LevelModel {
+public:
+  // resident_per_wgp: workgroups resident on one WGP (of `waves` waves each; one wave uses
+  // one CU's L0, more use both); concurrent: workgroups running at once on the chip;
+  // cold_dram: fraction of first touches that miss to DRAM (0..1).
+  LevelModel(const MachineModel& m, int resident_per_wgp, int waves, uint64_t concurrent,
+             double cold_dram);
+  Level level(const LineReuse& r) const;
+  int latency(Level l) const { return latency_[static_cast<size_t>(l)]; }
+
+private:
+  std::array<double, 3> share_{}; // bytes of L0 / L2 / MALL per workgroup
+  std::array<int, kLevels> latency_{};
+  uint32_t cold_threshold_ = 0; // first touches with a hash below it go to DRAM
+  uint32_t line_ = 128;
+};
+
+} // namespace tw::emu::timing
