@@ -30,6 +30,16 @@ consteval bool c_is_operand_layout(const LaneMap& c, const LaneMap& op, bool as_
     }
   return true;
 }
+// One accumulator value as an operand element: float targets round (cast); an f32 value
+// becoming an int8 operand (iu8 atoms) rounds to nearest, ties to even, and saturates to
+// [-128, 127] (the IR's float -> int conversion alone would truncate).
+template <class E, class CE>
+Scalar<E> to_operand_elem(const Scalar<CE>& x) {
+  if constexpr (std::same_as<E, i8> && std::same_as<CE, f32>)
+    return cast<i8>(cast<i32>(min(max(round_half_even(x), Float32(-128.0f)), Float32(127.0f))));
+  else
+    return cast<E>(x);
+}
 } // namespace detail
 
 // Operand Op (A or B) of k step `k_step` of `dst` built from the accumulator `acc` of `src`.
@@ -77,7 +87,7 @@ auto accumulator_as_operand(const Src&, const FC& acc, const Dst&, int k_step) {
     const auto& c = acc.at(k_step, j);
     std::array<Scalar<E>, Frag::values_per_tile> e;
     for (int v = 0; v < Frag::values_per_tile; ++v)
-      e[v] = cast<E>(Scalar<CE>(c[v]));
+      e[v] = detail::to_operand_elem<E>(Scalar<CE>(c[v]));
     (as_b ? out.at(0, j) : out.at(j, 0)) = Frag::vec_type::from(e);
   }
   return out;

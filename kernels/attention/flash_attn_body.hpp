@@ -4,6 +4,7 @@
 // Included by one flash_attn_body_<dtype>.cpp per WMMA atom (the instantiations compile in
 // parallel); flash_attn_kernel.cpp dispatches on the spec's dtype.
 #include <kernels/attention/blocks/alibi.hpp>
+#include <kernels/attention/blocks/attn_products.hpp>
 #include <kernels/attention/blocks/attn_sequence.hpp>
 #include <kernels/attention/blocks/bias_mask.hpp>
 #include <kernels/attention/blocks/dropout.hpp>
@@ -60,16 +61,19 @@ constexpr int row_threads(int n) {
 template <class Atom, int Dp, int Dvp>
 ir::Kernel build_body(const FlashAttnKernelSpec& s) {
   using Lanes = MmaAtomLanes<Atom>;
-  using E = typename Lanes::a_elem; // what the WMMA reads (bf16, f16, e4m3, e5m2)
+  using E = typename Lanes::a_elem; // what the WMMA reads (bf16, f16, e4m3, e5m2, i8)
   // fp8 codes move through global memory and LDS as i8 (like the GEMM); Q is read as E.
   using LE = std::conditional_t<E::bits == 8, i8, E>;
   constexpr int kb = E::bits == 8 ? 64 : 32; // keys per KV block
   constexpr int n_stages = 2 * stage_bytes<LE>(kb, Dp, Dvp) <= 65536 ? 2 : 1;
   constexpr int row_pad = 16 / elem_bytes<LE>();
-  // S^T = K Q^T: keys x queries, one 16-query column of atoms per wave.
-  constexpr auto s_mma = make_tiled_mma(Atom{}, wave_layout<1, waves>, repeat<kb / 16, 1>);
-  // O^T = V^T P^T: value dims x queries.
-  constexpr auto o_mma = make_tiled_mma(Atom{}, wave_layout<1, waves>, repeat<Dvp / 16, 1>);
+  // S^T = K Q^T (keys x queries, one 16-query column of atoms per wave) and O^T = V^T P^T;
+  // scores, P and O live in f32 in the C layouts of s_f32 / o_f32 (int8: see attn_products).
+  using Products = AttnProducts<Atom, waves, kb, Dvp>;
+  constexpr auto s_mma = Products::s_mma;
+  constexpr auto o_mma = Products::o_mma;
+  constexpr auto s_f32 = Products::s_f32;
+  constexpr auto o_f32 = Products::o_f32;
   static_assert(s_mma.tile_n == block_q && o_mma.tile_n == block_q);
   constexpr auto plan = lds_plan(lds_buffer<LE>("sK", kb, Dp, stages(n_stages), pad(row_pad)),
                                  lds_buffer<LE>("sVt", Dvp, kb, stages(n_stages), pad(row_pad)));
@@ -199,7 +203,7 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     const Float32 neg_inf(-std::numeric_limits<float>::infinity());
     // Scores of one block in the log2 domain; `masked`: hide the keys a row does not see.
     const auto scores = [&](const auto& acc, const Int32& key0, bool masked) {
-      return map(s_mma, acc, [&](const Float32& x, const Int32& r, const Int32& c) {
+      return map(s_f32, acc, [&](const Float32& x, const Int32& r, const Int32& c) {
         const Int32 i = row0_32 + c, j = key0 + r;
         Float32 sc = x * s_to_log2;
         if (!plain) {
@@ -225,18 +229,24 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
                           cast<u32>(drop_threshold),
                           drop_inv_keep};
 
+    // int8: P's quantization scale (attn_products.hpp), undone in the epilogue
+    const Float32 p_scale = [&]() -> Float32 {
+      if constexpr (Products::integer)
+        return Products::p_quant_scale(s.dropout, drop_inv_keep);
+      else
+        return Float32(1.0f);
+    }();
+
     // ---- the KV loop: the algorithm ----
-    using OFrag = typename decltype(o_mma)::CFrag;
+    using OFrag = typename decltype(o_f32)::CFrag;
     using Row = RegTensor<f32, 1, 1>;
     const auto [o_acc, m_fin, l_fin, blocks_done] = pipeline<n_stages>(
         num_blocks,
-        carry(o_mma.make_accumulator(0.0f), Row::filled(neg_inf), Row::filled(0.0f), Int32(0)),
+        carry(o_f32.make_accumulator(0.0f), Row::filled(neg_inf), Row::filled(0.0f), Int32(0)),
         fetch, commit, [&](const Int32& stage, OFrag o, Row m, Row l, Int32 t) {
           const auto sK = lds_view<E, kb, Dp>(lds.template tile<"sK">(stage));
           const auto sVt = lds_view<E, Dvp, kb>(lds.template tile<"sVt">(stage));
-          auto st = s_mma.make_accumulator(0.0f); // S^T = K Q^T
-          for (int ks = 0; ks < Dp / 16; ++ks)
-            gemm(s_mma, s_mma.load_a(sK, ks), qf[static_cast<std::size_t>(ks)], st);
+          const auto st = Products::scores([&](int ks) { return s_mma.load_a(sK, ks); }, qf);
           const Int32 key0 = (first_block + t) * kb;
           // Interior blocks take the unmasked path; only the edges pay for the mask.
           const auto sc = if_(
@@ -244,19 +254,24 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
               [&] { return scores(st, key0, true); });
           auto sm = online_softmax_step(sc, m, l);
           if (s.dropout) // P of P V only (m and l keep every probability)
-            sm.p = map(s_mma, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
+            sm.p = map(s_f32, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
               return dropout.apply(p, row0_32 + c, key0 + r);
             });
           o = broadcast_cols(o, sm.alpha, [](const Float32& x, const Float32& a) { return x * a; });
-          for (int ks = 0; ks < kb / 16; ++ks) // O^T += V^T P^T, P^T straight from registers
-            gemm(o_mma, o_mma.load_a(sVt, ks),
-                 accumulator_as_operand<MmaOperand::B>(s_mma, sm.p, o_mma, ks), o);
+          // O^T += V^T P^T, P^T straight from registers
+          Products::accumulate_pv(
+              o, [&](int ks) { return o_mma.load_a(sVt, ks); }, sm.p, p_scale);
           return carry(o, sm.m, sm.l, t + 1);
         });
     (void)blocks_done;
 
     // ---- epilogue block: normalized O and lse, or the split's partials ----
-    const Float32 pv_scale = v_descale;
+    const Float32 pv_scale = [&]() -> Float32 {
+      if constexpr (Products::integer)
+        return v_descale * rcp(p_scale);
+      else
+        return v_descale;
+    }();
     const Float32 zero(0.0f);
     if (!s.split) {
       RegTensor<f32, 1, 1> inv_l;
@@ -267,11 +282,11 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         const GlobalTensor<O> out =
             head_tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
                         bq * o_sb + seq.q_first * o_ss + cast<i64>(h) * o_sh, seq.sq, Dv, o_ss);
-        o_mma.store(o_n, local_tile<Dvp, block_q>(out.transposed(), 0, qt));
+        o_f32.store(o_n, local_tile<Dvp, block_q>(out.transposed(), 0, qt));
       });
     }
     // Per query (lanes of the first half-wave): lse, or m and l of the split.
-    const auto [wm, wn] = o_mma.wave_coord();
+    const auto [wm, wn] = o_f32.wave_coord();
     (void)wm;
     const Int32 lane = lane_id();
     const Int64 i = row0 + cast<i64>(wn * 16 + (lane & 15));
@@ -293,7 +308,7 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
       const GlobalTensor<f32> part = head_tensor(OPart, base, seq.sq, Dv, Dv);
       const OFrag o_s = broadcast_cols(o_acc, RegTensor<f32, 1, 1>::filled(pv_scale),
                                        [](const Float32& x, const Float32& a) { return x * a; });
-      o_mma.store(o_s, local_tile<Dvp, block_q>(part.transposed(), 0, qt));
+      o_f32.store(o_s, local_tile<Dvp, block_q>(part.transposed(), 0, qt));
     }
   });
   return kb_.finish();

@@ -18,6 +18,7 @@ ir::Kernel build_bf16(const FlashAttnKernelSpec& s);
 ir::Kernel build_f16(const FlashAttnKernelSpec& s);
 ir::Kernel build_e4m3(const FlashAttnKernelSpec& s);
 ir::Kernel build_e5m2(const FlashAttnKernelSpec& s);
+ir::Kernel build_i8(const FlashAttnKernelSpec& s);
 } // namespace body
 
 int padded_head_dim(int64_t d) {
@@ -67,6 +68,8 @@ ir::Kernel build_flash_attn_kernel(const FlashAttnKernelSpec& s) {
     return body::build_e4m3(s);
   case DType::e5m2:
     return body::build_e5m2(s);
+  case DType::int8:
+    return body::build_i8(s);
   default:
     throw std::invalid_argument("flash_attn kernel: dtype " + std::string(dtype_name(s.dtype)) +
                                 " has no attention composition yet");

@@ -17,6 +17,18 @@
 // sequence's own lengths (dense: Sq, Sk). The softcap applies before the bias and ALiBi
 // (flash-attn's order). The dropout mask is the Philox4x32-10 rule of
 // /work/notes/attn_shared.md, implemented here independently of the DSL's philox.
+//
+// int8 inputs (docs/kernels.md "int8 attention"): the PV product reads P quantized to int8.
+// Keys are taken in KV blocks of `int8_kv_block` keys aligned at multiples of it, split by
+// split (split s of S covers [s*ceil(Sk/S), min(Sk, (s+1)*ceil(Sk/S)))), in increasing order;
+// m_run is the running max of the row's scores over the split's blocks so far (this block
+// included). Key j of that block enters PV as q_j = round_half_even(127 * exp(s_ij - m_run))
+// (dropout: 0 when dropped), i.e. with the weight q_j / 127 * exp(m_run - m_i) / l_i (times
+// 1 / (1 - p) when kept): out_i = sum_j weight_j * v_j * v_descale. l_i, m_i and lse stay those
+// of the unquantized scores. A kernel computes exp(s - m_run) in f32, so a q_j whose 127 exp(..)
+// lies within f32 noise of a half-integer may round either way: `p_rounding_ambiguity` holds
+// per output element the sum over such keys of |weight change of one step| * |v_jd| * v_descale
+// (a derived allowance, zero for the other keys and for float dtypes).
 #include <kernels/attention/flash_attn_api.hpp>
 
 #include <array>
@@ -71,7 +83,18 @@ inline bool dropout_keep(uint64_t seed, uint64_t offset, float p, uint64_t idx) 
 struct AttentionReference {
   Reference out;
   Matrix lse;
+  Matrix p_rounding_ambiguity; // int8 only (see the header); else zeros
 };
+
+// Relative error bound of 127 * exp(s - m_run) as a kernel computes it in f32 from scores and
+// a running max of magnitude s_abs, m_abs (natural-log units): the score path (products with
+// sm_scale, descales and log2(e), softcap's tanh, bias, ALiBi: at most 16 f32 roundings of the
+// exponent's terms), exp2 (a few ulp) and the two products with 127 and the dropout scales,
+// each 2^-24 relative; the sum is then doubled.
+inline double int8_p_relative_error(double s_abs, double m_abs) {
+  constexpr double u = 0x1p-24;
+  return 2.0 * (16.0 * u * (s_abs + m_abs) * 1.4426950408889634 * 0.6931471805599453 + 8.0 * u);
+}
 
 // The rows of a kernel's `out` (or any [B, Sq, Hq, Dv] / [Tq, Hq, Dv] view) in the layout of
 // AttentionReference::out, and of its lse ([B, Hq, Sq] / [Hq, Tq]) in the layout of ::lse.
@@ -82,7 +105,8 @@ inline Matrix decode_attention_rows(const TensorView& t) {
   return m;
 }
 
-inline AttentionReference flash_attn(const kernels::FlashAttnArgs& args) {
+inline AttentionReference flash_attn(const kernels::FlashAttnArgs& args,
+                                     int64_t int8_kv_block = 0) {
   const bool varlen = args.cu_seqlens_q.has_value();
   const TensorView& qv = args.q;
   const int tok = varlen ? 1 : 2; // the dimension of the token index within a sequence
@@ -91,6 +115,11 @@ inline AttentionReference flash_attn(const kernels::FlashAttnArgs& args) {
   if (hkv == 0 || hq % hkv != 0)
     throw std::invalid_argument("oracle flash_attn: Hq must be a multiple of Hkv");
   const int64_t group = hq / hkv;
+  const bool int8 = qv.dtype == DType::int8;
+  if (int8 && (int8_kv_block <= 0 || args.num_splits < 1))
+    throw std::invalid_argument("oracle flash_attn: int8 inputs need the kernel's KV block "
+                                "(int8_kv_block) and an explicit num_splits >= 1: P's "
+                                "quantization follows them");
 
   // Sequences: [q_begin, q_begin + sq) and [k_begin, k_begin + sk) token ranges.
   std::vector<int64_t> q_begin, q_len, k_begin, k_len;
@@ -134,12 +163,13 @@ inline AttentionReference flash_attn(const kernels::FlashAttnArgs& args) {
   AttentionReference r;
   r.out = Reference{Matrix(total_q * hq, dv), Matrix(total_q * hq, dv), Matrix(total_q * hq, dv)};
   r.lse = varlen ? Matrix(hq, total_q) : Matrix(qv.shape[0] * hq, qv.shape[1]);
+  r.p_rounding_ambiguity = Matrix(total_q * hq, dv);
 
   const double scale = args.sm_scale != 0.0f ? double(args.sm_scale) : 1.0 / std::sqrt(double(d));
   const double qk_descale = double(args.q_descale) * double(args.k_descale);
   const double ninf = -std::numeric_limits<double>::infinity();
   const double keep_scale = 1.0 / (1.0 - double(args.dropout_p));
-  std::vector<double> s;
+  std::vector<double> s, weight, ambiguity;
   for (size_t b = 0; b < q_begin.size(); ++b) {
     const int64_t sq = q_len[b], sk = k_len[b];
     for (int64_t h = 0; h < hq; ++h) {
@@ -185,21 +215,52 @@ inline AttentionReference flash_attn(const kernels::FlashAttnArgs& args) {
         for (double x : s)
           l += std::exp(x - m);
         lse = m + std::log(l);
+        // weight_j: what P_ij is in the PV product (before dropout)
+        weight.assign(size_t(sk), 0.0);
+        ambiguity.assign(size_t(sk), 0.0);
+        if (!int8) {
+          for (int64_t j = 0; j < sk; ++j)
+            weight[size_t(j)] = std::exp(s[size_t(j)] - m) / l;
+        } else {
+          const int64_t per = (sk + args.num_splits - 1) / args.num_splits;
+          for (int64_t lo = 0; lo < sk; lo += per) {
+            const int64_t hi = std::min(sk, lo + per);
+            double m_run = ninf;
+            for (int64_t blk = lo / int8_kv_block * int8_kv_block; blk < hi; blk += int8_kv_block) {
+              const int64_t j0 = std::max(lo, blk), j1 = std::min(hi, blk + int8_kv_block);
+              for (int64_t j = j0; j < j1; ++j)
+                m_run = std::max(m_run, s[size_t(j)]);
+              if (m_run == ninf)
+                continue;
+              const double back = std::exp(m_run - m) / (127.0 * l); // one quantization step
+              for (int64_t j = j0; j < j1; ++j) {
+                const double x = 127.0 * std::exp(s[size_t(j)] - m_run);
+                weight[size_t(j)] = std::nearbyint(x) * back; // ties to even
+                const double slack =
+                    x * int8_p_relative_error(std::abs(s[size_t(j)]), std::abs(m_run));
+                if (std::abs(x - std::floor(x) - 0.5) <= slack)
+                  ambiguity[size_t(j)] = back;
+              }
+            }
+          }
+        }
         for (int64_t j = 0; j < sk; ++j) {
-          double p = std::exp(s[size_t(j)] - m) / l;
+          double p = weight[size_t(j)], amb = ambiguity[size_t(j)];
           if (args.dropout_p > 0.0f) {
             const uint64_t idx = uint64_t(((int64_t(b) * hq + h) * idx_sq + i) * idx_sk + j);
-            p = dropout_keep(args.dropout_seed, args.dropout_offset, args.dropout_p, idx)
-                    ? p * keep_scale
-                    : 0.0;
+            const bool keep =
+                dropout_keep(args.dropout_seed, args.dropout_offset, args.dropout_p, idx);
+            p = keep ? p * keep_scale : 0.0;
+            amb = keep ? amb * keep_scale : 0.0;
           }
-          if (p == 0.0)
+          if (p == 0.0 && amb == 0.0)
             continue;
           const int64_t tk = k_begin[b] + j;
           for (int64_t e = 0; e < dv; ++e) {
-            const double term = p * v[size_t((tk * hkv + kh) * dv + e)] * double(args.v_descale);
-            r.out.value.at(row, e) += term;
-            r.out.accum_magnitude.at(row, e) += std::abs(term);
+            const double vd = v[size_t((tk * hkv + kh) * dv + e)] * double(args.v_descale);
+            r.out.value.at(row, e) += p * vd;
+            r.out.accum_magnitude.at(row, e) += std::abs(p * vd);
+            r.p_rounding_ambiguity.at(row, e) += amb * std::abs(vd);
           }
         }
       }

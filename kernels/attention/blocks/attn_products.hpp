@@ -1,0 +1,136 @@
+#pragma once
+// Attention block: the KV loop's two products for the dtype of the WMMA atom,
+//   S^T = K Q^T          and          O^T += V^T P^T,
+// and where the f32 values between them live. Float atoms (bf16, f16, e4m3, e5m2) accumulate
+// in f32: the scores, P and O are the atom's own accumulators and P becomes the PV operand by
+// rounding (accumulator_as_operand). The iu8 atom (int8 attention) accumulates in i32 and reads
+// signed operands: S^T is converted to f32 once per block; P in [0, 1] is quantized to int8 as
+// round_half_even(127 * p) (ties to even; docs/kernels.md "int8 attention"), the block's
+// V^T P^T is summed exactly in i32 and added to an f32 O, and 1 / 127 is folded into the
+// epilogue's scale (v_descale / (127 l)). l stays the sum of the unquantized p.
+//   using Pr = AttnProducts<Atom, waves, kb, Dvp>;
+//   auto st = Pr::scores(sK fragments, Q fragments);  // f32, the C layout of Pr::s_f32
+//   Pr::accumulate_pv(o, load_vt, p);                 // o: f32, the C layout of Pr::o_f32
+#include <dsl/dsl.hpp>
+
+#include <concepts>
+
+namespace tw::kernels::attention_blocks {
+
+namespace detail {
+// An atom with an f32 accumulator whose C layout is that of `Atom` (all gfx12 16x16 atoms
+// place C alike; the static_asserts below prove it for the views made from it).
+template <class Atom>
+using f32_c_atom =
+    std::conditional_t<std::same_as<typename dsl::MmaAtomLanes<Atom>::c_elem, dsl::f32>, Atom,
+                       atoms::wmma_f32_16x16x16_fp8_fp8>;
+} // namespace detail
+
+template <class Atom, int Waves, int KeysPerBlock, int ValueDims>
+struct AttnProducts {
+  using Lanes = dsl::MmaAtomLanes<Atom>;
+  static constexpr bool integer = std::same_as<typename Lanes::c_elem, dsl::i32>;
+  static_assert(!integer || std::same_as<typename Lanes::a_elem, dsl::i8>,
+                "AttnProducts: an integer attention atom must be the iu8 WMMA (packed int4 "
+                "attention is not supported)");
+  // S^T = K Q^T: keys x queries, one 16-query column of atoms per wave.
+  static constexpr auto s_mma =
+      dsl::make_tiled_mma(Atom{}, dsl::wave_layout<1, Waves>, dsl::repeat<KeysPerBlock / 16, 1>);
+  // O^T = V^T P^T: value dims x queries.
+  static constexpr auto o_mma =
+      dsl::make_tiled_mma(Atom{}, dsl::wave_layout<1, Waves>, dsl::repeat<ValueDims / 16, 1>);
+  // Where scores / P and O live in f32 (the products' own TiledMMAs for float atoms).
+  static constexpr auto s_f32 = dsl::make_tiled_mma(
+      detail::f32_c_atom<Atom>{}, dsl::wave_layout<1, Waves>, dsl::repeat<KeysPerBlock / 16, 1>);
+  static constexpr auto o_f32 = dsl::make_tiled_mma(
+      detail::f32_c_atom<Atom>{}, dsl::wave_layout<1, Waves>, dsl::repeat<ValueDims / 16, 1>);
+  using SMma = std::remove_cvref_t<decltype(s_mma)>;
+  using OMma = std::remove_cvref_t<decltype(o_mma)>;
+  using SF32 = std::remove_cvref_t<decltype(s_f32)>;
+  using OF32 = std::remove_cvref_t<decltype(o_f32)>;
+  static_assert(dsl::detail::same_c_placement<SMma, SF32>() &&
+                    dsl::detail::same_c_placement<OMma, OF32>(),
+                "AttnProducts: the f32 views must place C like the products' accumulators");
+  // int8: the scale P is quantized with, undone in the epilogue: 127, or 127 (1 - p) with
+  // dropout so that the kept probabilities, scaled by 1 / (1 - p), still lie in [0, 127].
+  static dsl::Float32 p_quant_scale(bool dropout, const dsl::Float32& inv_keep) {
+    static_assert(integer, "AttnProducts: only int8 attention quantizes P");
+    return dropout ? dsl::Float32(127.0f) * rcp(inv_keep) : dsl::Float32(127.0f);
+  }
+
+  // C += A B with the atom's signedness (int8 operands are signed).
+  template <class TM, class FA, class FB, class FC>
+  static void product(const TM& mma, const FA& a, const FB& b, FC& c) {
+    if constexpr (integer)
+      dsl::gemm_with_mods(mma, a, b, c, ir::MmaMods{.a_signed = true, .b_signed = true});
+    else
+      gemm(mma, a, b, c);
+  }
+
+  // S^T of one KV block in f32: sum over the head's k steps of load_k(ks) x q[ks].
+  template <class LoadK, class QFrags>
+  static typename SF32::CFrag scores(LoadK&& load_k, const QFrags& q) {
+    auto st = s_mma.make_accumulator(0);
+    for (std::size_t ks = 0; ks < q.size(); ++ks)
+      product(s_mma, load_k(static_cast<int>(ks)), q[ks], st);
+    if constexpr (integer)
+      return to_f32<typename SF32::CFrag>(st); // exact: |S| <= 128^2 * 256 < 2^24
+    else
+      return st;
+  }
+
+  // O^T += V^T P^T over the block's KeysPerBlock / 16 k steps; load_vt(ks) is V^T's A operand.
+  // p_scale: int8 only (p_quant_scale); float atoms round P to their operand type.
+  template <class LoadVt>
+  static void accumulate_pv(typename OF32::CFrag& o, LoadVt&& load_vt,
+                            const typename SF32::CFrag& p, const dsl::Float32& p_scale) {
+    if constexpr (integer) {
+      // p_scale p rounds to nearest even in accumulator_as_operand; the block's sum is exact in
+      // i32 (|sum| <= 127 * 128 * KeysPerBlock).
+      const auto pq = scaled(p, p_scale);
+      auto pv = o_mma.make_accumulator(0);
+      for (int ks = 0; ks < KeysPerBlock / 16; ++ks)
+        product(o_mma, load_vt(ks),
+                dsl::accumulator_as_operand<dsl::MmaOperand::B>(s_f32, pq, o_mma, ks), pv);
+      const auto pv_f = to_f32<typename OF32::CFrag>(pv);
+      o = add(o, pv_f);
+    } else {
+      (void)p_scale;
+      for (int ks = 0; ks < KeysPerBlock / 16; ++ks)
+        product(o_mma, load_vt(ks),
+                dsl::accumulator_as_operand<dsl::MmaOperand::B>(s_mma, p, o_mma, ks), o);
+    }
+  }
+
+private:
+  template <class To, class From>
+  static To to_f32(const From& x) {
+    To out;
+    for (int i = 0; i < To::tile_rows; ++i)
+      for (int j = 0; j < To::tile_cols; ++j) {
+        std::array<dsl::Float32, To::values_per_tile> e;
+        for (int v = 0; v < To::values_per_tile; ++v)
+          e[static_cast<std::size_t>(v)] = dsl::cast<dsl::f32>(x.at(i, j)[v]);
+        out.at(i, j) = To::vec_type::from(e);
+      }
+    return out;
+  }
+  template <class F>
+  static F scaled(const F& x, const dsl::Float32& k) {
+    F out;
+    for (int i = 0; i < F::tile_rows; ++i)
+      for (int j = 0; j < F::tile_cols; ++j)
+        out.at(i, j) = x.at(i, j) * F::vec_type::splat(k);
+    return out;
+  }
+  template <class F>
+  static F add(const F& x, const F& y) {
+    F out;
+    for (int i = 0; i < F::tile_rows; ++i)
+      for (int j = 0; j < F::tile_cols; ++j)
+        out.at(i, j) = x.at(i, j) + y.at(i, j);
+    return out;
+  }
+};
+
+} // namespace tw::kernels::attention_blocks
