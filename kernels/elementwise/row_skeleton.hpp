@@ -49,6 +49,14 @@ public:
   // Block-wide sum / max of fn(k, j) over the valid elements (every thread gets the result).
   dsl::Float32 sum(const std::function<dsl::Float32(int k, int j)>& fn) const;
   dsl::Float32 max(const std::function<dsl::Float32(int k, int j)>& fn) const;
+  // The same in two steps, for a row held as several slices (one block reduction for all):
+  // this thread's partial sum / max, then the block-wide combination of partials.
+  dsl::Float32 local_sum(const std::function<dsl::Float32(int k, int j)>& fn) const;
+  dsl::Float32 local_max(const std::function<dsl::Float32(int k, int j)>& fn) const;
+  dsl::Float32 reduce(const dsl::Float32& partial, dsl::Reduce op) const;
+  // Another share of the same row (e.g. the head's RoPE tail next to its other columns): `width`
+  // elements under `plan` (same threads), with this slice's reduction scratch.
+  RowSlice part(RowPlan plan, const dsl::Int64& width) const;
   // v'[k][j] = fn(k, j) for every element held (valid or not).
   std::vector<Values> map(const std::function<dsl::Float32(int k, int j)>& fn) const;
 
