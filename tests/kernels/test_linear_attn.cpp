@@ -21,16 +21,6 @@ struct LinCase {
   bool decay = false, normalize = false;
 };
 
-// rows x cols of `t` ([B, S, H, Dv] flattened) as a Matrix.
-Matrix flat_rows(const HostTensor& t, int64_t cols) {
-  const std::vector<double> f = decode_flat(t.view());
-  Matrix m(int64_t(f.size()) / cols, cols);
-  for (int64_t i = 0; i < m.rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      m.at(i, j) = f[size_t(i * cols + j)];
-  return m;
-}
-
 void run_linear(const LinCase& c, uint64_t seed) {
   CAPTURE(dtype_name(c.dtype));
   CAPTURE(c.seqlen);
@@ -71,7 +61,7 @@ void run_linear(const LinCase& c, uint64_t seed) {
     HostTensor got = out0;
     if (!got.bytes().empty())
       d.copy_to_host(got.bytes().data(), a.out.device_address, got.bytes().size());
-    const CompareResult r = compare(flat_rows(got, c.head_dim_v), want, tol);
+    const CompareResult r = compare(decode_attention_rows(got.view()), want, tol);
     CHECK_MESSAGE(r.ok, r.summary());
   });
 }
