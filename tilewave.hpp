@@ -48,6 +48,8 @@
 
 // The kernel library's host entry points.
 #include <kernels/attention/flash_attn_api.hpp>
+#include <kernels/attention/linear_attn_api.hpp>
+#include <kernels/attention/qk_norm_quant_api.hpp>
 #include <kernels/common/arg_check.hpp>
 #include <kernels/common/dtype.hpp>
 #include <kernels/common/host_tensor.hpp>

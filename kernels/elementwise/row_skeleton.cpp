@@ -134,21 +134,38 @@ void RowSlice::store(const AnyPtr& row_base, const std::vector<Values>& v, int p
     store_run_or_tail(row_base, col(k, 0) * pc, v[static_cast<std::size_t>(k)], width_ * pc);
 }
 
-Float32 RowSlice::sum(const std::function<Float32(int, int)>& fn) const {
+Float32 RowSlice::local_sum(const std::function<Float32(int, int)>& fn) const {
   Float32 acc(0.0);
   for (int k = 0; k < plan_.runs; ++k)
     for (int j = 0; j < plan_.vec; ++j)
       acc = acc + select(valid(k, j), fn(k, j), Float32(0.0));
-  return reduce(acc, Reduce::sum);
+  return acc;
 }
 
-Float32 RowSlice::max(const std::function<Float32(int, int)>& fn) const {
+Float32 RowSlice::local_max(const std::function<Float32(int, int)>& fn) const {
   Float32 acc(-std::numeric_limits<double>::infinity());
   for (int k = 0; k < plan_.runs; ++k)
     for (int j = 0; j < plan_.vec; ++j)
       acc = ops::max(
           acc, select(valid(k, j), fn(k, j), Float32(-std::numeric_limits<double>::infinity())));
-  return reduce(acc, Reduce::max);
+  return acc;
+}
+
+Float32 RowSlice::sum(const std::function<Float32(int, int)>& fn) const {
+  return reduce(local_sum(fn), Reduce::sum);
+}
+
+Float32 RowSlice::max(const std::function<Float32(int, int)>& fn) const {
+  return reduce(local_max(fn), Reduce::max);
+}
+
+RowSlice RowSlice::part(RowPlan plan, const Int64& width) const {
+  if (plan.threads != plan_.threads || plan.rows_per_group != plan_.rows_per_group)
+    throw std::logic_error("RowSlice::part: the plan has " + std::to_string(plan.threads) +
+                           " threads and " + std::to_string(plan.rows_per_group) +
+                           " rows per workgroup, the slice " + std::to_string(plan_.threads) +
+                           " and " + std::to_string(plan_.rows_per_group));
+  return RowSlice(plan, width, scratch_);
 }
 
 std::vector<Values> RowSlice::map(const std::function<Float32(int, int)>& fn) const {

@@ -92,6 +92,15 @@ public:
   dsl::Int32 segment_lane() const;
   dsl::Float32 segment_reduce(int pass, dsl::Reduce op,
                               const std::function<dsl::Float32(int k, int j)>& fn) const;
+  // sum / max in two steps, for a row held as several slices (one reduction for all): this
+  // thread's partial sum / max, then the combination of partials over the row's threads.
+  dsl::Float32 local_sum(const std::function<dsl::Float32(int k, int j)>& fn) const;
+  dsl::Float32 local_max(const std::function<dsl::Float32(int k, int j)>& fn) const;
+  dsl::Float32 reduce(const dsl::Float32& partial, dsl::Reduce op) const;
+  // Another share of the same row (e.g. the head's RoPE tail next to its other columns): `width`
+  // elements under `plan` (same threads and rows per workgroup), with this slice's reduction
+  // scratch.
+  RowSlice part(RowPlan plan, const dsl::Int64& width) const;
 
   // v'[k][j] = fn(k, j) for every element held (valid or not).
   std::vector<Values> map(const std::function<dsl::Float32(int k, int j)>& fn) const;
@@ -100,7 +109,6 @@ private:
   RowPlan plan_;
   dsl::Int64 width_;
   dsl::Int64 first_; // column of element 0 of run 0 (plain plans)
-  dsl::Float32 reduce(const dsl::Float32& v, dsl::Reduce op) const;
   dsl::LdsTile<dsl::f32, 1, 32> scratch_;
 };
 

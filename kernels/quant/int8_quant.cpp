@@ -4,6 +4,7 @@
 #include <kernels/elementwise/map_skeleton.hpp>
 #include <kernels/elementwise/row_skeleton.hpp>
 #include <kernels/quant/quant_api.hpp>
+#include <kernels/quant/quant_rules.hpp>
 
 #include <dsl/handles/convert.hpp>
 #include <dsl/ops/block_reduce.hpp>
@@ -13,20 +14,10 @@
 namespace tw::kernels {
 
 using namespace elementwise;
+using quant_rules::absmax_scale;
+using quant_rules::int8_code;
 
 namespace {
-
-// The int8 code of y = x / s (f32): round half to even, then clamp to [-128, 127].
-dsl::Float32 int8_code(const dsl::Float32& y) {
-  using namespace tw::dsl;
-  return min(max(round_half_even(y), Float32(-128.0)), Float32(127.0));
-}
-
-// s = amax / 127, or 1 for an all-zero tensor / row.
-dsl::Float32 absmax_scale(const dsl::Float32& amax) {
-  using namespace tw::dsl;
-  return select(amax == Float32(0.0), Float32(1.0), amax / Float32(127.0));
-}
 
 std::string suffix(std::initializer_list<DType> dtypes, int vec, int threads) {
   std::string k;

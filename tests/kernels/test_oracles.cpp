@@ -752,3 +752,54 @@ TEST_CASE("oracle attention: decode_attention_rows lays out out and lse like the
   CHECK(m.cols == 3);
   CHECK(m.at(3, 1) == 10);
 }
+
+TEST_CASE("oracle linear_attn: decay and the normalizer on a hand-computed case") {
+  // D = Dv = 1, q = [1, 2], k = [3, 4], v = [5, 6], scale 1, lambda 0.5:
+  // o0 = 1*3*5 = 15; o1 = 2*3*0.5*5 + 2*4*6 = 63; den = [3, 11].
+  const HostTensor q = tensor_of(DType::f32, {1, 2, 1, 1}, {1, 2});
+  const HostTensor k = tensor_of(DType::f32, {1, 2, 1, 1}, {3, 4});
+  const HostTensor v = tensor_of(DType::f32, {1, 2, 1, 1}, {5, 6});
+  const HostTensor decay = tensor_of(DType::f32, {1}, {0.5});
+  kernels::LinearAttnArgs a{q.view(), k.view(), v.view(), v.view()};
+  a.decay = decay.view();
+  a.scale = 1.0f;
+  Reference r = linear_attn(a);
+  CHECK(r.value.v == std::vector<double>{15, 63});
+  CHECK(r.accum_magnitude.v == std::vector<double>{15, 63});
+  a.normalize = true;
+  a.eps = 0.0f;
+  r = linear_attn(a);
+  CHECK(r.value.at(0, 0) == doctest::Approx(5.0).epsilon(1e-15));
+  CHECK(r.value.at(1, 0) == doctest::Approx(63.0 / 11).epsilon(1e-15));
+  a.decay.reset(); // lambda = 1: o1 = 2*3*5 + 2*4*6 = 78, den 14
+  r = linear_attn(a);
+  CHECK(r.value.at(1, 0) == doctest::Approx(78.0 / 14).epsilon(1e-15));
+}
+
+TEST_CASE("oracle qk_norm_quant: RMSNorm, a rotated tail, the scale and the codes by hand") {
+  // One token, head_dim 4: [1, 1, 1, 1] (rms 1, eps 0). The tail pair (2, 3) turns by 90
+  // degrees (cos 0, sin 1): y = [1, 1, -1, 1]; e4m3: s = 1 / 448, codes +-448.
+  const HostTensor x = tensor_of(DType::f32, {1, 4}, {1, 1, 1, 1});
+  const HostTensor w = tensor_of(DType::f32, {4}, {1, 1, 1, 1});
+  const HostTensor c = tensor_of(DType::f32, {1, 1}, {0}), s = tensor_of(DType::f32, {1, 1}, {1});
+  kernels::RopeParams rope;
+  rope.head_dim = 2;
+  rope.cos = c.view();
+  rope.sin = s.view();
+  QkNormQuantReference r = qk_norm_quant(x.view(), w.view(), 4, rope, 0.0, DType::e4m3);
+  CHECK(r.y.v == std::vector<double>{1, 1, -1, 1});
+  CHECK(r.scale == std::vector<double>{1.0 / 448});
+  CHECK(r.codes == std::vector<std::vector<uint32_t>>{{0x7E}, {0x7E}, {0xFE}, {0x7E}});
+  // An all-zero head (eps > 0): scale 1, codes 0.
+  const HostTensor zero = tensor_of(DType::f32, {1, 4}, {0, 0, 0, 0});
+  r = qk_norm_quant(zero.view(), w.view(), 4, rope, 1e-6, DType::e4m3);
+  CHECK(r.scale == std::vector<double>{1.0});
+  CHECK(r.codes == std::vector<std::vector<uint32_t>>{{0}, {0}, {0}, {0}});
+  // int8, the whole head rotated at position 0 (no turn): [3, 4] -> y = [3, 4] / sqrt(12.5),
+  // s = amax / 127, codes round(0.75 * 127) = 95 and 127.
+  const HostTensor x2 = tensor_of(DType::f32, {1, 2}, {3, 4});
+  const HostTensor w2 = tensor_of(DType::f32, {2}, {1, 1});
+  r = qk_norm_quant(x2.view(), w2.view(), 2, kernels::RopeParams{}, 0.0, DType::int8);
+  CHECK(r.scale[0] == doctest::Approx(4 / std::sqrt(12.5) / 127).epsilon(1e-15));
+  CHECK(r.codes == std::vector<std::vector<uint32_t>>{{95}, {127}});
+}

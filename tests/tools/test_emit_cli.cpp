@@ -106,6 +106,7 @@ TEST_CASE("tilewave emit: unknown kernel, bad arch, bad parameters are clear err
   CHECK(unknown.status == 1);
   CHECK(contains(unknown.output, "unknown kernel 'no_such_kernel' (known kernels: flash_attn, "
                                  "gemm, gemm_f16, ir_buffer_copy"));
+  CHECK(contains(unknown.output, ", linear_attn"));
   const auto arch = run_tool("emit ir_vector_add --format asm --arch gfx942");
   CHECK(arch.status == 1);
   CHECK(contains(arch.output, "unsupported arch 'gfx942': tilewave targets RDNA4 only"));
@@ -154,8 +155,8 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
   const auto& kernels = manifest["kernels"];
   // 9 sample kernels; ir_vector_add and ir_buffer_copy ship two widths: 11 configurations;
   // the library's gemm ships one per kernel of the family (10). Each for 2 backends x 2 arches.
-  int samples = 0, gemm = 0, wmma_loop = 0, flash = 0;
-  std::set<std::string> gemm_symbols, flash_symbols;
+  int samples = 0, gemm = 0, wmma_loop = 0, flash = 0, linear = 0;
+  std::set<std::string> gemm_symbols, flash_symbols, linear_symbols;
   for (const auto& k : kernels) {
     CAPTURE(k.dump());
     const fs::path file = out / k["file"].get<std::string>();
@@ -183,6 +184,11 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
       flash_symbols.insert(k["symbol"].get<std::string>());
       CHECK(k["resources"]["lds_bytes"].get<int>() <= 65536);
     }
+    if (name == "linear_attn") { // 4 configurations, no LDS
+      ++linear;
+      linear_symbols.insert(k["symbol"].get<std::string>());
+      CHECK(k["resources"]["lds_bytes"] == 0);
+    }
     if (name == "ir_wmma_loop") {
       ++wmma_loop;
       CHECK(k["kernarg"]["size"] == 28);
@@ -200,6 +206,8 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
   CHECK(wmma_loop == 4);
   CHECK(flash == 36);
   CHECK(flash_symbols.size() == 9);
+  CHECK(linear == 16);
+  CHECK(linear_symbols.size() == 4);
 }
 
 TEST_CASE("tilewave aot: selection and argument errors") {

@@ -122,13 +122,12 @@ TEST_CASE("tilewave run: command-line errors") {
                " --param alpha=2" + out_arg());
   CHECK(r.output.find("run: --param 'alpha' is not a parameter of w8a16") != std::string::npos);
   r = run_tool("run nope --in a=" + a + out_arg());
-  CHECK(
-      r.output.find(
-          "run: unknown kernel 'nope': expected one of adaln, dequant_awq, dequant_fp8, "
-          "flash_attn, gemm, int8_linear, int8_linear_fused, iu4_gemm, layer_norm, mxfp8_gemm, "
-          "quant_convrot, quant_fp8_stochastic, quant_int8, quant_svdquant, quant_w4a8, rms_norm, "
-          "rms_norm_rope, rope, scaled_mm, "
-          "scaled_mm_fused_quant, scaled_mm_multi, silu, swiglu, w8a16") != std::string::npos);
+  CHECK(r.output.find(
+            "run: unknown kernel 'nope': expected one of adaln, dequant_awq, dequant_fp8, "
+            "flash_attn, gemm, int8_linear, int8_linear_fused, iu4_gemm, layer_norm, linear_attn, "
+            "mxfp8_gemm, qk_norm_quant, quant_convrot, quant_fp8_stochastic, quant_int8, "
+            "quant_svdquant, quant_w4a8, rms_norm, rms_norm_rope, rope, scaled_mm, "
+            "scaled_mm_fused_quant, scaled_mm_multi, silu, swiglu, w8a16") != std::string::npos);
   const std::string v = npy_file("v.npy", "<f2", {12});
   r = run_tool("run gemm --in a=" + v + " --in b=" + b + out_arg());
   CHECK(r.output.find("run: input 'a' (" + v + ") has shape [12]; expected a matrix (rank 2)") !=
@@ -992,4 +991,96 @@ TEST_CASE("tilewave run int8_linear_fused: a NaN in a row of x makes that row an
         CHECK(out[size_t(m * 8 + n)] == doctest::Approx(12.0f).epsilon(0.01));
     }
   }
+}
+
+// ---- linear_attn and qk_norm_quant ---------------------------------------------------------
+
+TEST_CASE("tilewave run linear_attn: decay and GQA, then the normalizer, against the quadratic "
+          "float64 reference") {
+  const AttnFiles in("la", {1, 20, 2, 32}, {1, 20, 1, 32}, {1, 20, 1, 24}, 601);
+  HostTensor decay(DType::f32, {2});
+  decay.set({0}, 0.9);
+  decay.set({1}, 0.8);
+  const std::string decay_file = save("la_decay.npy", decay);
+  // f16 operands: each term is rounded to f16 at most twice (2 * 2^-11), plus the f32 sums.
+  to::Tolerance tol;
+  tol.out = DType::f16;
+  tol.accumulation = 0x1p-10 + to::f32_accumulation(52);
+  for (const bool normalize : {false, true}) {
+    CAPTURE(normalize);
+    const std::string out = fresh("la_out.npy");
+    const auto r = run_tool("run linear_attn" + in.args + " --in decay=" + decay_file +
+                            " --out out=" + out + " --param normalize=" + (normalize ? "1" : "0"));
+    CAPTURE(r.output);
+    REQUIRE(r.status == 0);
+    const HostTensor got = load_as(out, DType::f16, {1, 20, 2, 24});
+    tw::kernels::LinearAttnArgs args{in.q.view(), in.k.view(), in.v.view(), got.view()};
+    args.decay = decay.view();
+    args.normalize = normalize;
+    const to::CompareResult c =
+        to::compare(to::decode_attention_rows(got.view()), to::linear_attn(args), tol);
+    INFO(c.summary());
+    CHECK(c.ok);
+  }
+}
+
+TEST_CASE("tilewave run linear_attn: command-line and argument errors") {
+  const AttnFiles in("le", {1, 4, 2, 8}, {1, 4, 3, 8}, {1, 4, 3, 8}, 701);
+  const std::string out = " --out out=" + fresh("le_out.npy");
+  auto r = run_tool("run linear_attn" + in.args + out + " --param normalize=2");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("run: --param normalize=2 must be 0 or 1") != std::string::npos);
+  r = run_tool("run linear_attn" + in.args + out);
+  CHECK(r.output.find("linear_attn: argument 'k' has 3 heads; expected a divisor of the 2 heads "
+                      "of 'q'") != std::string::npos);
+}
+
+TEST_CASE("tilewave run qk_norm_quant: int8 codes and scales with a neox tail, against the "
+          "float64 reference") {
+  const HostTensor q = to::random_tensor(DType::f32, {3, 128}, 801, to::ValueRange{-2, 2});
+  const HostTensor k = to::random_tensor(DType::f32, {3, 64}, 802, to::ValueRange{-2, 2});
+  const HostTensor w = to::random_tensor(DType::f32, {64}, 803, to::ValueRange{0.5, 1.5});
+  const std::string qo = fresh("qk_qo.npy"), ko = fresh("qk_ko.npy"), qs = fresh("qk_qs.npy"),
+                    ks = fresh("qk_ks.npy");
+  const auto r = run_tool(
+      "run qk_norm_quant --in q=" + save("qk_q.npy", q) + " --in k=" + save("qk_k.npy", k) +
+      " --in q_weight=" + save("qk_w.npy", w) + " --in k_weight=" + save("qk_w.npy", w) +
+      " --out q_out=" + qo + " --out k_out=" + ko + " --out q_scale=" + qs +
+      " --out k_scale=" + ks + " --param head_dim=64 --param rope_dim=32 --param quant_dtype=int8");
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  tw::kernels::RopeParams rope;
+  rope.head_dim = 32;
+  for (const auto& [x, codes_file, scale_file, heads] :
+       {std::tuple{&q, qo, qs, int64_t(2)}, std::tuple{&k, ko, ks, int64_t(1)}}) {
+    const to::QkNormQuantReference want =
+        to::qk_norm_quant(x->view(), w.view(), 64, rope, 1e-6, DType::int8, 2e-5);
+    const HostTensor codes = load_as(codes_file, DType::int8, x->shape());
+    const HostTensor scale = load_as(scale_file, DType::f32, {3, heads});
+    for (size_t e = 0; e < codes.bytes().size(); ++e) {
+      CAPTURE(e);
+      const std::vector<uint32_t>& ok = want.codes[e];
+      CHECK(std::find(ok.begin(), ok.end(), uint32_t(codes.bytes()[e])) != ok.end());
+    }
+    const std::vector<double> s = to::decode_flat(scale.view());
+    for (size_t i = 0; i < s.size(); ++i)
+      CHECK(std::abs(s[i] - want.scale[i]) <= 4e-6 * want.scale[i]);
+  }
+}
+
+TEST_CASE("tilewave run qk_norm_quant: command-line and argument errors") {
+  const HostTensor q = to::random_tensor(DType::f32, {2, 64}, 901);
+  const std::string in = " --in q=" + save("qe_q.npy", q) + " --in k=" + save("qe_q.npy", q) +
+                         " --in q_weight=" + save("qe_w.npy", HostTensor(DType::f32, {32})) +
+                         " --in k_weight=" + save("qe_w.npy", HostTensor(DType::f32, {32}));
+  const std::string outs =
+      " --out q_out=" + fresh("qe_qo.npy") + " --out k_out=" + fresh("qe_ko.npy") +
+      " --out q_scale=" + fresh("qe_qs.npy") + " --out k_scale=" + fresh("qe_ks.npy");
+  auto r = run_tool("run qk_norm_quant" + in + outs);
+  CHECK(r.status == 1);
+  CHECK(r.output.find("run: qk_norm_quant needs --param head_dim=D") != std::string::npos);
+  r = run_tool("run qk_norm_quant" + in + outs + " --param head_dim=32 --param rope_dim=40");
+  CHECK(r.output.find("qk_norm_quant: parameter 'rope.head_dim' is 40") != std::string::npos);
+  r = run_tool("run qk_norm_quant" + in + outs + " --param head_dim=32 --param quant_dtype=f16");
+  CHECK(r.output.find("qk_norm_quant: argument 'q_out' has dtype f16") != std::string::npos);
 }

@@ -16,6 +16,8 @@
 #include "tilewave/command.hpp"
 
 #include <kernels/attention/flash_attn_api.hpp>
+#include <kernels/attention/linear_attn_api.hpp>
+#include <kernels/attention/qk_norm_quant_api.hpp>
 #include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/gemm/gemm_api.hpp>
 #include <kernels/quant/quant_api.hpp>
@@ -382,11 +384,9 @@ int64_t int_param(Params& params, const std::string& key, int64_t fallback) {
   return n;
 }
 
-kernels::RopeParams rope_params(const Problem& p, Params& params) {
+// The RoPE options besides the rotated width: style, positions / offset, cos / sin, base.
+kernels::RopeParams rope_options(const Problem& p, Params& params) {
   kernels::RopeParams r;
-  r.head_dim = int_param(params, "head_dim", 0);
-  if (r.head_dim == 0)
-    throw run_error("rope needs --param head_dim=D (the rows of x are heads * D)");
   const std::string style = params.take("style").value_or("neox");
   if (style != "neox" && style != "interleaved")
     throw run_error("--param style=" + style + " must be neox or interleaved");
@@ -475,6 +475,14 @@ void add_int4_quant_kernels(std::map<std::string, KernelRun>& t) {
                                   }};
   rot.named_outputs["scale"] = Output{fixed(DType::f32), per_row};
   t["quant_convrot"] = rot;
+}
+
+kernels::RopeParams rope_params(const Problem& p, Params& params) {
+  kernels::RopeParams r = rope_options(p, params);
+  r.head_dim = int_param(params, "head_dim", 0);
+  if (r.head_dim == 0)
+    throw run_error("rope needs --param head_dim=D (the rows of x are heads * D)");
+  return r;
 }
 
 void add_elementwise_kernels(std::map<std::string, KernelRun>& t) {
@@ -597,6 +605,47 @@ void add_elementwise_kernels(std::map<std::string, KernelRun>& t) {
                                                  int(int_param(params, "block_size", 0))});
                       }),
                       .scalar_params = {"block_size"}};
+  // qk_norm_quant: codes q_out / k_out (--param quant_dtype, e4m3 unless given) and f32 scales
+  // q_scale / k_scale [tokens, heads].
+  const auto head_dim_of = [](Params& params) {
+    const int64_t d = int_param(params, "head_dim", 0);
+    if (d <= 0)
+      throw run_error("qk_norm_quant needs --param head_dim=D (the rows of q and k are heads * D)");
+    return d;
+  };
+  const auto codes_dtype = [](const Problem&, Params& params) {
+    return params.take_dtype("quant_dtype").value_or(DType::e4m3);
+  };
+  KernelRun qk{.required = {"q", "k", "q_weight", "k_weight"},
+               .optional = {"positions", "cos", "sin"},
+               .call = single([=](runtime::Device& d, Problem& p, Params& params) {
+                 kernels::QkNormQuantArgs a{p.input("q"),        p.input("k"),
+                                            p.input("q_weight"), p.input("k_weight"),
+                                            p.out.at("q_out"),   p.out.at("k_out"),
+                                            p.out.at("q_scale"), p.out.at("k_scale")};
+                 a.head_dim = head_dim_of(params);
+                 a.rope = rope_options(p, params);
+                 a.rope.head_dim = int_param(params, "rope_dim", 0);
+                 a.eps = params.take_float("eps", 1e-6f);
+                 a.block_size = int(int_param(params, "block_size", 0));
+                 kernels::qk_norm_quant(d, a);
+               }),
+               .scalar_params = {"head_dim", "rope_dim", "style", "offset", "base", "eps",
+                                 "block_size", "quant_dtype"},
+               .dtype_follows = {{"k", "q"}, {"q_weight", "q"}, {"k_weight", "q"}}};
+  for (const char* side : {"q", "k"}) {
+    const std::string x = side;
+    qk.named_outputs[x + "_out"] = {codes_dtype,
+                                    [x](const Problem& p, Params&) { return p.input(x).shape; }};
+    qk.named_outputs[x + "_scale"] = {
+        [](const Problem&, Params&) { return DType::f32; },
+        [x, head_dim_of](const Problem& p, Params& params) {
+          const TensorView& t = p.input(x);
+          const int64_t d = head_dim_of(params);
+          return t.rank() == 2 ? Extents{t.shape[0], t.shape[1] / d} : Extents{0};
+        }};
+  }
+  t["qk_norm_quant"] = qk;
 }
 
 // ---- flash_attn ----------------------------------------------------------------------------
@@ -791,6 +840,25 @@ const std::map<std::string, KernelRun>& kernel_table() {
                                          "v_descale", "num_splits"},
                        .optional_outputs = {{"lse", attention_lse_shape}},
                        .dtype_follows = {{"k", "q"}, {"v", "q"}}};
+    t["linear_attn"] = {
+        .required = {"q", "k", "v"},
+        .optional = {"decay"},
+        .out_shape = attention_out_shape,
+        .default_out = [](const Problem& p) { return p.input("q").dtype; },
+        .call = single([](runtime::Device& d, Problem& p, Params& params) {
+          kernels::LinearAttnArgs a{p.input("q"), p.input("k"), p.input("v"), p.out.at("out")};
+          a.decay = p.maybe("decay");
+          a.scale = params.take_number("scale");
+          if (const auto n = params.take("normalize")) {
+            if (*n != "0" && *n != "1")
+              throw run_error("--param normalize=" + *n + " must be 0 or 1");
+            a.normalize = *n == "1";
+          }
+          a.eps = params.take_float("eps", 1e-6f);
+          kernels::linear_attn(d, a);
+        }),
+        .scalar_params = {"scale", "normalize", "eps"},
+        .dtype_follows = {{"k", "q"}, {"v", "q"}}};
     return t;
   }();
   return table;
@@ -1052,7 +1120,7 @@ const Command run_command{
                      "int8_linear, int8_linear_fused, iu4_gemm, mxfp8_gemm, silu, swiglu, "
                      "rms_norm, layer_norm, adaln, rope, rms_norm_rope, quant_int8, "
                      "quant_fp8_stochastic, quant_w4a8, quant_svdquant, quant_convrot, "
-                     "dequant_fp8, dequant_awq or flash_attn")
+                     "dequant_fp8, dequant_awq, qk_norm_quant, flash_attn or linear_attn")
           ->required();
       sub.add_option("--in", *ins,
                      "NAME=FILE.npy: an input (NAME.i for problem i of scaled_mm_multi; see "
@@ -1062,15 +1130,17 @@ const Command run_command{
                      "NAME=FILE.npy: where an output is written: out (out.i for "
                      "scaled_mm_multi); scale_out for the fused kernels; q and scale for "
                      "quant_int8, quant_svdquant, quant_convrot and quant_w4a8 (also "
-                     "group_scale, zeros, correction); lse for flash_attn")
+                     "group_scale, zeros, correction); q_out, k_out, q_scale and k_scale for "
+                     "qk_norm_quant; lse for flash_attn")
           ->required();
-      sub.add_option(
-          "--param", *params,
-          "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
-          "alpha, beta, quant_dtype, lora_scale, eps, block_size, head_dim, style, "
-          "offset, base, granularity, scale, group_size, mode, group_scale_dtype, seed (also "
-          "quant_fp8_stochastic); flash_attn: causal, window=L,R, softcap, "
-          "sm_scale, dropout, seed, offset, alibi, q/k/v_descale, num_splits");
+      sub.add_option("--param", *params,
+                     "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
+                     "alpha, beta, quant_dtype, lora_scale, eps, block_size, head_dim, style, "
+                     "offset, base, granularity, scale, group_size, mode, group_scale_dtype, seed "
+                     "(also quant_fp8_stochastic); flash_attn: causal, window=L,R, softcap, "
+                     "sm_scale, dropout, seed, offset, alibi, q/k/v_descale, num_splits; "
+                     "qk_norm_quant: head_dim, rope_dim, quant_dtype; linear_attn: scale, "
+                     "normalize, eps");
       return [=] { return run_kernel(*kernel, *ins, *outs, *params); };
     }};
 

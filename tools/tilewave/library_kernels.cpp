@@ -1,6 +1,7 @@
 #include "tilewave/library_kernels.hpp"
 
 #include <kernels/attention/flash_attn_kernel.hpp>
+#include <kernels/attention/linear_attn_kernel.hpp>
 #include <kernels/common/dtype.hpp>
 #include <kernels/gemm/gemm_kernel.hpp>
 
@@ -126,6 +127,17 @@ ir::Kernel build_flash_attn(const emit::ParamReader& p) {
   return fk::build_flash_attn_kernel(s); // rejects unsupported combinations
 }
 
+ir::Kernel build_linear_attn(const emit::ParamReader& p) {
+  namespace lk = kernels::linear_attn_kernel;
+  lk::LinearAttnKernelSpec s;
+  s.dtype = dtype(p, "dtype");
+  s.out = dtype(p, "out");
+  s.head_dim_pad = lk::padded_head_dim(p.one_of("d", {32, 64, 96, 100, 128, 160, 192, 224, 256}));
+  s.decay = flag(p, "decay");
+  s.normalize = flag(p, "normalize");
+  return lk::build_linear_attn_kernel(s); // rejects unsupported dtypes
+}
+
 } // namespace
 
 void register_library_kernels(emit::KernelRegistry& registry) {
@@ -217,6 +229,19 @@ void register_library_kernels(emit::KernelRegistry& registry) {
           {{"split", "1"}},
           {{"dtype", "e4m3"}},
           {{"dtype", "e5m2"}}}});
+    registry.add({"linear_attn",
+                  "kernels/attention: causal linear attention (chunks of 16 on WMMA, one wave, "
+                  "the D x 16 state in registers)",
+                  {{"dtype", "bf16", "q / k / v dtype: bf16 or f16"},
+                   {"out", "bf16", "output dtype: bf16, f16 or f32"},
+                   {"d", "128", "head dim (padded to a multiple of 32 in the kernel)"},
+                   {"decay", "0", "1: per-head decay lambda^(i - j)"},
+                   {"normalize", "0", "1: divide by the normalizer (a column of ones)"}},
+                  build_linear_attn,
+                  {{},
+                   {{"decay", "1"}},
+                   {{"dtype", "f16"}, {"out", "f16"}, {"normalize", "1"}},
+                   {{"d", "256"}, {"decay", "1"}, {"normalize", "1"}}}});
   });
 }
 

@@ -1,0 +1,190 @@
+// The linear attention composition (see linear_attn_kernel.hpp), written only with the DSL.
+#include <kernels/attention/blocks/attn_sequence.hpp>
+#include <kernels/attention/linear_attn_kernel.hpp>
+
+#include <dsl/dsl.hpp>
+
+#include <stdexcept>
+
+namespace tw::kernels::linear_attn_kernel {
+
+using namespace tw::dsl;
+using attention_blocks::head_tensor;
+
+namespace {
+
+template <class T>
+struct Tag {
+  using type = T;
+};
+
+template <class F>
+void with_out_elem(DType t, F&& fn) {
+  if (t == DType::bf16)
+    return fn(Tag<bf16>{});
+  if (t == DType::f16)
+    return fn(Tag<f16>{});
+  if (t == DType::f32)
+    return fn(Tag<f32>{});
+  throw std::invalid_argument("linear_attn kernel: output dtype " + std::string(dtype_name(t)) +
+                              " is not bf16, f16 or f32");
+}
+
+template <class Atom, int R>
+ir::Kernel build_body(const LinearAttnKernelSpec& s) {
+  using E = typename MmaAtomLanes<Atom>::a_elem;
+  constexpr int Dp = 16 * R;
+  // Every product is 16 x 16 tiles on one wave; the state is D x 16 (R atoms down).
+  constexpr auto mma = make_tiled_mma(Atom{}, wave_layout<1, 1>, repeat<1, 1>);
+  constexpr auto state_mma = make_tiled_mma(Atom{}, wave_layout<1, 1>, repeat<R, 1>);
+  const int vt = s.value_tile();
+
+  KernelBuilder kb(s.name(), {32, 1, 1});
+  auto [Qp, Kp, Vp, Op, DecayP, S, Hq, Hkv, D, Dv, q_sb, q_ss, q_sh, k_sb, k_ss, k_sh, v_sb, v_ss,
+        v_sh, o_sb, o_ss, o_sh, scale, eps] =
+      kb.args(gptr<u8>("q"), gptr<u8>("k"), gptr<u8>("v"), gptr<u8>("out"), gptr<f32>("decay"),
+              scalar<i64>("seqlen"), scalar<i64>("heads_q"), scalar<i64>("heads_kv"),
+              scalar<i64>("head_dim"), scalar<i64>("head_dim_v"), scalar<i64>("q_sb"),
+              scalar<i64>("q_ss"), scalar<i64>("q_sh"), scalar<i64>("k_sb"), scalar<i64>("k_ss"),
+              scalar<i64>("k_sh"), scalar<i64>("v_sb"), scalar<i64>("v_ss"), scalar<i64>("v_sh"),
+              scalar<i64>("o_sb"), scalar<i64>("o_ss"), scalar<i64>("o_sh"), scalar<f32>("scale"),
+              scalar<f32>("eps"));
+  const Int64 tile = cast<i64>(block_id(ir::Dim::x)), h = cast<i64>(block_id(ir::Dim::y)),
+              b = cast<i64>(block_id(ir::Dim::z));
+  const Int64 hk = h / (Hq / Hkv); // GQA: the kv head of query head h
+  const Int64 col0 = tile * Int64(vt);
+  const Int64 cols = min(Int64(vt), Dv - col0);
+  const auto typed = [](const GlobalPtr<u8>& p) { return GlobalPtr<E>(p.ir(), elem_bytes<E>()); };
+  const GlobalTensor<E> q = head_tensor(typed(Qp), b * q_sb + h * q_sh, S, D, q_ss);
+  const GlobalTensor<E> k = head_tensor(typed(Kp), b * k_sb + hk * k_sh, S, D, k_ss);
+  const GlobalTensor<E> v = head_tensor(typed(Vp), b * v_sb + hk * v_sh + col0, S, cols, v_ss);
+  // log2(lambda): lambda^n = exp2(n * log2(lambda)); 0 without decay.
+  const Float32 log2_decay = s.decay ? log2(DecayP.load(h)) : Float32(0.0f);
+  const auto decay_pow = [&](const Float32& n) {
+    return s.decay ? exp2(n * log2_decay) : Float32(1.0f);
+  };
+  const Float32 chunk_decay = decay_pow(Float32(float(chunk)));
+  const Int32 chunks = cast<i32>((S + Int64(chunk - 1)) / Int64(chunk));
+  const int ones_col = vt; // the normalizer's column (normalize: 15)
+
+  using BFrag = typename decltype(mma)::BFrag;
+  auto [state] = for_range(
+      Int32(0), chunks, Int32(1), carry(state_mma.make_accumulator(0.0f)),
+      [&](const Int32& c, auto st) {
+        const auto q_tile = local_tile<chunk, Dp>(q, c, 0);
+        const auto k_tile = local_tile<chunk, Dp>(k, c, 0);
+        // Q^T as the B operand of every k step (of K Q^T and of S^T Q^T).
+        std::array<BFrag, R> qf;
+        for (int ks = 0; ks < R; ++ks)
+          qf[std::size_t(ks)] = mma.load_b(q_tile, ks);
+        // P^T = K Q^T (keys x queries), scaled, decayed and causal.
+        auto pt = mma.make_accumulator(0.0f);
+        for (int ks = 0; ks < R; ++ks)
+          gemm(mma, mma.load_a(k_tile, ks), qf[std::size_t(ks)], pt);
+        pt = map(mma, pt, [&](const Float32& x, const Int32& j, const Int32& i) {
+          return select(j <= i, x * scale * decay_pow(cast<f32>(i - j)), Float32(0.0f));
+        });
+        // V_c as an accumulator (keys x value columns); past the sequence / the tile it reads
+        // 0, and the normalizer's column is 1 (rows past the sequence meet zero K rows).
+        const auto v_tile = local_tile<chunk, 16>(v, c, 0);
+        const auto vc = map(mma, mma.make_accumulator(0.0f),
+                            [&](const Float32&, const Int32& j, const Int32& n) {
+                              const Float32 x = cast<f32>(v_tile.load(j, n));
+                              return s.normalize ? select(n == ones_col, Float32(1.0f), x) : x;
+                            });
+        // O^T = S^T Q^T * scale * lambda^(i + 1) + V^T P^T (value columns x queries).
+        auto ot = mma.make_accumulator(0.0f);
+        for (int ks = 0; ks < R; ++ks)
+          gemm(mma, accumulator_as_operand<MmaOperand::A>(state_mma, st, mma, ks),
+               qf[std::size_t(ks)], ot);
+        ot = map(mma, ot, [&](const Float32& x, const Int32&, const Int32& i) {
+          return x * scale * decay_pow(cast<f32>(i + 1));
+        });
+        gemm(mma, accumulator_as_operand<MmaOperand::A>(mma, vc, mma, 0),
+             accumulator_as_operand<MmaOperand::B>(mma, pt, mma, 0), ot);
+        if (s.normalize) {
+          const auto den = reduce_cols(map(mma, ot,
+                                           [&](const Float32& x, const Int32& r, const Int32&) {
+                                             return select(r == ones_col, x, Float32(0.0f));
+                                           }),
+                                       Reduce::sum);
+          ot = broadcast_cols(ot, den,
+                              [&](const Float32& x, const Float32& d) { return x / (d + eps); });
+        }
+        with_out_elem(s.out, [&]<class O>(Tag<O>) {
+          const GlobalTensor<O> out = head_tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
+                                                  b * o_sb + h * o_sh + col0, S, cols, o_ss);
+          mma.store(ot, local_tile<16, chunk>(out.transposed(), 0, c));
+        });
+        // S = lambda^16 S + K^T (lambda^(15 - j) V_c).
+        if (s.decay)
+          st = map(state_mma, st,
+                   [&](const Float32& x, const Int32&, const Int32&) { return x * chunk_decay; });
+        const auto vd = s.decay ? map(mma, vc,
+                                      [&](const Float32& x, const Int32& j, const Int32&) {
+                                        return x * decay_pow(cast<f32>(Int32(chunk - 1) - j));
+                                      })
+                                : vc;
+        gemm(state_mma, state_mma.load_a(local_tile<Dp, chunk>(k.transposed(), 0, c), 0),
+             accumulator_as_operand<MmaOperand::B>(mma, vd, state_mma, 0), st);
+        return carry(st);
+      });
+  (void)state;
+  return kb.finish();
+}
+
+template <class Atom>
+ir::Kernel build_atom(const LinearAttnKernelSpec& s) {
+  switch (s.head_dim_pad) {
+  case 32:
+    return build_body<Atom, 2>(s);
+  case 64:
+    return build_body<Atom, 4>(s);
+  case 96:
+    return build_body<Atom, 6>(s);
+  case 128:
+    return build_body<Atom, 8>(s);
+  case 160:
+    return build_body<Atom, 10>(s);
+  case 192:
+    return build_body<Atom, 12>(s);
+  case 224:
+    return build_body<Atom, 14>(s);
+  case 256:
+    return build_body<Atom, 16>(s);
+  default:
+    throw std::invalid_argument("linear_attn kernel: head_dim_pad " +
+                                std::to_string(s.head_dim_pad) +
+                                " is not a multiple of 32 from 32 to 256");
+  }
+}
+
+} // namespace
+
+int padded_head_dim(int64_t d) {
+  return static_cast<int>((d + 31) / 32 * 32);
+}
+
+std::string LinearAttnKernelSpec::name() const {
+  std::string n = "tw_linear_attn_";
+  n += dtype_name(dtype);
+  n += "_";
+  n += dtype_name(out);
+  n += "_d" + std::to_string(head_dim_pad);
+  if (decay)
+    n += "_decay";
+  if (normalize)
+    n += "_norm";
+  return n;
+}
+
+ir::Kernel build_linear_attn_kernel(const LinearAttnKernelSpec& spec) {
+  if (spec.dtype == DType::bf16)
+    return build_atom<atoms::wmma_f32_16x16x16_bf16>(spec);
+  if (spec.dtype == DType::f16)
+    return build_atom<atoms::wmma_f32_16x16x16_f16>(spec);
+  throw std::invalid_argument("linear_attn kernel: input dtype " +
+                              std::string(dtype_name(spec.dtype)) + " is not bf16 or f16");
+}
+
+} // namespace tw::kernels::linear_attn_kernel
