@@ -8,6 +8,7 @@
 #include "kernels/oracles.hpp"
 #include "tools/run_tool.hpp"
 
+#include <kernels/attention/flash_attn_kernel.hpp>
 #include <tools/npy/npy.hpp>
 
 #include <doctest/doctest.h>
@@ -837,6 +838,47 @@ TEST_CASE("tilewave run flash_attn: dense causal softcap with lse, and varlen wi
     INFO(c.summary());
     CHECK(c.ok);
   }
+}
+
+TEST_CASE("tilewave run flash_attn: int8 inputs with descales, against the float64 reference "
+          "(which applies the int8 P quantization)") {
+  const HostTensor q = to::random_tensor(DType::int8, {1, 5, 2, 32}, 501),
+                   k = to::random_tensor(DType::int8, {1, 9, 1, 32}, 502),
+                   v = to::random_tensor(DType::int8, {1, 9, 1, 32}, 503);
+  const std::string out = fresh("fi_out.npy");
+  const auto r =
+      run_tool("run flash_attn --in q=" + save("fi_q.npy", q) + " --in k=" + save("fi_k.npy", k) +
+               " --in v=" + save("fi_v.npy", v) + " --out out=" + out +
+               " --param q_descale=0.02 --param k_descale=0.025 --param "
+               "v_descale=0.015625 --param num_splits=1 --param causal=1");
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  const HostTensor got = load_as(out, DType::bf16, {1, 5, 2, 32}); // int8 inputs write bf16
+  tw::kernels::FlashAttnArgs args;
+  args.q = q.view();
+  args.k = k.view();
+  args.v = v.view();
+  args.out = got.view();
+  args.causal = true;
+  args.q_descale = 0.02f;
+  args.k_descale = 0.025f;
+  args.v_descale = 0.015625f;
+  args.num_splits = 1;
+  tw::kernels::flash_attn_kernel::FlashAttnKernelSpec spec;
+  spec.dtype = DType::int8;
+  to::AttentionReference want =
+      to::flash_attn(args, tw::kernels::flash_attn_kernel::kv_block(spec));
+  // compare's `intermediate` term carries the oracle's allowance for P elements whose int8
+  // rounding is ambiguous at f32 precision; int8 P enters PV exactly, so the f32 sums are what
+  // `accumulation` covers (2^-12, tests/kernels/attention_harness.hpp).
+  want.out.lora_magnitude = want.p_rounding_ambiguity;
+  to::Tolerance tol;
+  tol.out = DType::bf16;
+  tol.accumulation = 0x1p-12;
+  tol.intermediate = 1.0;
+  const to::CompareResult c = to::compare(to::decode_attention_rows(got.view()), want.out, tol);
+  INFO(c.summary());
+  CHECK(c.ok);
 }
 
 TEST_CASE("tilewave run flash_attn: command-line and argument errors") {

@@ -205,7 +205,7 @@ void register_library_kernels(emit::KernelRegistry& registry) {
         {"flash_attn",
          "kernels/attention: flash attention forward (64-query tile, 4 waves, S^T = K Q^T, P^T "
          "from registers into O^T = V^T P^T, online softmax)",
-         {{"dtype", "bf16", "q / k / v dtype: bf16, f16, e4m3 or e5m2"},
+         {{"dtype", "bf16", "q / k / v dtype: bf16, f16, e4m3, e5m2 or int8"},
           {"out", "bf16", "output dtype: bf16 or f16"},
           {"d", "128", "query head dim (padded to a multiple of 32 in the kernel)"},
           {"dv", "128", "value head dim"},
@@ -228,7 +228,8 @@ void register_library_kernels(emit::KernelRegistry& registry) {
           {{"varlen", "1"}, {"causal", "1"}, {"lse", "1"}},
           {{"split", "1"}},
           {{"dtype", "e4m3"}},
-          {{"dtype", "e5m2"}}}});
+          {{"dtype", "e5m2"}},
+          {{"dtype", "int8"}}}});
     registry.add({"linear_attn",
                   "kernels/attention: causal linear attention (chunks of 16 on WMMA, one wave, "
                   "the D x 16 state in registers)",
