@@ -30,6 +30,7 @@
 #include <dsl/ops/block_reduce.hpp>
 #include <dsl/ops/philox.hpp>
 #include <dsl/ops/trig.hpp>
+#include <dsl/tensor/gathered_rows.hpp>
 
 // IR -> code object: compile, the compile cache, the emitters' outputs, resources.
 #include <emit/code_object_json.hpp>

@@ -593,4 +593,5 @@ inline HostTensor random_tensor(DType dtype, Extents shape, uint64_t seed,
 // The attention family (one file per family, so the families do not collide).
 #include "oracles/attention.hpp"
 #include "oracles/elementwise.hpp"
+#include "oracles/paged_attention.hpp"
 #include "oracles/quant.hpp"
