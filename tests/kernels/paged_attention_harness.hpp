@@ -42,7 +42,7 @@ inline PagedInputs make_paged_inputs(const PagedCase& pc) {
   PagedInputs in;
   in.q_side = make_inputs(query_case(pc));
   const int64_t batch = int64_t(pc.seqlens_k.size()), ps = pc.page_size;
-  std::vector<int64_t> used(size_t(batch));
+  std::vector<int64_t> used(static_cast<size_t>(batch));
   int64_t total = 0, widest = 0;
   for (int64_t b = 0; b < batch; ++b) {
     used[size_t(b)] = (pc.seqlens_k[size_t(b)] + ps - 1) / ps;
@@ -51,7 +51,7 @@ inline PagedInputs make_paged_inputs(const PagedCase& pc) {
   }
   const int64_t pages = total + pc.spare_pages;
   // A shuffled pool order (Fisher-Yates with an LCG): sequences get pages out of order.
-  std::vector<int32_t> order(size_t(pages));
+  std::vector<int32_t> order(static_cast<size_t>(pages));
   std::iota(order.begin(), order.end(), 0);
   uint64_t state = c.seed * 2654435761u + 17;
   for (int64_t n = pages - 1; n > 0; --n) {

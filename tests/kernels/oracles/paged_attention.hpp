@@ -23,7 +23,7 @@ inline AttentionReference paged_attn(const kernels::PagedAttnArgs& args) {
   const std::vector<double> lens = decode_flat(pk.seqlens_k);
   const int64_t batch = int64_t(lens.size());
   // The pages of every sequence.
-  std::vector<std::vector<int64_t>> table(size_t(batch));
+  std::vector<std::vector<int64_t>> table(static_cast<size_t>(batch));
   if (pk.block_table) {
     const std::vector<double> t = decode_flat(*pk.block_table);
     const int64_t width = pk.block_table->shape[1];
