@@ -1,5 +1,5 @@
-// The paged_attn entry point: validate (validate_paged_attn), return on an empty problem,
-// choose the split count, then the flash attention composition with a paged KV source
+// The paged_attn and decode_attn entry points: validate (validate_paged_attn), return on an empty
+// problem, choose the split count, then the flash attention composition with a paged KV source
 // (spec.paging): the kernel arguments of the query side and the options are flash_attn's
 // (launch_args_of), the pools' strides and the block table are the paged ones. Split-KV runs
 // the partials into a workspace and the same combine kernel as flash_attn.
@@ -7,6 +7,8 @@
 #include <kernels/attention/flash_attn_splits.hpp>
 #include <kernels/attention/paged_attn_api.hpp>
 #include <kernels/attention/split_kv_combine.hpp>
+
+#include <string>
 
 namespace tw::kernels {
 
@@ -53,6 +55,32 @@ void launch_paged_attn(runtime::Device& device, const PagedAttnArgs& args,
 
 void paged_attn(runtime::Device& device, const PagedAttnArgs& args) {
   PagedAttnProblem pp = validate_paged_attn(device, args);
+  if (pp.attn.empty())
+    return;
+  pp.attn.num_splits = choose_num_splits(pp.attn);
+  launch_paged_attn(device, args, pp);
+}
+
+inline constexpr int64_t max_decode_rows = 16;
+
+PagedAttnProblem validate_decode_attn(const runtime::Device& device, const PagedAttnArgs& args) {
+  PagedAttnProblem pp = validate_paged_attn(device, args);
+  const ArgChecker chk("decode_attn");
+  if (pp.attn.seqlen_q > max_decode_rows) {
+    const std::string rows = std::to_string(pp.attn.seqlen_q);
+    if (pp.attn.varlen)
+      chk.fail_parameter("max_seqlen_q", "is " + rows +
+                                             "; expected 1 to 16 query rows per sequence for "
+                                             "decode (paged_attn takes longer ones)");
+    chk.fail("q", "has Sq = " + rows +
+                      " query rows per sequence; expected 1 to 16 for decode (paged_attn takes "
+                      "longer ones)");
+  }
+  return pp;
+}
+
+void decode_attn(runtime::Device& device, const PagedAttnArgs& args) {
+  PagedAttnProblem pp = validate_decode_attn(device, args);
   if (pp.attn.empty())
     return;
   pp.attn.num_splits = choose_num_splits(pp.attn);
