@@ -123,7 +123,8 @@ TEST_CASE("tilewave run: command-line errors") {
   CHECK(r.output.find("run: --param 'alpha' is not a parameter of w8a16") != std::string::npos);
   r = run_tool("run nope --in a=" + a + out_arg());
   CHECK(r.output.find(
-            "run: unknown kernel 'nope': expected one of adaln, dequant_awq, dequant_fp8, "
+            "run: unknown kernel 'nope': expected one of adaln, decode_attn, dequant_awq, "
+            "dequant_fp8, "
             "flash_attn, gemm, int8_linear, int8_linear_fused, iu4_gemm, layer_norm, mxfp8_gemm, "
             "paged_attn, quant_fp8_stochastic, quant_int8, rms_norm, rms_norm_rope, rope, "
             "scaled_mm, "
@@ -837,6 +838,16 @@ TEST_CASE("tilewave run paged_attn: a permuting int32 block table and ragged int
                                           to::paged_attn(args).out, attention_tolerance());
   INFO(c.summary());
   CHECK(c.ok);
+  // decode_attn on the same files (3 query rows per sequence): the same result
+  const std::string dec = fresh("pa_dec.npy");
+  const auto rd =
+      run_tool("run decode_attn" + in.args + " --in seqlens_k=" + save("pa_lens.npy", lens) +
+               " --in block_table=" + save("pa_table.npy", table) + " --out out=" + dec +
+               " --param causal=1");
+  CAPTURE(rd.output);
+  REQUIRE(rd.status == 0);
+  const HostTensor got_dec = load_as(dec, DType::f16, {2, 3, 2, 16});
+  CHECK(got_dec.bytes() == got.bytes());
   // a page past the pool: the entry's sentence, nothing run
   table.set({1, 0}, 5);
   const auto bad = run_tool(

@@ -10,7 +10,8 @@
 // with --in cu_seqlens_q / cu_seqlens_k) and its options as --param (docs/kernels.md
 // "Attention"); paged_attn takes q, the page pools k, v [num_pages, page_size, Hkv, D], int32
 // seqlens_k [B] and an int32 block table (block_table [B, max_blocks], or block_table_indptr and
-// block_table_indices) with flash_attn's options (docs/kernels.md "Paged attention").
+// block_table_indices) with flash_attn's options, decode_attn the same with 1..16 query rows
+// per sequence (docs/kernels.md "Paged attention").
 //
 // Every GEMM entry point runs: valid arguments end in the output files, bad ones in a
 // sentence (the tool's own for the command line, the entry point's validation sentence for
@@ -729,6 +730,10 @@ const std::map<std::string, KernelRun>& kernel_table() {
       kernels::paged_attn(d, paged_attn_args(d, p, params));
     });
     t["paged_attn"] = paged;
+    paged.call = single([](runtime::Device& d, Problem& p, Params& params) {
+      kernels::decode_attn(d, paged_attn_args(d, p, params));
+    });
+    t["decode_attn"] = paged;
     return t;
   }();
   return table;
@@ -980,7 +985,8 @@ const Command run_command{
                      "gemm, scaled_mm, scaled_mm_fused_quant, scaled_mm_multi, w8a16, "
                      "int8_linear, int8_linear_fused, iu4_gemm, mxfp8_gemm, silu, swiglu, "
                      "rms_norm, layer_norm, adaln, rope, rms_norm_rope, quant_int8, "
-                     "quant_fp8_stochastic, dequant_fp8, dequant_awq, flash_attn or paged_attn")
+                     "quant_fp8_stochastic, dequant_fp8, dequant_awq, flash_attn, paged_attn or "
+                     "decode_attn")
           ->required();
       sub.add_option("--in", *ins,
                      "NAME=FILE.npy: an input (NAME.i for problem i of scaled_mm_multi; see "
@@ -989,15 +995,15 @@ const Command run_command{
       sub.add_option("--out", *outs,
                      "NAME=FILE.npy: where an output is written: out (out.i for "
                      "scaled_mm_multi); scale_out for the fused kernels; q and scale for "
-                     "quant_int8; lse for flash_attn and paged_attn")
+                     "quant_int8; lse for flash_attn, paged_attn and decode_attn")
           ->required();
-      sub.add_option(
-          "--param", *params,
-          "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
-          "alpha, beta, quant_dtype, lora_scale, eps, block_size, head_dim, style, "
-          "offset, base, granularity, scale, group_size, seed (also "
-          "quant_fp8_stochastic); flash_attn and paged_attn: causal, window=L,R, softcap, "
-          "sm_scale, dropout, seed, offset, alibi, q/k/v_descale, num_splits");
+      sub.add_option("--param", *params,
+                     "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
+                     "alpha, beta, quant_dtype, lora_scale, eps, block_size, head_dim, style, "
+                     "offset, base, granularity, scale, group_size, seed (also "
+                     "quant_fp8_stochastic); flash_attn, paged_attn, decode_attn: causal, "
+                     "window=L,R, softcap, "
+                     "sm_scale, dropout, seed, offset, alibi, q/k/v_descale, num_splits");
       return [=] { return run_kernel(*kernel, *ins, *outs, *params); };
     }};
 
