@@ -49,6 +49,7 @@
 
 // The kernel library's host entry points.
 #include <kernels/attention/flash_attn_api.hpp>
+#include <kernels/attention/paged_attn_api.hpp>
 #include <kernels/common/arg_check.hpp>
 #include <kernels/common/dtype.hpp>
 #include <kernels/common/host_tensor.hpp>
