@@ -30,6 +30,7 @@
 #include <dsl/ops/block_reduce.hpp>
 #include <dsl/ops/philox.hpp>
 #include <dsl/ops/trig.hpp>
+#include <dsl/tensor/gathered_rows.hpp>
 
 // IR -> code object: compile, the compile cache, the emitters' outputs, resources.
 #include <emit/code_object_json.hpp>
@@ -50,6 +51,7 @@
 #include <kernels/attention/flash_attn_api.hpp>
 #include <kernels/attention/linear_attn_api.hpp>
 #include <kernels/attention/qk_norm_quant_api.hpp>
+#include <kernels/attention/paged_attn_api.hpp>
 #include <kernels/common/arg_check.hpp>
 #include <kernels/common/dtype.hpp>
 #include <kernels/common/host_tensor.hpp>

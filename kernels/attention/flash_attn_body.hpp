@@ -8,6 +8,7 @@
 #include <kernels/attention/blocks/attn_sequence.hpp>
 #include <kernels/attention/blocks/bias_mask.hpp>
 #include <kernels/attention/blocks/dropout.hpp>
+#include <kernels/attention/blocks/kv_source.hpp>
 #include <kernels/attention/blocks/online_softmax.hpp>
 #include <kernels/attention/blocks/softcap.hpp>
 #include <kernels/attention/blocks/visible_keys.hpp>
@@ -18,6 +19,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace tw::kernels::flash_attn_kernel {
@@ -110,6 +112,11 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
                scalar<f32>("k_descale"), scalar<f32>("v_descale"), scalar<i64>("dropout_seed"),
                scalar<i64>("dropout_offset"), scalar<i32>("dropout_threshold"),
                scalar<f32>("dropout_inv_keep"));
+  // Paged KV (appended arguments; unused without s.paging).
+  auto [PageTable, PageIndptr, SeqlensK, page_table_stride, page_size] =
+      kb_.args(gptr<i32>("block_table"), gptr<i32>("block_table_indptr"), gptr<i32>("seqlens_k"),
+               scalar<i64>("block_table_stride"), scalar<i32>("page_size"));
+  const bool paged = s.paging != FlashAttnKernelSpec::KvPaging::none;
   const Int32 qt = block_id(ir::Dim::x), h = block_id(ir::Dim::y);
   const Int32 bz = block_id(ir::Dim::z);
   const Int32 splits = cast<i32>(num_splits);
@@ -118,7 +125,14 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
   const Int32 hk = h / cast<i32>(Hq / Hkv); // GQA / MQA: the kv head of query head h
 
   // ---- KV source block: the sequence of this workgroup ----
-  const AttnSequence seq = s.varlen ? varlen_sequence(CuQ, CuK, b) : dense_sequence(Sq, Sk);
+  const std::optional<PagedSequence> pages =
+      paged ? std::optional(paged_sequence(s.paging == FlashAttnKernelSpec::KvPaging::csr,
+                                           PageTable, PageIndptr, page_table_stride, SeqlensK, b))
+            : std::nullopt;
+  // Paged: the queries are dense or varlen (cu_seqlens_q), the keys the sequence's pages.
+  const AttnSequence seq = paged      ? paged_attn_sequence(s.varlen, CuQ, Sq, *pages, b)
+                           : s.varlen ? varlen_sequence(CuQ, CuK, b)
+                                      : dense_sequence(Sq, Sk);
   const Int64 row0 = cast<i64>(qt) * Int64(block_q);
   if_(row0 < seq.sq, [&] {
     const auto typed = [&]<class T>(const GlobalPtr<u8>& p, Tag<T>) {
@@ -127,12 +141,21 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     const Int64 bq = s.varlen ? Int64(0) : cast<i64>(b);
     const GlobalTensor<E> q = head_tensor(
         typed(Qp, Tag<E>{}), bq * q_sb + seq.q_first * q_ss + cast<i64>(h) * q_sh, seq.sq, D, q_ss);
-    const GlobalTensor<LE> k =
-        head_tensor(typed(Kp, Tag<LE>{}), bq * k_sb + seq.k_first * k_ss + cast<i64>(hk) * k_sh,
-                    seq.sk, D, k_ss);
-    const GlobalTensor<LE> v =
-        head_tensor(typed(Vp, Tag<LE>{}), bq * v_sb + seq.k_first * v_ss + cast<i64>(hk) * v_sh,
-                    seq.sk, Dv, v_ss);
+    // ---- KV source block: contiguous rows, or pages (k_sb / v_sb are the page strides) ----
+    const auto head_ptr = [&](const GlobalPtr<u8>& p, const Int64& stride) {
+      const GlobalPtr<LE> t = typed(p, Tag<LE>{});
+      return GlobalPtr<LE>(t.offset(cast<i64>(hk) * stride).ir(), t.align());
+    };
+    const KvSource<LE> kv =
+        paged ? KvSource<LE>::paged(*pages, page_size, head_ptr(Kp, k_sh), k_sb, k_ss, D,
+                                    head_ptr(Vp, v_sh), v_sb, v_ss, Dv)
+              : KvSource<LE>::contiguous(
+                    head_tensor(typed(Kp, Tag<LE>{}),
+                                bq * k_sb + seq.k_first * k_ss + cast<i64>(hk) * k_sh, seq.sk, D,
+                                k_ss),
+                    head_tensor(typed(Vp, Tag<LE>{}),
+                                bq * v_sb + seq.k_first * v_ss + cast<i64>(hk) * v_sh, seq.sk, Dv,
+                                v_ss));
 
     // ---- visible keys block: causal / window / split range ----
     const Int32 sq32 = cast<i32>(seq.sq), sk32 = cast<i32>(seq.sk), row0_32 = cast<i32>(row0);
@@ -154,8 +177,8 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     auto lds = use_lds<plan>(kb_);
     const auto fetch = [&](const Int32& t) {
       const Int32 blk = first_block + t;
-      return std::pair{copy_k.load(local_tile<kb, Dp>(k, blk, 0)),
-                       copy_v.load(local_tile<kb, Dvp>(v, blk, 0))};
+      return std::pair{kv.template load_k<kb, Dp>(copy_k, blk),
+                       kv.template load_v<kb, Dvp>(copy_v, blk)};
     };
     const auto commit = [&](const auto& regs, const Int32& stage) {
       copy_k.store(regs.first, lds.template tile<"sK">(stage));

@@ -55,6 +55,8 @@ std::string FlashAttnKernelSpec::name() const {
     n += "_dropout";
   if (split)
     n += "_split";
+  if (paging != KvPaging::none)
+    n += paging == KvPaging::table ? "_paged" : "_pagedcsr";
   return n;
 }
 
@@ -98,6 +100,8 @@ runtime::KernelArgs flash_attn_kernel_args(const FlashAttnLaunchArgs& g) {
   a.add<int64_t>(int64_t(g.dropout_seed)).add<int64_t>(int64_t(g.dropout_offset));
   a.add<int32_t>(int32_t(uint32_t(std::floor(double(g.dropout_p) * 4294967296.0))));
   a.add<float>(g.dropout_p > 0.0f ? float(1.0 / (1.0 - double(g.dropout_p))) : 1.0f);
+  a.ptr(g.block_table).ptr(g.block_table_indptr).ptr(g.seqlens_k);
+  a.add<int64_t>(g.block_table_stride).add<int32_t>(g.page_size);
   return a;
 }
 

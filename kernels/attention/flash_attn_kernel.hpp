@@ -36,6 +36,9 @@ struct FlashAttnKernelSpec {
   bool dropout = false;     // p > 0 (p = 0 is the code without dropout)
   bool split = false;       // write the split-KV partials (attn_shared.md) instead of out
   bool vec_aligned = false; // q, k, v: base and every row start 16-byte aligned
+  // k / v are page pools [num_pages, page_size, Hkv, D] read through a block table (dense
+  // [B, max_blocks] or CSR); seqlens_k [B] gives each sequence's key count.
+  enum class KvPaging { none, table, csr } paging = KvPaging::none;
 
   std::string name() const; // unique per spec: the code object's symbol and cache key
 };
@@ -66,6 +69,12 @@ struct FlashAttnLaunchArgs {
   float q_descale = 1.0f, k_descale = 1.0f, v_descale = 1.0f;
   uint64_t dropout_seed = 0, dropout_offset = 0;
   float dropout_p = 0.0f;
+  // paged KV (spec.paging): the block table (dense [B, max_blocks] with row stride
+  // block_table_stride, or the CSR indices with block_table_indptr [B + 1]), seqlens_k [B]
+  // (int32), tokens per page. k_sb / v_sb are then the page strides.
+  runtime::DevicePtr block_table = 0, block_table_indptr = 0, seqlens_k = 0;
+  int64_t block_table_stride = 0;
+  int32_t page_size = 0;
 };
 
 emit::CodeObject compile_flash_attn_kernel(const FlashAttnKernelSpec& spec);

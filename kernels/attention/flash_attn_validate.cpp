@@ -1,7 +1,7 @@
 // Argument validation of flash attention (the rules are in flash_attn_api.hpp and
 // docs/kernels.md "Attention"). Every rule is one check with one sentence; everything is
 // checked before the device is touched (the varlen offsets are read back, never written).
-#include <kernels/attention/flash_attn_api.hpp>
+#include <kernels/attention/attn_validate_parts.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -10,11 +10,9 @@
 
 namespace tw::kernels {
 
-namespace {
+namespace attn_validate {
 
 using runtime::Device;
-
-constexpr int64_t max_head_dim = 256;
 
 // What every tensor argument needs: well formed, in the launch device's memory, its start
 // aligned to its element size.
@@ -83,108 +81,11 @@ const TensorView* opt(const std::optional<TensorView>& t) {
   return t ? &*t : nullptr;
 }
 
-} // namespace
-
-FlashAttnProblem validate_flash_attn(const Device& device, const FlashAttnArgs& args) {
-  const ArgChecker chk("flash_attn");
-  // The offsets are read back (copy_to_host); validation writes and launches nothing.
-  Device& dev = const_cast<Device&>(device);
-  FlashAttnProblem p;
-
-  // -- memory and dtypes of q, k, v, out
-  for (const NamedInput& in : {NamedInput{&args.q, "q"}, NamedInput{&args.k, "k"},
-                               NamedInput{&args.v, "v"}, NamedInput{&args.out, "out"}})
-    check_memory(chk, device, *in.view, in.name);
-  chk.dtype_in(args.q, "q", {DType::bf16, DType::f16, DType::e4m3, DType::e5m2, DType::int8});
-  chk.same_dtype(args.k, "k", args.q, "q");
-  chk.same_dtype(args.v, "v", args.q, "q");
-  chk.dtype_in(args.out, "out", {DType::bf16, DType::f16});
-  p.dtype = args.q.dtype;
-  p.out_dtype = args.out.dtype;
-
-  // -- dense or varlen, ranks
-  if (args.cu_seqlens_q.has_value() != args.cu_seqlens_k.has_value())
-    chk.fail(args.cu_seqlens_q ? "cu_seqlens_k" : "cu_seqlens_q",
-             "is missing; expected both cu_seqlens_q and cu_seqlens_k (varlen) or neither (dense)");
-  p.varlen = args.cu_seqlens_q.has_value();
-  const int rank = p.varlen ? 3 : 4;
-  const int tok = p.varlen ? 0 : 1;  // dimension of the token (sequence position)
-  const int head = p.varlen ? 1 : 2; // dimension of the head
-  chk.rank(args.q, "q", rank);
-  chk.rank(args.k, "k", rank);
-  chk.rank(args.v, "v", rank);
-  chk.rank(args.out, "out", rank);
-
-  // -- shapes against each other
-  if (!p.varlen)
-    chk.extent_matches(args.k, "k", 0, "B", args.q, "q", 0);
-  chk.extent_matches(args.k, "k", rank - 1, "D", args.q, "q", rank - 1);
-  for (int d = 0; d < rank - 1; ++d)
-    chk.extent_matches(args.v, "v", d, d == tok ? "Sk" : d == head ? "Hkv" : "B", args.k, "k", d);
-  const int64_t hq = args.q.shape[size_t(head)], hkv = args.k.shape[size_t(head)];
-  const int64_t d = args.q.shape.back(), dv = args.v.shape.back();
-  Extents out_shape = args.q.shape;
-  out_shape.back() = dv;
-  chk.shape_is(args.out, "out", out_shape,
-               p.varlen ? "[Tq, Hq, Dv] from 'q' and 'v'" : "[B, Sq, Hq, Dv] from 'q' and 'v'");
-  if (d < 1 || d > max_head_dim)
-    chk.fail("q", "has head dim D = " + std::to_string(d) +
-                      "; expected 1 <= D <= " + std::to_string(max_head_dim));
-  if (dv < 1 || dv > max_head_dim)
-    chk.fail("v", "has value head dim Dv = " + std::to_string(dv) +
-                      "; expected 1 <= Dv <= " + std::to_string(max_head_dim));
-  if (hkv < 1 || hq % hkv != 0)
-    chk.fail("k", "has " + std::to_string(hkv) + " kv heads and 'q' " + std::to_string(hq) +
-                      " heads; expected a kv head count >= 1 that divides the query heads (GQA)");
-  check_last_contiguous(chk, args.q, "q", "head dim");
-  check_last_contiguous(chk, args.k, "k", "head dim");
-  check_last_contiguous(chk, args.v, "v", "value head dim");
-  check_last_contiguous(chk, args.out, "out", "value head dim");
-  p.heads_q = hq;
-  p.heads_kv = hkv;
-  p.head_dim = d;
-  p.head_dim_v = dv;
-
-  // -- varlen offsets, or the dense sizes
-  if (p.varlen) {
-    const TensorView& cq = *args.cu_seqlens_q;
-    const TensorView& ck = *args.cu_seqlens_k;
-    for (const NamedInput& in :
-         {NamedInput{&cq, "cu_seqlens_q"}, NamedInput{&ck, "cu_seqlens_k"}}) {
-      check_memory(chk, device, *in.view, in.name);
-      chk.dtype_in(*in.view, in.name, {DType::i32});
-      chk.rank(*in.view, in.name, 1);
-      if (in.view->shape[0] < 1)
-        chk.fail(in.name, "has shape " + format_extents(in.view->shape) +
-                              "; expected [B + 1] offsets (at least the leading 0)");
-      chk.contiguous_vector(*in.view, in.name);
-    }
-    chk.extent_matches(ck, "cu_seqlens_k", 0, "B + 1", cq, "cu_seqlens_q", 0);
-    if (args.max_seqlen_q < 0)
-      chk.fail_parameter("max_seqlen_q", "is " + std::to_string(args.max_seqlen_q) +
-                                             "; expected the longest query sequence (>= 0)");
-    if (args.max_seqlen_k < 0)
-      chk.fail_parameter("max_seqlen_k", "is " + std::to_string(args.max_seqlen_k) +
-                                             "; expected the longest key sequence (>= 0)");
-    check_offsets(chk, dev, cq, "cu_seqlens_q", args.q.shape[0], "q", args.max_seqlen_q,
-                  "max_seqlen_q");
-    check_offsets(chk, dev, ck, "cu_seqlens_k", args.k.shape[0], "k", args.max_seqlen_k,
-                  "max_seqlen_k");
-    p.batch = cq.shape[0] - 1;
-    p.seqlen_q = args.max_seqlen_q;
-    p.seqlen_k = args.max_seqlen_k;
-  } else {
-    for (const auto& [value, name] : {std::pair{args.max_seqlen_q, "max_seqlen_q"},
-                                      std::pair{args.max_seqlen_k, "max_seqlen_k"}})
-      if (value != 0)
-        chk.fail_parameter(name, "is " + std::to_string(value) +
-                                     " for a dense problem; expected 0 (a varlen parameter, used "
-                                     "with cu_seqlens_q / cu_seqlens_k)");
-    p.batch = args.q.shape[0];
-    p.seqlen_q = args.q.shape[1];
-    p.seqlen_k = args.k.shape[1];
-  }
-
+// The options after the tensors (p's dtype, varlen, batch, lengths, heads and head dims are
+// set): scalars, bias / mask, ALiBi, lse, split count. Shared with validate_paged_attn.
+void validate_attn_options(const ArgChecker& chk, const Device& device, const FlashAttnArgs& args,
+                           FlashAttnProblem& p) {
+  const int64_t d = p.head_dim, hq = p.heads_q;
   // -- scalar options
   check_finite(chk, "sm_scale", args.sm_scale);
   if (args.sm_scale < 0.0f)
@@ -289,6 +190,113 @@ FlashAttnProblem validate_flash_attn(const Device& device, const FlashAttnArgs& 
                                          "; expected 0 (the host picks), 1 (no split) or a "
                                          "split count > 1");
   p.num_splits = args.num_splits;
+}
+
+} // namespace attn_validate
+
+using namespace attn_validate;
+
+FlashAttnProblem validate_flash_attn(const Device& device, const FlashAttnArgs& args) {
+  const ArgChecker chk("flash_attn");
+  // The offsets are read back (copy_to_host); validation writes and launches nothing.
+  Device& dev = const_cast<Device&>(device);
+  FlashAttnProblem p;
+
+  // -- memory and dtypes of q, k, v, out
+  for (const NamedInput& in : {NamedInput{&args.q, "q"}, NamedInput{&args.k, "k"},
+                               NamedInput{&args.v, "v"}, NamedInput{&args.out, "out"}})
+    check_memory(chk, device, *in.view, in.name);
+  chk.dtype_in(args.q, "q", {DType::bf16, DType::f16, DType::e4m3, DType::e5m2, DType::int8});
+  chk.same_dtype(args.k, "k", args.q, "q");
+  chk.same_dtype(args.v, "v", args.q, "q");
+  chk.dtype_in(args.out, "out", {DType::bf16, DType::f16});
+  p.dtype = args.q.dtype;
+  p.out_dtype = args.out.dtype;
+
+  // -- dense or varlen, ranks
+  if (args.cu_seqlens_q.has_value() != args.cu_seqlens_k.has_value())
+    chk.fail(args.cu_seqlens_q ? "cu_seqlens_k" : "cu_seqlens_q",
+             "is missing; expected both cu_seqlens_q and cu_seqlens_k (varlen) or neither (dense)");
+  p.varlen = args.cu_seqlens_q.has_value();
+  const int rank = p.varlen ? 3 : 4;
+  const int tok = p.varlen ? 0 : 1;  // dimension of the token (sequence position)
+  const int head = p.varlen ? 1 : 2; // dimension of the head
+  chk.rank(args.q, "q", rank);
+  chk.rank(args.k, "k", rank);
+  chk.rank(args.v, "v", rank);
+  chk.rank(args.out, "out", rank);
+
+  // -- shapes against each other
+  if (!p.varlen)
+    chk.extent_matches(args.k, "k", 0, "B", args.q, "q", 0);
+  chk.extent_matches(args.k, "k", rank - 1, "D", args.q, "q", rank - 1);
+  for (int d = 0; d < rank - 1; ++d)
+    chk.extent_matches(args.v, "v", d, d == tok ? "Sk" : d == head ? "Hkv" : "B", args.k, "k", d);
+  const int64_t hq = args.q.shape[size_t(head)], hkv = args.k.shape[size_t(head)];
+  const int64_t d = args.q.shape.back(), dv = args.v.shape.back();
+  Extents out_shape = args.q.shape;
+  out_shape.back() = dv;
+  chk.shape_is(args.out, "out", out_shape,
+               p.varlen ? "[Tq, Hq, Dv] from 'q' and 'v'" : "[B, Sq, Hq, Dv] from 'q' and 'v'");
+  if (d < 1 || d > max_head_dim)
+    chk.fail("q", "has head dim D = " + std::to_string(d) +
+                      "; expected 1 <= D <= " + std::to_string(max_head_dim));
+  if (dv < 1 || dv > max_head_dim)
+    chk.fail("v", "has value head dim Dv = " + std::to_string(dv) +
+                      "; expected 1 <= Dv <= " + std::to_string(max_head_dim));
+  if (hkv < 1 || hq % hkv != 0)
+    chk.fail("k", "has " + std::to_string(hkv) + " kv heads and 'q' " + std::to_string(hq) +
+                      " heads; expected a kv head count >= 1 that divides the query heads (GQA)");
+  check_last_contiguous(chk, args.q, "q", "head dim");
+  check_last_contiguous(chk, args.k, "k", "head dim");
+  check_last_contiguous(chk, args.v, "v", "value head dim");
+  check_last_contiguous(chk, args.out, "out", "value head dim");
+  p.heads_q = hq;
+  p.heads_kv = hkv;
+  p.head_dim = d;
+  p.head_dim_v = dv;
+
+  // -- varlen offsets, or the dense sizes
+  if (p.varlen) {
+    const TensorView& cq = *args.cu_seqlens_q;
+    const TensorView& ck = *args.cu_seqlens_k;
+    for (const NamedInput& in :
+         {NamedInput{&cq, "cu_seqlens_q"}, NamedInput{&ck, "cu_seqlens_k"}}) {
+      check_memory(chk, device, *in.view, in.name);
+      chk.dtype_in(*in.view, in.name, {DType::i32});
+      chk.rank(*in.view, in.name, 1);
+      if (in.view->shape[0] < 1)
+        chk.fail(in.name, "has shape " + format_extents(in.view->shape) +
+                              "; expected [B + 1] offsets (at least the leading 0)");
+      chk.contiguous_vector(*in.view, in.name);
+    }
+    chk.extent_matches(ck, "cu_seqlens_k", 0, "B + 1", cq, "cu_seqlens_q", 0);
+    if (args.max_seqlen_q < 0)
+      chk.fail_parameter("max_seqlen_q", "is " + std::to_string(args.max_seqlen_q) +
+                                             "; expected the longest query sequence (>= 0)");
+    if (args.max_seqlen_k < 0)
+      chk.fail_parameter("max_seqlen_k", "is " + std::to_string(args.max_seqlen_k) +
+                                             "; expected the longest key sequence (>= 0)");
+    check_offsets(chk, dev, cq, "cu_seqlens_q", args.q.shape[0], "q", args.max_seqlen_q,
+                  "max_seqlen_q");
+    check_offsets(chk, dev, ck, "cu_seqlens_k", args.k.shape[0], "k", args.max_seqlen_k,
+                  "max_seqlen_k");
+    p.batch = cq.shape[0] - 1;
+    p.seqlen_q = args.max_seqlen_q;
+    p.seqlen_k = args.max_seqlen_k;
+  } else {
+    for (const auto& [value, name] : {std::pair{args.max_seqlen_q, "max_seqlen_q"},
+                                      std::pair{args.max_seqlen_k, "max_seqlen_k"}})
+      if (value != 0)
+        chk.fail_parameter(name, "is " + std::to_string(value) +
+                                     " for a dense problem; expected 0 (a varlen parameter, used "
+                                     "with cu_seqlens_q / cu_seqlens_k)");
+    p.batch = args.q.shape[0];
+    p.seqlen_q = args.q.shape[1];
+    p.seqlen_k = args.k.shape[1];
+  }
+
+  validate_attn_options(chk, device, args, p);
 
   // -- outputs overlap no input, nor each other
   const std::initializer_list<NamedInput> inputs = {{&args.q, "q"},

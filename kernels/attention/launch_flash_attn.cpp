@@ -94,7 +94,8 @@ FlashAttnLaunchArgs launch_args_of(const FlashAttnArgs& a, const FlashAttnProble
     g.alibi_slope = *a.alibi_slope;
   if (p.varlen) {
     g.cu_seqlens_q = a.cu_seqlens_q->device_address;
-    g.cu_seqlens_k = a.cu_seqlens_k->device_address;
+    // paged attention has none (its key lengths are seqlens_k)
+    g.cu_seqlens_k = a.cu_seqlens_k ? a.cu_seqlens_k->device_address : 0;
   }
   g.window_left = p.window_left;
   // validation allows causal only with window_right -1 or 0: causal is right = 0

@@ -148,9 +148,42 @@ kernels::FlashAttnArgs args_of(const Case& c, const Inputs& in, HostTensor& out,
   return a;
 }
 
+// Compares a run's out (and lse when the case asks) on `dev` against the oracle: per element
+// one ulp of the output plus the P rounding times sum_j |P_ij v_jd|. Returns out's bytes.
+inline std::vector<uint8_t> check_outputs(const Case& c, const AttentionReference& want,
+                                          runtime::Device& dev, const kernels::FlashAttnArgs& a,
+                                          HostTensor& out, HostTensor& lse) {
+  const auto got = download_flat(dev, a.out, out);
+  const Matrix& w = want.out.value;
+  int64_t bad = 0;
+  for (int64_t r = 0; r < w.rows; ++r)
+    for (int64_t x = 0; x < w.cols; ++x) {
+      const double wv = w.at(r, x), g = got[size_t(r * w.cols + x)];
+      const double tol = ulp(c.out, wv) +
+                         p_rounding(c.dtype) * want.out.accum_magnitude.at(r, x) +
+                         want.p_rounding_ambiguity.at(r, x) + 1e-6;
+      if (!(std::abs(g - wv) <= tol) && bad++ < 3)
+        MESSAGE("out row " << r << " col " << x << ": got " << g << ", want " << wv
+                           << ", tolerance " << tol);
+    }
+  CHECK_MESSAGE(bad == 0, "out: " << bad << " of " << w.rows * w.cols << " outside tolerance");
+  if (c.lse) {
+    const auto gl = download_flat(dev, *a.lse, lse);
+    int64_t lbad = 0;
+    for (size_t n = 0; n < want.lse.v.size(); ++n) {
+      const double wv = want.lse.v[n];
+      const bool ok =
+          std::isinf(wv) ? gl[n] == wv : std::abs(gl[n] - wv) <= 1e-4 * (1 + std::abs(wv));
+      if (!ok && lbad++ < 3)
+        MESSAGE("lse[" << n << "]: got " << gl[n] << ", want " << wv);
+    }
+    CHECK_MESSAGE(lbad == 0, "lse: " << lbad << " of " << want.lse.v.size() << " wrong");
+  }
+  return out.bytes();
+}
+
 // Runs the case with both emitters on the memcheck emulator and checks out (and lse) against
-// the oracle: per element one ulp of the output plus the P rounding times sum_j |P_ij v_jd|.
-// Returns the output bytes of the last run (reproducibility checks).
+// the oracle (check_outputs). Returns the output bytes of the last run (reproducibility checks).
 inline std::vector<uint8_t> run_case(const Case& c) {
   CAPTURE(c.describe());
   CAPTURE(c.num_splits);
@@ -173,33 +206,7 @@ inline std::vector<uint8_t> run_case(const Case& c) {
     const kernels::FlashAttnArgs a =
         args_of(c, in, out, lse, [&](const HostTensor& t) { return dt.upload(t); });
     kernels::flash_attn(dev, a);
-    const auto got = download_flat(dev, a.out, out);
-    last = out.bytes();
-    const Matrix& w = want.out.value;
-    int64_t bad = 0;
-    for (int64_t r = 0; r < w.rows; ++r)
-      for (int64_t x = 0; x < w.cols; ++x) {
-        const double wv = w.at(r, x), g = got[size_t(r * w.cols + x)];
-        const double tol = ulp(c.out, wv) +
-                           p_rounding(c.dtype) * want.out.accum_magnitude.at(r, x) +
-                           want.p_rounding_ambiguity.at(r, x) + 1e-6;
-        if (!(std::abs(g - wv) <= tol) && bad++ < 3)
-          MESSAGE("out row " << r << " col " << x << ": got " << g << ", want " << wv
-                             << ", tolerance " << tol);
-      }
-    CHECK_MESSAGE(bad == 0, "out: " << bad << " of " << w.rows * w.cols << " outside tolerance");
-    if (c.lse) {
-      const auto gl = download_flat(dev, *a.lse, lse);
-      int64_t lbad = 0;
-      for (size_t n = 0; n < want.lse.v.size(); ++n) {
-        const double wv = want.lse.v[n];
-        const bool ok =
-            std::isinf(wv) ? gl[n] == wv : std::abs(gl[n] - wv) <= 1e-4 * (1 + std::abs(wv));
-        if (!ok && lbad++ < 3)
-          MESSAGE("lse[" << n << "]: got " << gl[n] << ", want " << wv);
-      }
-      CHECK_MESSAGE(lbad == 0, "lse: " << lbad << " of " << want.lse.v.size() << " wrong");
-    }
+    last = check_outputs(c, want, dev, a, out, lse);
   });
   return last;
 }

@@ -595,4 +595,5 @@ inline HostTensor random_tensor(DType dtype, Extents shape, uint64_t seed,
 #include "oracles/elementwise.hpp"
 #include "oracles/linear_attn.hpp"
 #include "oracles/qk_norm_quant.hpp"
+#include "oracles/paged_attention.hpp"
 #include "oracles/quant.hpp"

@@ -124,10 +124,11 @@ TEST_CASE("tilewave run: command-line errors") {
   CHECK(r.output.find("run: --param 'alpha' is not a parameter of w8a16") != std::string::npos);
   r = run_tool("run nope --in a=" + a + out_arg());
   CHECK(r.output.find(
-            "run: unknown kernel 'nope': expected one of adaln, dequant_awq, dequant_fp8, "
-            "flash_attn, gemm, int8_linear, int8_linear_fused, iu4_gemm, layer_norm, linear_attn, "
-            "mxfp8_gemm, qk_norm_quant, quant_convrot, quant_fp8_stochastic, quant_int8, "
-            "quant_svdquant, quant_w4a8, rms_norm, rms_norm_rope, rope, scaled_mm, "
+            "run: unknown kernel 'nope': expected one of adaln, decode_attn, dequant_awq, "
+            "dequant_fp8, flash_attn, gemm, int8_linear, int8_linear_fused, iu4_gemm, layer_norm, "
+            "linear_attn, mxfp8_gemm, paged_attn, qk_norm_quant, quant_convrot, "
+            "quant_fp8_stochastic, quant_int8, quant_svdquant, quant_w4a8, rms_norm, "
+            "rms_norm_rope, rope, scaled_mm, "
             "scaled_mm_fused_quant, scaled_mm_multi, silu, swiglu, w8a16") != std::string::npos);
   const std::string v = npy_file("v.npy", "<f2", {12});
   r = run_tool("run gemm --in a=" + v + " --in b=" + b + out_arg());
@@ -879,6 +880,59 @@ TEST_CASE("tilewave run flash_attn: int8 inputs with descales, against the float
   const to::CompareResult c = to::compare(to::decode_attention_rows(got.view()), want.out, tol);
   INFO(c.summary());
   CHECK(c.ok);
+}
+
+TEST_CASE("tilewave run paged_attn: a permuting int32 block table and ragged int32 lengths, "
+          "against the float64 paged reference") {
+  // q [B 2, Sq 3, Hq 2, D 16]; pools of 5 pages of 16 tokens, 1 kv head; lengths 20 and 7.
+  const AttnFiles in("pa", {2, 3, 2, 16}, {5, 16, 1, 16}, {5, 16, 1, 16}, 601);
+  HostTensor lens(DType::i32, {2}), table(DType::i32, {2, 2});
+  lens.set({0}, 20);
+  lens.set({1}, 7);
+  table.set({0, 0}, 3);
+  table.set({0, 1}, 0);
+  table.set({1, 0}, 4);
+  table.set({1, 1}, -1); // past sequence 1's pages: never read
+  const std::string out = fresh("pa_out.npy");
+  const auto r =
+      run_tool("run paged_attn" + in.args + " --in seqlens_k=" + save("pa_lens.npy", lens) +
+               " --in block_table=" + save("pa_table.npy", table) + " --out out=" + out +
+               " --param causal=1");
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  const HostTensor got = load_as(out, DType::f16, {2, 3, 2, 16});
+  tw::kernels::PagedAttnArgs args;
+  args.attn.q = in.q.view();
+  args.attn.k = in.k.view();
+  args.attn.v = in.v.view();
+  args.attn.out = got.view();
+  args.attn.causal = true;
+  args.paged.seqlens_k = lens.view();
+  args.paged.block_table = table.view();
+  const to::CompareResult c = to::compare(to::decode_attention_rows(got.view()),
+                                          to::paged_attn(args).out, attention_tolerance());
+  INFO(c.summary());
+  CHECK(c.ok);
+  // decode_attn on the same files (3 query rows per sequence): the same result
+  const std::string dec = fresh("pa_dec.npy");
+  const auto rd =
+      run_tool("run decode_attn" + in.args + " --in seqlens_k=" + save("pa_lens.npy", lens) +
+               " --in block_table=" + save("pa_table.npy", table) + " --out out=" + dec +
+               " --param causal=1");
+  CAPTURE(rd.output);
+  REQUIRE(rd.status == 0);
+  const HostTensor got_dec = load_as(dec, DType::f16, {2, 3, 2, 16});
+  CHECK(got_dec.bytes() == got.bytes());
+  // a page past the pool: the entry's sentence, nothing run
+  table.set({1, 0}, 5);
+  const auto bad = run_tool(
+      "run paged_attn" + in.args + " --in seqlens_k=" + save("pa_lens.npy", lens) +
+      " --in block_table=" + save("pa_table_bad.npy", table) + " --out out=" + fresh("pa_bad.npy"));
+  CAPTURE(bad.output);
+  CHECK(bad.status == 1);
+  CHECK(bad.output.find("paged_attn: argument 'block_table' has page 5 for batch 1, slot 0; "
+                        "expected a page index in [0, num_pages = 5) of 'k' / 'v'") !=
+        std::string::npos);
 }
 
 TEST_CASE("tilewave run flash_attn: command-line and argument errors") {

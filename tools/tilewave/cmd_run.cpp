@@ -8,7 +8,10 @@
 // its problem i = 0 .. P-1; the fused kernels may also write the per-row activation scale
 // (--out scale_out=FILE.npy). flash_attn takes q, k, v (dense [B, S, H, D] or varlen [T, H, D]
 // with --in cu_seqlens_q / cu_seqlens_k) and its options as --param (docs/kernels.md
-// "Attention").
+// "Attention"); paged_attn takes q, the page pools k, v [num_pages, page_size, Hkv, D], int32
+// seqlens_k [B] and an int32 block table (block_table [B, max_blocks], or block_table_indptr and
+// block_table_indices) with flash_attn's options, decode_attn the same with 1..16 query rows
+// per sequence (docs/kernels.md "Paged attention").
 //
 // Every GEMM entry point runs: valid arguments end in the output files, bad ones in a
 // sentence (the tool's own for the command line, the entry point's validation sentence for
@@ -18,6 +21,7 @@
 #include <kernels/attention/flash_attn_api.hpp>
 #include <kernels/attention/linear_attn_api.hpp>
 #include <kernels/attention/qk_norm_quant_api.hpp>
+#include <kernels/attention/paged_attn_api.hpp>
 #include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/gemm/gemm_api.hpp>
 #include <kernels/quant/quant_api.hpp>
@@ -725,6 +729,17 @@ kernels::FlashAttnArgs flash_attn_args(runtime::Device& dev, const Problem& p, P
   return a;
 }
 
+// PagedAttnArgs: flash_attn's arguments (k, v are the page pools) and the block table inputs.
+kernels::PagedAttnArgs paged_attn_args(runtime::Device& dev, const Problem& p, Params& params) {
+  kernels::PagedAttnArgs a;
+  a.attn = flash_attn_args(dev, p, params);
+  a.paged.seqlens_k = p.input("seqlens_k");
+  a.paged.block_table = p.maybe("block_table");
+  a.paged.block_table_indptr = p.maybe("block_table_indptr");
+  a.paged.block_table_indices = p.maybe("block_table_indices");
+  return a;
+}
+
 // out: the shape of q with the value head dim of v. lse: [B, Hq, Sq] (dense, q rank 4) or
 // [Hq, Tq] (varlen, q rank 3); other ranks are the validation's to reject.
 Extents attention_out_shape(const Problem& p) {
@@ -859,6 +874,18 @@ const std::map<std::string, KernelRun>& kernel_table() {
         }),
         .scalar_params = {"scale", "normalize", "eps"},
         .dtype_follows = {{"k", "q"}, {"v", "q"}}};
+    KernelRun paged = t["flash_attn"];
+    paged.required = {"q", "k", "v", "seqlens_k"};
+    paged.optional = {"block_table", "block_table_indptr", "block_table_indices", "alibi_slopes",
+                      "cu_seqlens_q"};
+    paged.call = single([](runtime::Device& d, Problem& p, Params& params) {
+      kernels::paged_attn(d, paged_attn_args(d, p, params));
+    });
+    t["paged_attn"] = paged;
+    paged.call = single([](runtime::Device& d, Problem& p, Params& params) {
+      kernels::decode_attn(d, paged_attn_args(d, p, params));
+    });
+    t["decode_attn"] = paged;
     return t;
   }();
   return table;
@@ -1120,7 +1147,8 @@ const Command run_command{
                      "int8_linear, int8_linear_fused, iu4_gemm, mxfp8_gemm, silu, swiglu, "
                      "rms_norm, layer_norm, adaln, rope, rms_norm_rope, quant_int8, "
                      "quant_fp8_stochastic, quant_w4a8, quant_svdquant, quant_convrot, "
-                     "dequant_fp8, dequant_awq, qk_norm_quant, flash_attn or linear_attn")
+                     "dequant_fp8, dequant_awq, qk_norm_quant, flash_attn, paged_attn, "
+                     "decode_attn or linear_attn")
           ->required();
       sub.add_option("--in", *ins,
                      "NAME=FILE.npy: an input (NAME.i for problem i of scaled_mm_multi; see "
@@ -1131,16 +1159,16 @@ const Command run_command{
                      "scaled_mm_multi); scale_out for the fused kernels; q and scale for "
                      "quant_int8, quant_svdquant, quant_convrot and quant_w4a8 (also "
                      "group_scale, zeros, correction); q_out, k_out, q_scale and k_scale for "
-                     "qk_norm_quant; lse for flash_attn")
+                     "qk_norm_quant; lse for flash_attn, paged_attn and decode_attn")
           ->required();
       sub.add_option("--param", *params,
                      "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
                      "alpha, beta, quant_dtype, lora_scale, eps, block_size, head_dim, style, "
                      "offset, base, granularity, scale, group_size, mode, group_scale_dtype, seed "
-                     "(also quant_fp8_stochastic); flash_attn: causal, window=L,R, softcap, "
-                     "sm_scale, dropout, seed, offset, alibi, q/k/v_descale, num_splits; "
-                     "qk_norm_quant: head_dim, rope_dim, quant_dtype; linear_attn: scale, "
-                     "normalize, eps");
+                     "(also quant_fp8_stochastic); flash_attn, paged_attn, decode_attn: causal, "
+                     "window=L,R, softcap, sm_scale, dropout, seed, offset, alibi, q/k/v_descale, "
+                     "num_splits; qk_norm_quant: head_dim, rope_dim, quant_dtype; linear_attn: "
+                     "scale, normalize, eps");
       return [=] { return run_kernel(*kernel, *ins, *outs, *params); };
     }};
 

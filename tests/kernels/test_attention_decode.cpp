@@ -1,0 +1,139 @@
+// decode_attn (kernels/attention/paged_attn_api.hpp): 1 to 16 query rows per sequence over a
+// paged cache, against the float64 paged oracle (both emitters, memcheck emulator), and the
+// decode window case against the prefill kernel's bottom-right mask on the same data.
+#include "paged_attention_harness.hpp"
+
+using namespace tw;
+using namespace tw::oracle;
+using namespace tw::oracle::attention_test;
+
+namespace {
+void decode(runtime::Device& d, const kernels::PagedAttnArgs& a) {
+  kernels::decode_attn(d, a);
+}
+} // namespace
+
+TEST_CASE("decode_attn bf16: Sq 1, GQA 4:1, ragged lengths 0, 1, 37, 200, page 16, lse") {
+  PagedCase pc;
+  pc.attn.batch = 4;
+  pc.attn.sq = 1;
+  pc.attn.hq = 8;
+  pc.attn.hkv = 2;
+  pc.attn.lse = true;
+  pc.seqlens_k = {0, 1, 37, 200};
+  pc.page_size = 16;
+  run_paged_case(pc, decode);
+}
+
+TEST_CASE("decode_attn f16: Sq 16 (speculative rows), causal, CSR table, page 64") {
+  PagedCase pc;
+  pc.attn.dtype = pc.attn.out = DType::f16;
+  pc.attn.batch = 2;
+  pc.attn.sq = 16;
+  pc.attn.hq = 2;
+  pc.attn.causal = true;
+  pc.seqlens_k = {16, 150};
+  pc.page_size = 64;
+  pc.csr = true;
+  run_paged_case(pc, decode);
+}
+
+TEST_CASE("decode_attn bf16: varlen query rows 1..4, scalar ALiBi, split-KV over a long context") {
+  PagedCase pc;
+  pc.attn.sq = 4;
+  pc.attn.cu_q = {0, 1, 5, 7};
+  pc.attn.hq = 2;
+  pc.attn.alibi = kernels::FlashAttnProblem::Alibi::scalar;
+  pc.attn.num_splits = 4;
+  pc.attn.lse = true;
+  pc.seqlens_k = {700, 3, 64};
+  pc.page_size = 32;
+  run_paged_case(pc, decode);
+}
+
+TEST_CASE("decode_attn validation: more than 16 query rows is paged_attn's job") {
+  PagedCase pc;
+  pc.attn.sq = 17;
+  pc.seqlens_k = {20};
+  const PagedInputs in = make_paged_inputs(pc);
+  runtime::EmuDevice& dev = emu_device();
+  DeviceTensors dt(dev);
+  HostTensor out(pc.attn.out, {1, 17, 1, 64}), lse;
+  const kernels::PagedAttnArgs a =
+      paged_args_of(pc, in, out, lse, [&](const HostTensor& t) { return dt.upload(t); });
+  std::string message;
+  try {
+    kernels::decode_attn(dev, a);
+  } catch (const kernels::ArgumentError& e) {
+    message = e.what();
+  }
+  CHECK(message == "decode_attn: argument 'q' has Sq = 17 query rows per sequence; expected 1 to "
+                   "16 for decode (paged_attn takes longer ones)");
+}
+
+TEST_CASE("decode_attn window (left 4, right 0) equals the prefill kernel's bottom-right mask on "
+          "the same data") {
+  // Dense K / V [B, Sk, Hkv, D] for flash_attn; the same codes scattered into shuffled pages for
+  // decode_attn. A decode query sees keys Sk - 5 .. Sk - 1.
+  Case c;
+  c.batch = 2;
+  c.sq = 1;
+  c.sk = 70;
+  c.hq = 2;
+  c.left = 4;
+  c.right = 0;
+  c.lse = true;
+  c.seed = 9;
+  const Inputs dense = make_inputs(c);
+  const int64_t ps = 16, per_seq = (c.sk + ps - 1) / ps, pages = c.batch * per_seq + 2;
+  HostTensor kp(c.dtype, {pages, ps, c.hkv, c.d}), vp(c.dtype, {pages, ps, c.hkv, c.dv});
+  HostTensor table(DType::i32, {c.batch, per_seq}), lens(DType::i32, {c.batch});
+  for (int64_t b = 0; b < c.batch; ++b) {
+    lens.set({b}, double(c.sk));
+    for (int64_t s = 0; s < per_seq; ++s) // reversed, interleaved: page (pages-1) - (s*B + b)
+      table.set({b, s}, double(pages - 1 - (s * c.batch + b)));
+    for (int64_t j = 0; j < c.sk; ++j) {
+      const int64_t page = int64_t(table.at({b, j / ps})), slot = j % ps;
+      for (int64_t h = 0; h < c.hkv; ++h)
+        for (int64_t e = 0; e < c.d; ++e) {
+          kp.set_code({page, slot, h, e}, dense.k.code({b, j, h, e}));
+          vp.set_code({page, slot, h, e}, dense.v.code({b, j, h, e}));
+        }
+    }
+  }
+  const Extents out_shape{c.batch, 1, c.hq, c.dv}, lse_shape{c.batch, c.hq, 1};
+  runtime::EmuDevice& dev = emu_device();
+  for_each_backend([&](emit::Backend) {
+    DeviceTensors dt(dev);
+    const auto up = [&](const HostTensor& t) { return dt.upload(t); };
+    HostTensor prefill_out(c.out, out_shape), prefill_lse(DType::f32, lse_shape);
+    const kernels::FlashAttnArgs pre = args_of(c, dense, prefill_out, prefill_lse, up);
+    kernels::flash_attn(dev, pre);
+    HostTensor decode_out(c.out, out_shape), decode_lse(DType::f32, lse_shape);
+    kernels::PagedAttnArgs a;
+    a.attn = args_of(c, dense, decode_out, decode_lse, up);
+    a.attn.k = up(kp);
+    a.attn.v = up(vp);
+    a.paged.block_table = up(table);
+    a.paged.seqlens_k = up(lens);
+    kernels::decode_attn(dev, a);
+    const auto got_prefill = download_flat(dev, pre.out, prefill_out);
+    const auto got_prefill_lse = download_flat(dev, *pre.lse, prefill_lse);
+    const auto got_decode = download_flat(dev, a.attn.out, decode_out);
+    const auto got_decode_lse = download_flat(dev, *a.attn.lse, decode_lse);
+    REQUIRE(got_decode.size() == got_prefill.size());
+    int bad = 0;
+    for (size_t n = 0; n < got_decode.size(); ++n)
+      if (std::abs(got_decode[n] - got_prefill[n]) > ulp(c.out, got_prefill[n]) && bad++ < 3)
+        MESSAGE("out[" << n << "]: decode " << got_decode[n] << ", prefill " << got_prefill[n]);
+    CHECK(bad == 0);
+    for (size_t n = 0; n < got_decode_lse.size(); ++n)
+      CHECK(std::abs(got_decode_lse[n] - got_prefill_lse[n]) <=
+            1e-5 * (1 + std::abs(got_prefill_lse[n])));
+  });
+  // and the decode run against the oracle, on paged inputs built by the harness
+  PagedCase pc;
+  pc.attn = c;
+  pc.seqlens_k = {70, 70};
+  run_paged_case(pc, decode);
+}

@@ -1,0 +1,106 @@
+// Paged attention (kernels/attention/paged_attn_api.hpp): the prefill composition over page
+// pools through dense and CSR block tables that permute pages, against the float64 paged
+// oracle (which gathers the pages itself), both emitters, the emulator with memcheck (pools and
+// tables are allocated to their exact size: a read past them stops the run).
+#include "paged_attention_harness.hpp"
+
+using namespace tw;
+using namespace tw::oracle;
+using namespace tw::oracle::attention_test;
+
+namespace {
+void paged(runtime::Device& d, const kernels::PagedAttnArgs& a) {
+  kernels::paged_attn(d, a);
+}
+} // namespace
+
+TEST_CASE("paged_attn bf16: page 16 (a KV block spans two pages), ragged lengths 97, 0, 1, 40, "
+          "GQA") {
+  PagedCase pc;
+  pc.attn.batch = 4;
+  pc.attn.sq = 17;
+  pc.attn.hq = 4;
+  pc.attn.hkv = 2;
+  pc.attn.lse = true;
+  pc.seqlens_k = {97, 0, 1, 40};
+  pc.page_size = 16;
+  run_paged_case(pc, paged);
+}
+
+TEST_CASE("paged_attn f16: page 64 (a page holds two KV blocks), CSR table, causal, D = 128") {
+  PagedCase pc;
+  pc.attn.dtype = DType::f16;
+  pc.attn.out = DType::f16;
+  pc.attn.batch = 3;
+  pc.attn.sq = 5;
+  pc.attn.d = pc.attn.dv = 128;
+  pc.attn.causal = true;
+  pc.seqlens_k = {129, 17, 64};
+  pc.page_size = 64;
+  pc.csr = true;
+  run_paged_case(pc, paged);
+}
+
+TEST_CASE("paged_attn bf16: varlen queries over pages, sliding window, lse") {
+  PagedCase pc;
+  pc.attn.sq = 17; // max_seqlen_q
+  pc.attn.cu_q = {0, 3, 20, 21};
+  pc.attn.hq = 2;
+  pc.attn.left = 8;
+  pc.attn.right = 0;
+  pc.attn.lse = true;
+  pc.seqlens_k = {50, 17, 1};
+  pc.page_size = 32;
+  run_paged_case(pc, paged);
+}
+
+TEST_CASE("paged_attn bf16: ragged ALiBi, bottom-right per sequence (varlen queries, per-head "
+          "slopes)") {
+  PagedCase pc;
+  pc.attn.sq = 9;
+  pc.attn.cu_q = {0, 9, 10, 14};
+  pc.attn.hq = 4;
+  pc.attn.hkv = 1;
+  pc.attn.alibi = kernels::FlashAttnProblem::Alibi::per_head;
+  pc.seqlens_k = {33, 70, 5};
+  pc.page_size = 16;
+  pc.csr = true;
+  run_paged_case(pc, paged);
+}
+
+TEST_CASE("paged_attn bf16: value head 40 with query head 64 (zero-extended, output cropped)") {
+  PagedCase pc;
+  pc.attn.batch = 2;
+  pc.attn.sq = 17;
+  pc.attn.d = 64;
+  pc.attn.dv = 40;
+  pc.seqlens_k = {45, 80};
+  pc.page_size = 16;
+  run_paged_case(pc, paged);
+}
+
+TEST_CASE("paged_attn fp8 pages (e4m3, e5m2) with descales") {
+  for (DType t : {DType::e4m3, DType::e5m2}) {
+    PagedCase pc;
+    pc.attn.dtype = t;
+    pc.attn.batch = 2;
+    pc.attn.sq = 17;
+    pc.attn.q_descale = 0.5f;
+    pc.attn.k_descale = 0.25f;
+    pc.attn.v_descale = 2.0f;
+    pc.seqlens_k = {97, 30};
+    pc.page_size = 16;
+    run_paged_case(pc, paged);
+  }
+}
+
+TEST_CASE("paged_attn bf16: split-KV with the combine kernel, against the oracle") {
+  PagedCase pc;
+  pc.attn.batch = 2;
+  pc.attn.sq = 3;
+  pc.attn.num_splits = 3;
+  pc.attn.lse = true;
+  pc.seqlens_k = {300, 2};
+  pc.page_size = 64;
+  run_paged_case(pc, paged);
+}
