@@ -39,14 +39,18 @@ static inline __attribute__((device)) bf16 to_bf16(float f) { // round to neares
   v = op(v, SWZ(v, 0x081f));                                                                       \
   v = op(v, SWZ(v, 0x101f));                                                                       \
   v = op(v, SWZ(v, 0x201f))
-static inline __attribute__((device)) float fmax2(float a, float b) { return a > b ? a : b; }
-static inline __attribute__((device)) float add2(float a, float b) { return a + b; }
+static inline __attribute__((device)) float fmax2(float a, float b) {
+  return a > b ? a : b;
+}
+static inline __attribute__((device)) float add2(float a, float b) {
+  return a + b;
+}
 
 enum class VLoad { gather, lds_transpose, pretransposed };
 
 template <VLoad mode>
-static inline __attribute__((device)) void
-fa2_one_wave(const bf16* q, const bf16* k, const bf16* v, bf16* o, int n, float scale) {
+static inline __attribute__((device)) void fa2_one_wave(const bf16* q, const bf16* k, const bf16* v,
+                                                        bf16* o, int n, float scale) {
   constexpr int D = 128, FRAGS = D / 16;
   const int lane = static_cast<int>(__builtin_amdgcn_workitem_id_x());
   const int col = lane & 15, half = (lane >> 4) * 8; // B / C: column, first of 8 rows
@@ -124,8 +128,8 @@ fa2_one_wave(const bf16* q, const bf16* k, const bf16* v, bf16* o, int n, float 
           vb[j] = short(v[base + long(kv + half + j) * D + f * 16 + col]);
       } else if constexpr (mode == VLoad::lds_transpose) {
         // Lane -> key kv + lane / 2, d f * 16 + (lane % 2) * 8 .. + 7: 16 contiguous bytes.
-        const v8s row = *reinterpret_cast<const v8s*>(
-            v + base + long(kv + lane / 2) * D + f * 16 + (lane % 2) * 8);
+        const v8s row = *reinterpret_cast<const v8s*>(v + base + long(kv + lane / 2) * D + f * 16 +
+                                                      (lane % 2) * 8);
         *reinterpret_cast<v8s*>(v_tile + (lane / 2) * 16 + (lane % 2) * 8) = row;
         __builtin_amdgcn_s_barrier();
 #pragma unroll
@@ -148,8 +152,8 @@ fa2_one_wave(const bf16* q, const bf16* k, const bf16* v, bf16* o, int n, float 
 }
 
 #define FA2_VERSION(name, mode)                                                                    \
-  extern "C" __global__ void __attribute__((amdgpu_flat_work_group_size(32, 32)))                 \
-  name(const bf16* q, const bf16* k, const bf16* v, bf16* o, int n, float scale) {                \
+  extern "C" __global__ void __attribute__((amdgpu_flat_work_group_size(32, 32)))                  \
+  name(const bf16* q, const bf16* k, const bf16* v, bf16* o, int n, float scale) {                 \
     fa2_one_wave<mode>(q, k, v, o, n, scale);                                                      \
   }
 FA2_VERSION(fa2_v0, VLoad::gather)

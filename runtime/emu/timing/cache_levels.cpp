@@ -10,11 +10,8 @@ const char* level_name(Level l) {
   return l < Level::Count ? names[static_cast<size_t>(l)] : "?";
 }
 
-uint32_t line_hash16(uint64_t line) {
-  uint64_t z = line + 0x9e3779b97f4a7c15ull; // splitmix64 finaliser
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return static_cast<uint32_t>((z ^ (z >> 31)) >> 48);
+uint32_t spread16(uint64_t k) {
+  return static_cast<uint32_t>(((k + 1) * 0x9e3779b97f4a7c15ull) >> 48);
 }
 
 ReuseTracker::Slot& ReuseTracker::find(uint64_t line) {
@@ -39,7 +36,7 @@ LineReuse ReuseTracker::touch(std::span<const uint64_t> lines) {
     Slot& s = find(line);
     if (s.key == 0) {
       s = {line + 1, clock_};
-      r.min_cold_hash = std::min(r.min_cold_hash, line_hash16(line));
+      r.min_cold_hash = std::min(r.min_cold_hash, spread16(cold_++));
       if (++used_ * 2 > slots_.size())
         grow();
     } else {

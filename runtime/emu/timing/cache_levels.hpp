@@ -4,7 +4,7 @@
 //  - while recording, each line a workgroup touches again gets its reuse distance (the
 //    line accesses of that workgroup since it last touched the line, in lines: a cache holds
 //    touched lines, not the bytes between them), and a line it touches for the first time a
-//    hash;
+//    16-bit value spread over its first touches (spread16);
 //  - when modeling, a reused line hits the first level whose share of capacity holds the
 //    reuse distance (L0: per resident workgroup of the WGP's L0s in use; L2 and MALL: per
 //    workgroup running at once on the chip), and a first touch misses to DRAM with the
@@ -28,7 +28,7 @@ const char* level_name(Level l);
 struct LineReuse {
   static constexpr uint32_t kNoColdLine = 0x10000;
   uint32_t max_distance = 0;            // largest reuse distance among re-touched lines (0: none)
-  uint32_t min_cold_hash = kNoColdLine; // smallest 16-bit hash of first-touched lines
+  uint32_t min_cold_hash = kNoColdLine; // smallest spread16 value of first-touched lines
 };
 
 // Per workgroup, while recording: the line access index at which each line was last touched.
@@ -49,10 +49,13 @@ private:
   std::vector<Slot> slots_ = std::vector<Slot>(1024);
   size_t used_ = 0;
   uint32_t clock_ = 0;
+  uint64_t cold_ = 0; // first touches so far
 };
 
-// 16 bits of a line number's hash: spreads the compulsory misses over the lines.
-uint32_t line_hash16(uint64_t line);
+// The k-th first touch of a workgroup as 16 bits of a Weyl sequence (k x golden ratio):
+// spreads the compulsory misses evenly over the first touches, the same in every run (a
+// hash of the address would change with where the allocations land).
+uint32_t spread16(uint64_t k);
 
 class LevelModel {
 public:

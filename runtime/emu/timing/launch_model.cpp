@@ -115,10 +115,10 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
     cycles += interval * double(r.groups_per_wgp - sim_groups);
   }
   r.wgp_cycles = static_cast<uint64_t>(cycles);
-  r.compute_seconds = cycles / m.clock_hz();
+  r.compute_seconds = cycles / m.sustained_hz();
 
   r.dram_seconds = r.dram_bytes / (m.dram_gbs * 1e9);
-  r.l2_seconds = r.l2_bytes / (m.l2_bytes_per_clk * m.clock_hz());
+  r.l2_seconds = r.l2_bytes / (m.l2_bytes_per_clk * m.sustained_hz());
   r.seconds = std::max({r.compute_seconds, r.dram_seconds, r.l2_seconds});
 
   const double simd_cycles = double(sim.cycles) * m.simds_per_wgp();

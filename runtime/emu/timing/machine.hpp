@@ -13,6 +13,8 @@ struct MachineModel {
   std::string product;     // "RX 9070 XT"
   int cus = 64;            // compute units (2 per WGP)
   double clock_ghz = 2.97; // boost clock (the published peaks use it)
+  double sustained_clock_ghz = 2.4; // the clock modeled times run at: fitted
+                                    // (bench_timing_calibration)
 
   // One WGP: 2 CUs of 2 SIMD32 each; a workgroup's waves spread over its 4 SIMDs (WGP mode).
   int simds_per_cu = 2;
@@ -40,10 +42,12 @@ struct MachineModel {
   int lds_banks_per_cu = 32; // 4-byte banks serving one CU per cycle (128 B/clk)
   // Vector memory latency (issue to data) by the level that serves the load's slowest
   // line; a store completes when L2 has it.
-  int l0_latency = 120;            // L0 vector cache hit: estimate
-  int l2_latency = 320;            // L2 hit (LLVM's one VMEM figure)
-  int mall_latency = 450;          // Infinity Cache (MALL) hit: ~150 ns (RDNA 3, see docs)
-  int dram_latency = 900;          // GDDR6: estimate (~300 ns)
+  // Fitted: twice the first estimates (L0 120, L2 320 = LLVM's VMEM figure, MALL 450 =
+  // ~150 ns on RDNA 3, DRAM 900) by bench_timing_calibration's search.
+  int l0_latency = 240;    // L0 vector cache hit
+  int l2_latency = 640;    // L2 hit
+  int mall_latency = 900;  // Infinity Cache (MALL) hit
+  int dram_latency = 1800; // GDDR6
   int cache_line = 128;            // bytes
   double vmem_lines_per_clk = 1.0; // per CU: L0 lines per cycle (128 B/clk): estimate
   double vmem_addresses_per_clk = 4; // per CU: lane addresses the texture addresser takes
@@ -55,7 +59,8 @@ struct MachineModel {
 
   int wgps() const { return cus / 2; }
   int simds_per_wgp() const { return 2 * simds_per_cu; }
-  double clock_hz() const { return clock_ghz * 1e9; }
+  double clock_hz() const { return clock_ghz * 1e9; }                     // peaks
+  double sustained_hz() const { return sustained_clock_ghz * 1e9; }       // modeled time
   // Peak dense f32 VALU FLOP/s: 32 lanes x FMA x dual issue per SIMD per cycle.
   double valu_f32_peak() const { return double(cus) * simds_per_cu * 32 * 2 * 2 * clock_hz(); }
 };

@@ -15,11 +15,11 @@ TEST_CASE("cache levels: the reuse distance counts the line accesses since the l
   const std::vector<uint64_t> a = {1, 2, 3};
   const LineReuse first = t.touch(a);
   CHECK(first.max_distance == 0); // nothing re-touched
-  CHECK(first.min_cold_hash == std::min({line_hash16(1), line_hash16(2), line_hash16(3)}));
+  CHECK(first.min_cold_hash == std::min({spread16(0), spread16(1), spread16(2)}));
   const std::vector<uint64_t> b = {4, 1};
   const LineReuse second = t.touch(b);
   CHECK(second.max_distance == 4); // line 1: touched at access 0, again at access 4
-  CHECK(second.min_cold_hash == line_hash16(4));
+  CHECK(second.min_cold_hash == spread16(3)); // the fourth first touch
   const std::vector<uint64_t> c = {4};
   CHECK(t.touch(c).max_distance == 2);
   CHECK(t.touch(c).min_cold_hash == LineReuse::kNoColdLine);
@@ -63,9 +63,9 @@ TEST_CASE("cache levels: first touches miss to DRAM with the compulsory fraction
   CHECK(LevelModel(m, 1, 1, 1, 0.0).level(cold) == Level::Dram);
   // Over many lines the DRAM share matches the fraction.
   int dram = 0;
-  for (uint64_t line = 0; line < 20000; ++line) {
+  for (uint64_t k = 0; k < 20000; ++k) {
     LineReuse r;
-    r.min_cold_hash = line_hash16(line);
+    r.min_cold_hash = spread16(k);
     dram += LevelModel(m, 1, 1, 1, 0.3).level(r) == Level::Dram;
   }
   CHECK(dram / 20000.0 == doctest::Approx(0.3).epsilon(0.05));

@@ -134,8 +134,12 @@ TEST_CASE("timing: a WMMA stream at full occupancy runs near the WMMA peak") {
       o);
   CHECK(w.report.bound == "WMMA");
   CHECK(w.report.occupancy.waves_per_simd == 16);
-  CHECK(w.report.peak_fraction > 0.95);
-  CHECK(w.report.peak_fraction <= 1.0);
+  // The peak is the published one (boost clock); modeled time runs at the sustained clock.
+  const MachineModel m = machine_by_name("gfx1201");
+  const double clocks = m.sustained_clock_ghz / m.clock_ghz;
+  // Within 8%: each wave's first load waits the DRAM latency before its 64 WMMAs.
+  CHECK(w.report.peak_fraction > 0.92 * clocks);
+  CHECK(w.report.peak_fraction <= clocks);
 }
 
 TEST_CASE("timing: LDS bank conflicts come from the real addresses") {
@@ -223,7 +227,9 @@ TEST_CASE("timing: --model-only runs only the sampled workgroups and the grid sc
   // waves: at least 32 x 64 cycles, at most that plus two rounds of one workgroup's latency.
   CHECK(big.wgp_cycles > 32 * 64);
   CHECK(big.wgp_cycles < 32 * 64 + 2 * small.cycles());
-  CHECK((big.bound == "VALU" || big.bound == "issue"));
+  // Each workgroup's one load misses to DRAM (all first touches of the grid are compulsory
+  // misses here) and waits 1800 cycles before its 320-cycle chain: latency binds.
+  CHECK(big.bound == "VMEM latency");
   // The DRAM bound scales each allocation's sampled lines to the grid (capped by its size):
   // one line read and one written per sampled workgroup. (These workgroups all touch the
   // same two lines, which the estimator cannot know: docs/timing.md.)
