@@ -8,9 +8,7 @@
 //   sA);
 // Global sources are masked (elements past the tensor read 0), global destinations too. A
 // global source tile that lies wholly inside its tensor (every interior tile of a GEMM) takes
-// one uniform branch to straight unmasked loads, through the tile's BufferWindow (descriptor
-// in SGPRs, loop-invariant 32-bit lane offsets: no 64-bit address adds) when its span is under
-// 2^31 bytes; only edge tiles pay for per-run masks.
+// one uniform branch to straight unmasked loads; only edge tiles pay for per-run masks.
 #include <array>
 
 #include <atoms/copy/copy_atom.hpp>
@@ -67,13 +65,6 @@ concept WholeTestable = requires(const Tile& t, const Int32& i) {
   t.template load_run_unmasked<1>(i, i);
 };
 
-// A whole source tile that can also be read through a 32-bit buffer window (global tiles).
-template <class Tile>
-concept WindowReadable = WholeTestable<Tile> && requires(const Tile& t, const Int32& i) {
-  { t.window_reaches() } -> std::same_as<Bool>;
-  t.window().template load_run<1>(i, i);
-};
-
 template <ElemType T, CopyAtomType Atom, int TR, int TC>
 struct TiledCopy : ops::adl_anchor {
   static constexpr int vec = Atom::width_bits / T::bits;
@@ -125,25 +116,7 @@ struct TiledCopy : ops::adl_anchor {
       return load_all(
           [&](const Int32& r, const Int32& c) { return src.template load_run<vec>(r, c); });
     };
-    if constexpr (WindowReadable<Tile>)
-      return if_(
-          src.whole() && src.window_reaches(),
-          [&] {
-            const auto w = src.window();
-            return load_all(
-                [&](const Int32& r, const Int32& c) { return w.template load_run<vec>(r, c); });
-          },
-          [&] {
-            return if_(
-                src.whole(),
-                [&] {
-                  return load_all([&](const Int32& r, const Int32& c) {
-                    return src.template load_run_unmasked<vec>(r, c);
-                  });
-                },
-                masked);
-          });
-    else if constexpr (WholeTestable<Tile>)
+    if constexpr (WholeTestable<Tile>)
       return if_(
           src.whole(),
           [&] {
@@ -154,32 +127,6 @@ struct TiledCopy : ops::adl_anchor {
           masked);
     else
       return masked();
-  }
-  // A source tile of a WindowWalk (checked once for a whole loop of tiles: window_walk_*):
-  // straight BufferWindow reads without a branch, so the loads share a basic block with the
-  // work around them and the compiler may interleave them with it (a K loop's WMMAs). Runs
-  // past rows_limit / cols_limit read 0 by an out-of-range offset; those masks do not depend
-  // on the tile when the limits do not, so a loop computes them once.
-  template <WindowReadable Tile>
-  CopyFragment<T, vec, passes<Tile>()> load_window(const Tile& src, const Int32& rows_limit,
-                                                   const Int32& cols_limit) const {
-    check_tile<Tile>();
-    const auto [tr, tc] = thread_coord();
-    const auto w = src.window();
-    CopyFragment<T, vec, passes<Tile>()> f;
-    int p = 0;
-    for (int i = 0; i < Tile::rows / rows_per_pass; ++i)
-      for (int j = 0; j < Tile::cols / cols_per_pass; ++j) {
-        const Int32 r = tr + i * TR, c = (tc + j * TC) * vec;
-        const bool rows_all = rows_limit.is_constant() && rows_limit.constant_value() >= Tile::rows;
-        const bool cols_all = cols_limit.is_constant() && cols_limit.constant_value() >= Tile::cols;
-        if (rows_all && cols_all)
-          f.parts[p++] = w.template load_run<vec>(r, c);
-        else
-          f.parts[p++] =
-              w.template load_run_or_zero<vec>(r, c, (r < rows_limit) && (c + vec <= cols_limit));
-      }
-    return f;
   }
   // This thread's registers -> tile.
   template <class Tile, int Count>

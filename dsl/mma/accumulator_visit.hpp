@@ -117,9 +117,11 @@ void gemm_with_mods(const TM& mma, const TA& a, const TB& bt, FC& c, const ir::M
   static_assert(TA::cols == TB::cols && TA::cols % TM::tile_k_storage == 0,
                 "gemm_with_mods: the A and B tiles must have the same K extent, a multiple of "
                 "the atom's K");
-  detail::prefetched_k_steps(
-      mma, a, bt, 0, TA::cols / TM::tile_k_storage,
-      [&](const auto& fa, const auto& fb) { gemm_with_mods(mma, fa, fb, c, mods); });
+  for (int ks = 0; ks < TA::cols / TM::tile_k_storage; ++ks) {
+    const auto fa = mma.load_a(a, ks);
+    const auto fb = mma.load_b(bt, ks);
+    gemm_with_mods(mma, fa, fb, c, mods);
+  }
 }
 
 } // namespace tw::dsl

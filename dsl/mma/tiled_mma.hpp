@@ -166,24 +166,6 @@ ir::Value wmma_tile(const FA& a, const FB& b, int i, int j, ir::Value c,
   return KernelBuilder::current("gemm").ops().wmma(Lanes::mnemonic, mma_input<Lanes>(a.at(i, 0)),
                                                    mma_input<Lanes>(b.at(0, j)), c, mods);
 }
-// k steps first .. first + steps - 1 over operand tiles, the operands double-buffered in
-// registers: step s + 1's fragments are read (LDS: ds_load) before step s's WMMAs are issued,
-// so their latency hides behind those WMMAs and the waits the compiler places before a WMMA
-// cover only the fragments it uses, never the reads already issued for the next step.
-// mac(fa, fb) issues one step's WMMAs.
-template <class TM, class TA, class TB, class Mac>
-void prefetched_k_steps(const TM& mma, const TA& a, const TB& bt, int first, int steps, Mac&& mac) {
-  auto fa = mma.load_a(a, first);
-  auto fb = mma.load_b(bt, first);
-  for (int s = 0; s + 1 < steps; ++s) {
-    const auto next_a = mma.load_a(a, first + s + 1);
-    const auto next_b = mma.load_b(bt, first + s + 1);
-    mac(fa, fb);
-    fa = next_a;
-    fb = next_b;
-  }
-  mac(fa, fb);
-}
 } // namespace detail
 
 namespace ops {
@@ -213,8 +195,7 @@ void store(const TM& mma, const FC& acc, const Tile& tile) {
   mma.store(acc, tile);
 }
 
-// C += A * B over whole tiles: A is tile_m x BK, B (n-major) tile_n x BK; BK / K k steps, each
-// step's operands read while the previous step's WMMAs run (detail::prefetched_k_steps).
+// C += A * B over whole tiles: A is tile_m x BK, B (n-major) tile_n x BK; BK / K k steps.
 template <TiledMmaType TM, TileView TA, TileView TB, MmaFragmentType FC>
 void gemm(const TM& mma, const TA& a, const TB& bt, FC& c) {
   static_assert(TA::cols == TB::cols,
@@ -222,8 +203,11 @@ void gemm(const TM& mma, const TA& a, const TB& bt, FC& c) {
                 "tile_n x BK)");
   static_assert(TA::cols % TM::tile_k_storage == 0,
                 "gemm: the tiles' K extent is not a multiple of the atom's K");
-  detail::prefetched_k_steps(mma, a, bt, 0, TA::cols / TM::tile_k_storage,
-                             [&](const auto& fa, const auto& fb) { gemm(mma, fa, fb, c); });
+  for (int ks = 0; ks < TA::cols / TM::tile_k_storage; ++ks) {
+    const auto fa = mma.load_a(a, ks);
+    const auto fb = mma.load_b(bt, ks);
+    gemm(mma, fa, fb, c);
+  }
 }
 } // namespace ops
 

@@ -5,22 +5,16 @@
 //       [&](Int32 t) { return registers of tile t (global loads); },          // fetch
 //       [&](const auto& regs, Int32 stage) { store them into LDS stage; },    // commit
 //       [&](Int32 stage, auto state) { compute on LDS stage; return state; }); // compute
-// N >= 2: tiles 0 .. N - 2 are committed and tile N - 1 fetched into registers before the
-// loop. Iteration t first commits the registers (tile t + N - 1) into stage (t + N - 1) % N
-// (computed on in iteration t - 1, released by that iteration's barrier), then fetches tile
-// t + N into the same registers, computes on stage t % N and waits at the barrier. The global
-// loads of a tile thus have a whole iteration of compute before their registers are stored,
-// wherever the compiler schedules the stores. The last N iterations run in a second loop: no
-// fetch past the last tile, and only its first commits (the last tile) and waits.
+// N >= 2: tiles 0 .. N - 2 are fetched and committed before the loop; iteration t fetches tile
+// t + N - 1 into registers (its global loads are in flight during the compute), computes on
+// stage t % N, commits the fetched tile into stage (t + N - 1) % N (the stage computed on in
+// iteration t - 1, released by that iteration's barrier) and waits at the barrier.
 // N = 1 (one LDS stage, when a bigger one does not fit): fetch, commit, barrier, compute,
 // barrier in every iteration.
 // The state may be one carried handle (e.g. the accumulator fragment) or a std::tuple of them
-// (attention's O, m and l: compute(stage, O, m, l) returns carry(O', m', l')). What fetch
-// returns may be any tuple / pair / array nesting of carried handles (CarriedBundle).
-// Only the prologue fetches a tile past num_tiles - 1 (when num_tiles < N; it asks for tile
-// min(t, num_tiles - 1), or 0 when there is none): such a fetch must be harmless (masked
-// global tiles read 0 past the tensor) and its data is never computed on.
-#include <dsl/builder/carried_bundle.hpp>
+// (attention's O, m and l: compute(stage, O, m, l) returns carry(O', m', l')).
+// Fetches of tiles past num_tiles - 1 must be harmless: masked global tiles read 0 past the
+// tensor and their data is never computed on.
 #include <dsl/builder/control.hpp>
 #include <dsl/builder/ids.hpp>
 
@@ -43,46 +37,22 @@ std::tuple<H...> pipeline_tuple(const Int32& num_tiles, const std::tuple<H...>& 
       return next;
     });
   } else {
+    for (int t = 0; t < Stages - 1; ++t)
+      commit(fetch(Int32(t)), Int32(t));
+    lds_barrier();
     const auto stage_of = [](const Int32& t) {
       if constexpr ((Stages & (Stages - 1)) == 0)
         return t & (Stages - 1);
       else
         return cast<i32>(cast<u32>(t) % Stages);
     };
-    const Int32 last = max(num_tiles - 1, Int32(0));
-    for (int t = 0; t < Stages - 1; ++t)
-      commit(fetch(min(Int32(t), last)), Int32(t));
-    using Regs = CarriedBundle<std::remove_cvref_t<decltype(fetch(Int32(0)))>>;
-    const Regs first{fetch(min(Int32(Stages - 1), last))};
-    lds_barrier();
-    // Steady state: tiles 0 .. num_tiles - N - 1, each with the fetch of tile t + N in flight.
-    const auto steady =
-        for_range(Int32(0), num_tiles - Stages, Int32(1),
-                  std::tuple_cat(state, std::tuple<Regs>(first)), [&](Int32 t, H... h, Regs regs) {
-                    commit(regs.value, stage_of(t + (Stages - 1)));
-                    const Regs next{fetch(t + Stages)};
-                    const std::tuple<H...> s2 = step(stage_of(t), std::tuple<H...>(h...));
-                    lds_barrier();
-                    return std::tuple_cat(s2, std::tuple<Regs>(next));
-                  });
-    // The last N tiles (or all, when there are fewer): compute only, except that the first of
-    // them (tile num_tiles - N) commits the registers (the last tile) and meets the barrier.
-    // Its commit and barrier sit in uniform ifs without results, so the states flow through
-    // one loop (a branch that merged them would double the accumulator's registers).
-    const Regs regs = std::get<sizeof...(H)>(steady);
-    const std::tuple<H...> steady_states = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return std::tuple<H...>(std::get<I>(steady)...);
-    }
-    (std::index_sequence_for<H...>{});
-    const Int32 commit_at = num_tiles - Stages;
-    return for_range(max(commit_at, Int32(0)), num_tiles, Int32(1), steady_states,
-                     [&](Int32 t, H... h) {
-                       const Bool commits = t == commit_at;
-                       if_(commits, [&] { commit(regs.value, stage_of(t + (Stages - 1))); });
-                       const std::tuple<H...> s2 = step(stage_of(t), std::tuple<H...>(h...));
-                       if_(commits, [&] { lds_barrier(); });
-                       return s2;
-                     });
+    return for_range(Int32(0), num_tiles, Int32(1), state, [&](Int32 t, H... h) {
+      const auto next = fetch(t + (Stages - 1));
+      const std::tuple<H...> s2 = step(stage_of(t), std::tuple<H...>(h...));
+      commit(next, stage_of(t + (Stages - 1)));
+      lds_barrier();
+      return s2;
+    });
   }
 }
 } // namespace detail

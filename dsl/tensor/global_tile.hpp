@@ -5,7 +5,6 @@
 //   auto gA = local_tile<128, 32>(A, block_m, k_tile);   // rows 128*block_m.., cols 32*k_tile..
 #include <numeric>
 
-#include <dsl/tensor/buffer_window.hpp>
 #include <dsl/tensor/global_tensor.hpp>
 
 namespace tw::dsl {
@@ -33,29 +32,6 @@ public:
   // True when every element of the tile exists (an interior tile): uniform across the
   // workgroup, so a copy can branch once to unmasked loads.
   Bool whole() const { return (rows_left_ == R) && (cols_left_ == C); }
-
-  // True when a 32-bit BufferWindow at the tile's origin reaches every element of the tile:
-  // both strides non-negative and the bytes from element (0, 0) to (R - 1, C - 1) fewer than
-  // 2^31. Uniform; only the strides take part, so a loop can hoist it.
-  Bool window_reaches() const {
-    const Int64 limit(std::int64_t{1} << 31);
-    const Int64& rs = t_.row_stride();
-    const Int64& cs = t_.col_stride();
-    const Int64 last = (rs * Int64(R - 1) + cs * Int64(C - 1) + Int64(1)) * Int64(elem_bytes<T>());
-    return (rs >= Int64(0)) && (rs < limit) && (cs >= Int64(0)) && (cs < limit) && (last < limit);
-  }
-  // The tile's BufferWindow (meant for when window_reaches(): num_records covers the tile's
-  // span; otherwise it is 0 and every read returns 0).
-  BufferWindow<T, R, C> window() const {
-    const Int32 bytes(elem_bytes<T>());
-    const Int32 rs = cast<i32>(t_.row_stride()) * bytes, cs = cast<i32>(t_.col_stride()) * bytes;
-    const Int32 span = rs * Int32(R - 1) + cs * Int32(C - 1) + bytes;
-    ir::OpBuilder& ops = KernelBuilder::current("GlobalTile::window").ops();
-    // Out of reach, the window's bound is 0: every read returns 0 without touching memory.
-    const Int32 records = select(window_reaches(), span, Int32(0));
-    return BufferWindow<T, R, C>(ops.buffer_rsrc(origin_, records.ir()), rs, cs, t_.ptr().align(),
-                                 rows_contiguous());
-  }
 
   Bool in_range(const Int32& r, const Int32& c) const {
     return (r < rows_left_) && (c < cols_left_);
@@ -134,32 +110,6 @@ template <int R, int C, ElemType T, class TR, class TC>
 GlobalTile<T, R, C> local_tile(const GlobalTensor<T>& t, const TR& tile_row, const TC& tile_col) {
   return GlobalTile<T, R, C>(t, detail::as_index(tile_row) * Int64(R),
                              detail::as_index(tile_col) * Int64(C));
-}
-
-// A walk over the tiles of one tensor along one axis (e.g. the K tiles of a GEMM workgroup)
-// read through BufferWindows with loop-invariant masks: `ok` when every tile of the walk is in
-// reach of its window and complete along the walk's axis, and no Vec-element run of a row
-// straddles the edge across it; rows_limit / cols_limit bound the elements that exist in
-// every tile (TiledCopy::load_window); when not `ok` a limit is 0, so reads through the walk
-// return 0 without touching memory. Checked once before the loop, not per tile.
-struct WindowWalk {
-  Bool ok;
-  Int32 rows_limit, cols_limit;
-};
-// The walk's axis is the tiles' columns (a k-contiguous operand: the K tiles of a row-major A).
-template <int Vec, ElemType T, int R, int C>
-WindowWalk window_walk_along_cols(const GlobalTile<T, R, C>& first,
-                                  const GlobalTile<T, R, C>& last) {
-  const Bool ok = (last.cols_left() == C) && first.window_reaches() && (first.rows_left() > 0);
-  return {ok, select(ok, first.rows_left(), Int32(0)), Int32(C)};
-}
-// The walk's axis is the tiles' rows (an m/n-contiguous operand: its K tiles stacked by row).
-template <int Vec, ElemType T, int R, int C>
-WindowWalk window_walk_along_rows(const GlobalTile<T, R, C>& first,
-                                  const GlobalTile<T, R, C>& last) {
-  const Bool ok = (last.rows_left() == R) && first.window_reaches() && (first.cols_left() > 0) &&
-                  (first.cols_left() % Vec == 0);
-  return {ok, Int32(R), select(ok, first.cols_left(), Int32(0))};
 }
 
 } // namespace tw::dsl

@@ -2,7 +2,6 @@
 #include <kernels/common/compile_traced.hpp>
 #include <kernels/gemm/blocks/act_quant.hpp>
 #include <kernels/gemm/blocks/grouped_problem.hpp>
-#include <kernels/gemm/blocks/k_loop.hpp>
 #include <kernels/gemm/blocks/lora_block.hpp>
 #include <kernels/gemm/blocks/mx_scales.hpp>
 #include <kernels/gemm/gemm_kernel.hpp>
@@ -166,18 +165,17 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       make_tensor(Bp, BKContig ? Major::col : Major::row, k_storage, N, ldb).transposed();
   auto lds = use_lds<plan>(kb);
 
-  // The K tiles of a and b this workgroup walks.
-  const auto tile_a = [&](const Int32& kt) {
+  const auto fetch_a = [&](Int32 kt) {
     if constexpr (AKContig)
-      return local_tile<block_m, bk>(a, bm, kt);
+      return copy_ka.load(local_tile<block_m, bk>(a, bm, kt));
     else
-      return local_tile<bk, block_m>(a.transposed(), kt, bm);
+      return copy_ta.load(local_tile<bk, block_m>(a.transposed(), kt, bm));
   };
-  const auto tile_b = [&](const Int32& kt) {
+  const auto fetch_b = [&](Int32 kt) {
     if constexpr (BKContig)
-      return local_tile<block_n, bk>(bt, bn, kt);
+      return copy_kb.load(local_tile<block_n, bk>(bt, bn, kt));
     else
-      return local_tile<bk, block_n>(bt.transposed(), kt, bn);
+      return copy_tb.load(local_tile<bk, block_n>(bt.transposed(), kt, bn));
   };
   // ---- prologue block: the activation scale of each of the block's rows (blocks/act_quant.hpp)
   const auto inv_scale = [&](const Int32& r) {
@@ -190,41 +188,7 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     activation_scales<AE>(s.act_quant, s.write_scale_out, lds.template tile<"sQ">(), Ap, SAp, SOp,
                           M, K, lda, bm, bn, s.a_vec_aligned);
   const Int32 k_tiles = cast<i32>(ceil_div(k_storage, Int64(bk)));
-  // The K loop (blocks/k_loop.hpp) reads through buffer windows whose masks (rows past M / N)
-  // are the same for every tile when the operands are in reach of 32-bit windows: walk_* over
-  // every K tile, head_* over all but the last (which an odd K leaves partial).
-  const auto walk = [&](const auto& tile, auto copy, bool k_along_cols, const Int32& last) {
-    constexpr int v = decltype(copy)::vec;
-    return k_along_cols ? window_walk_along_cols<v>(tile(Int32(0)), tile(last))
-                        : window_walk_along_rows<v>(tile(Int32(0)), tile(last));
-  };
-  const auto walks = [&](const Int32& last) {
-    return std::pair{
-        AKContig ? walk(tile_a, copy_ka, true, last) : walk(tile_a, copy_ta, false, last),
-        BKContig ? walk(tile_b, copy_kb, true, last) : walk(tile_b, copy_tb, false, last)};
-  };
-  const auto [walk_a, walk_b] = walks(k_tiles - 1);
-  // The tiles before the last (every K tile but the last is whole along K).
-  const auto [head_a, head_b] = walks(max(k_tiles - 2, Int32(0)));
-  const auto read = [](const auto& copy, const auto& tile, const WindowWalk* w) {
-    return w ? copy.load_window(tile, w->rows_limit, w->cols_limit) : copy.load(tile);
-  };
-  const auto read_both = [&](const Int32& kt, const WindowWalk* wa, const WindowWalk* wb) {
-    if constexpr (AKContig && BKContig)
-      return std::tuple{read(copy_ka, tile_a(kt), wa), read(copy_kb, tile_b(kt), wb), kt};
-    else if constexpr (AKContig)
-      return std::tuple{read(copy_ka, tile_a(kt), wa), read(copy_tb, tile_b(kt), wb), kt};
-    else if constexpr (BKContig)
-      return std::tuple{read(copy_ta, tile_a(kt), wa), read(copy_kb, tile_b(kt), wb), kt};
-    else
-      return std::tuple{read(copy_ta, tile_a(kt), wa), read(copy_tb, tile_b(kt), wb), kt};
-  };
-  const auto fetch_for = [&](bool windowed) {
-    return [&, windowed](Int32 kt) {
-      return windowed ? read_both(kt, &head_a, &head_b) : read_both(kt, nullptr, nullptr);
-    };
-  };
-  const Bool head_ok = head_a.ok && head_b.ok, all_ok = walk_a.ok && walk_b.ok;
+  const auto fetch = [&](Int32 kt) { return std::tuple{fetch_a(kt), fetch_b(kt), kt}; };
   // Odd K (packed int4): the high nibble of the last byte of every k run lies past K and may
   // hold anything; a's is cleared on the way into LDS, so that nibble's products with b's
   // (whatever b holds there) are 0 and the integer sums stay exact.
@@ -280,12 +244,11 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   };
   CFrag acc;
   if constexpr (!MX) {
-    acc = run_k_loop(k_tiles, head_ok, all_ok, mma.make_accumulator(0), fetch_for, commit,
-                     [&](Int32 stage, CFrag acc) {
-                       mac(lds_view<AE, block_m, bk>(lds.template tile<"sA">(stage)),
-                           lds_view<BE, block_n, bk>(lds.template tile<"sB">(stage)), acc);
-                       return acc;
-                     });
+    acc = pipeline<2>(k_tiles, mma.make_accumulator(0), fetch, commit, [&](Int32 stage, CFrag acc) {
+      mac(lds_view<AE, block_m, bk>(lds.template tile<"sA">(stage)),
+          lds_view<BE, block_n, bk>(lds.template tile<"sB">(stage)), acc);
+      return acc;
+    });
   } else {
     // ---- main-loop block: MX block scales (blocks/mx_scales.hpp) ----
     const auto e8m0 = [&](const GlobalPtr<f32>& p, const Int64& rows, const Int64& ld) {
@@ -293,8 +256,7 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
                          ld);
     };
     acc = mx_main_loop<bk>(
-        mma, lds, k_tiles, head_ok, all_ok, e8m0(SAp, M, ld_sa), e8m0(SBp, N, ld_sb), bm, bn,
-        fetch_for, commit,
+        mma, lds, k_tiles, e8m0(SAp, M, ld_sa), e8m0(SBp, N, ld_sb), bm, bn, fetch, commit,
         [&](const Int32& st) { return lds_view<AE, block_m, bk>(lds.template tile<"sA">(st)); },
         [&](const Int32& st) { return lds_view<BE, block_n, bk>(lds.template tile<"sB">(st)); });
   }

@@ -8,7 +8,6 @@
 // 2^ea[m] * 2^eb[n] and added (dsl gemm_block_scaled).
 #include <dsl/dsl.hpp>
 #include <dsl/mma/block_scaled.hpp>
-#include <kernels/gemm/blocks/k_loop.hpp>
 
 #include <array>
 #include <limits>
@@ -25,23 +24,22 @@ constexpr auto mx_scale_buffers() {
                     dsl::lds_buffer<dsl::f32>("sSB", BK / mx_block_k, TileN, dsl::stages(2))};
 }
 
-// The main loop (run_k_loop) with MX scales: fetch_for(windowed)(kt) / commit(regs, stage)
-// move the operand tiles, stage_a(stage) / stage_b(stage) are their LDS tiles as the atom reads
-// them; codes_a [M, ceil(K / 32)] and codes_b [N, ceil(K / 32)] hold the e8m0 codes.
-template <int BK, class Mma, class Lds, class FetchFor, class Commit, class StageA, class StageB>
-typename Mma::CFrag
-mx_main_loop(const Mma& mma, const Lds& lds, const dsl::Int32& k_tiles, const dsl::Bool& head_ok,
-             const dsl::Bool& all_ok, const dsl::GlobalTensor<dsl::u8>& codes_a,
-             const dsl::GlobalTensor<dsl::u8>& codes_b, const dsl::Int32& tile_m,
-             const dsl::Int32& tile_n, FetchFor&& fetch_for, Commit&& commit, StageA&& stage_a,
-             StageB&& stage_b) {
+// The double-buffered main loop with MX scales: fetch(kt) / commit(regs, stage) move the
+// operand tiles, stage_a(stage) / stage_b(stage) are their LDS tiles as the atom reads them;
+// codes_a [M, ceil(K / 32)] and codes_b [N, ceil(K / 32)] hold the e8m0 codes.
+template <int BK, class Mma, class Lds, class Fetch, class Commit, class StageA, class StageB>
+typename Mma::CFrag mx_main_loop(const Mma& mma, const Lds& lds, const dsl::Int32& k_tiles,
+                                 const dsl::GlobalTensor<dsl::u8>& codes_a,
+                                 const dsl::GlobalTensor<dsl::u8>& codes_b,
+                                 const dsl::Int32& tile_m, const dsl::Int32& tile_n, Fetch&& fetch,
+                                 Commit&& commit, StageA&& stage_a, StageB&& stage_b) {
   using namespace tw::dsl;
   constexpr int blocks = BK / mx_block_k;
   static_assert(BK % mx_block_k == 0 && mx_block_k % Mma::tile_k == 0 &&
                     Mma::threads == Mma::tile_m && Mma::threads == Mma::tile_n,
                 "MX: one thread per row of the block tile, whole atom k steps per scale block");
   const Int32 t = thread_id();
-  const auto fetch_mx = [&](Int32 kt, bool windowed) {
+  const auto fetch_mx = [&](Int32 kt) {
     const auto ta = local_tile<Mma::tile_m, blocks>(codes_a, tile_m, kt);
     const auto tb = local_tile<Mma::tile_n, blocks>(codes_b, tile_n, kt);
     std::array<Scalar<u8>, 2 * blocks> codes;
@@ -49,7 +47,7 @@ mx_main_loop(const Mma& mma, const Lds& lds, const dsl::Int32& k_tiles, const ds
       codes[j] = ta.load(t, Int32(j));
       codes[blocks + j] = tb.load(t, Int32(j));
     }
-    return std::pair{fetch_for(windowed)(kt), codes};
+    return std::pair{fetch(kt), codes};
   };
   const auto decode = [](const Scalar<u8>& e) { // 2^(e - 127); the code 255 is NaN (OCP MX)
     const Int32 code = cast<i32>(e);
@@ -64,11 +62,8 @@ mx_main_loop(const Mma& mma, const Lds& lds, const dsl::Int32& k_tiles, const ds
     }
   };
   using Frag = typename Mma::CFrag;
-  return run_k_loop(
-      k_tiles, head_ok, all_ok, mma.make_accumulator(0),
-      [&](bool windowed) { return [&, windowed](Int32 kt) { return fetch_mx(kt, windowed); }; },
-      commit_mx,
-      [&](Int32 stage, Frag acc) {
+  return pipeline<2>(
+      k_tiles, mma.make_accumulator(0), fetch_mx, commit_mx, [&](Int32 stage, Frag acc) {
         const auto sa = stage_a(stage);
         const auto sb = stage_b(stage);
         const auto ssa = lds.template tile<"sSA">(stage);
