@@ -2,10 +2,12 @@
 // backends), the emulator's instruction mix for ONE workgroup (block (0, 0) of the real
 // problem: a full run of 4096^3 on the emulator would take hours), and the WMMA share of the
 // K-loop instructions. The K-loop share comes from two one-workgroup runs with K and K / 2:
-// the difference is exactly the instructions of K / 2 / bk loop iterations. Then the timing
-// model's figure (runtime/emu/timing, docs/timing.md) at M = N = K = 4096 on the RX 9070 XT:
-// the real grid with only 3 sampled workgroups emulated (--model-only), modeled TFLOP/s and
-// the share of the matching WMMA peak.
+// the difference is exactly the instructions of K / 2 / bk loop iterations (printed per
+// iteration and wave by instruction class). Then the timing model's figure (runtime/emu/timing,
+// docs/timing.md) for the whole problem on the RX 9070 XT: the real grid with only 3 sampled
+// workgroups emulated (--model-only), modeled TFLOP/s, the share of the matching WMMA peak and
+// the modeled occupancy (hardware limits: VGPRs, LDS per WGP, workgroup size).
+// Shapes: 4096^3; M = 1, 16, 64 with N = K = 4096 (decode); 256 x 256 x 4096 (few tiles).
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_target.hpp>
 
@@ -71,23 +73,25 @@ emu::LaunchStats one_workgroup(runtime::EmuDevice& dev, const emit::CodeObject& 
   return dev.last_stats();
 }
 
-// The modeled time of the whole M = N = K = `size` launch (3 sampled workgroups emulated).
+// The modeled time of the whole launch of case `c` (3 sampled workgroups emulated).
 emu::timing::TimingReport modeled(runtime::EmuDevice& dev, const emit::CodeObject& co,
-                                  const Case& c, int64_t size, runtime::DevicePtr aux) {
+                                  const Case& c, runtime::DevicePtr aux) {
   GemmLaunchArgs g;
-  const int64_t a_bytes = dtype_storage_bytes(c.spec.a, size * size);
-  const int64_t x_bytes = size * size * 2; // a bf16 / f16 activation the fused kernels read
+  const int64_t a_bytes = dtype_storage_bytes(c.spec.a, c.m * c.k);
+  const int64_t x_bytes = c.m * c.k * 2; // a bf16 / f16 activation the fused kernels read
   g.a = dev.allocate(size_t(std::max(a_bytes, x_bytes)));
-  g.b = dev.allocate(size_t(dtype_storage_bytes(c.spec.b, size * size)));
-  g.out = dev.allocate(size_t(dtype_storage_bytes(c.spec.out, size * size)));
+  g.b = dev.allocate(size_t(dtype_storage_bytes(c.spec.b, c.k * c.n)));
+  g.out = dev.allocate(size_t(dtype_storage_bytes(c.spec.out, c.m * c.n)));
   g.scale_a = g.scale_b = aux;
-  g.m = g.n = g.k = size;
-  g.lda = g.ldb = is_packed_int4(c.spec.a) ? size / 2 : size;
-  g.ldo = size;
-  g.ld_scale_a = g.ld_scale_b = (size + 31) / 32;
+  g.m = c.m;
+  g.n = c.n;
+  g.k = c.k;
+  g.lda = g.ldb = is_packed_int4(c.spec.a) ? c.k / 2 : c.k;
+  g.ldo = c.n;
+  g.ld_scale_a = g.ld_scale_b = (c.k + 31) / 32;
   emu::timing::TimingOptions o;
   o.model_only = true;
-  o.work_flops = 2.0 * double(size) * double(size) * double(size);
+  o.work_flops = 2.0 * double(c.m) * double(c.n) * double(c.k);
   dev.set_timing_model(o);
   const runtime::ModuleHandle mod = dev.load_code_object(co.elf);
   dev.launch(dev.get_kernel(mod, co.kernel_name), gemm_grid(g), {uint32_t(threads)},
@@ -99,82 +103,104 @@ emu::timing::TimingReport modeled(runtime::EmuDevice& dev, const emit::CodeObjec
   return report;
 }
 
+struct Shape {
+  const char* what;
+  int64_t m, n, k;
+};
+
+// Per K-loop iteration and wave: the difference of the K and K / 2 runs, over the K / 2 / bk
+// iterations of the workgroup's waves.
+void print_loop_mix(const emu::LaunchStats& full, const emu::LaunchStats& half, double iterations,
+                    const char* backend) {
+  const double per = iterations * double(threads / 32);
+  std::printf("  %-4s K loop per iteration and wave:", backend);
+  for (size_t i = 0; i < full.instructions.size(); ++i) {
+    const double d = double(full.instructions[i]) - double(half.instructions[i]);
+    if (d > 0)
+      std::printf(" %s %.1f", emu::class_name(static_cast<emu::InstrClass>(i)), d / per);
+  }
+  const double loop_total = double(full.total_instructions() - half.total_instructions());
+  const double loop_wmma = double(full.wmma_instructions - half.wmma_instructions);
+  std::printf("; WMMA share %.1f%%\n", 100.0 * loop_wmma / loop_total);
+}
+
 } // namespace
 
-int main() {
-  const std::vector<Case> cases = {
+// bench_gemm [kernel substring] [hip|llvm]: every kernel at the headline shapes (4096^3; M = 1,
+// 16, 64 with N = K = 4096; a few-tile 256 x 256 x 4096), or the ones named.
+int main(int argc, char** argv) {
+  const std::string only = argc > 1 ? argv[1] : "";
+  const std::string only_backend = argc > 2 ? argv[2] : "";
+  const std::vector<std::pair<const char*, GemmKernelSpec>> kernels = {
       {"gemm f16->f32",
-       spec_of(DType::f16, DType::f16, DType::f32, ScaleKind::none, ScaleKind::none), 4096, 4096,
-       4096},
+       spec_of(DType::f16, DType::f16, DType::f32, ScaleKind::none, ScaleKind::none)},
       {"gemm bf16->bf16",
-       spec_of(DType::bf16, DType::bf16, DType::bf16, ScaleKind::none, ScaleKind::none), 1024, 1024,
-       1024},
+       spec_of(DType::bf16, DType::bf16, DType::bf16, ScaleKind::none, ScaleKind::none)},
       {"scaled_mm e4m3->bf16",
-       spec_of(DType::e4m3, DType::e4m3, DType::bf16, ScaleKind::rowwise, ScaleKind::rowwise), 1024,
-       1024, 1024},
+       spec_of(DType::e4m3, DType::e4m3, DType::bf16, ScaleKind::rowwise, ScaleKind::rowwise)},
       {"int8_linear ->f16",
-       spec_of(DType::int8, DType::int8, DType::f16, ScaleKind::rowwise, ScaleKind::rowwise), 1024,
-       1024, 1024},
+       spec_of(DType::int8, DType::int8, DType::f16, ScaleKind::rowwise, ScaleKind::rowwise)},
       {"w8a16 f16",
-       spec_of(DType::f16, DType::int8, DType::f16, ScaleKind::none, ScaleKind::rowwise), 1024,
-       1024, 1024},
+       spec_of(DType::f16, DType::int8, DType::f16, ScaleKind::none, ScaleKind::rowwise)},
       {"scaled_mm_fused_quant bf16->e4m3, dynamic",
-       fused_spec(DType::e4m3, DType::e4m3, DType::bf16, DType::bf16), 1024, 1024, 1024},
-      {"mxfp8_gemm e4m3->bf16", mx_spec(DType::e4m3, DType::e4m3, DType::bf16), 1024, 1024, 1024},
+       fused_spec(DType::e4m3, DType::e4m3, DType::bf16, DType::bf16)},
+      {"mxfp8_gemm e4m3->bf16", mx_spec(DType::e4m3, DType::e4m3, DType::bf16)},
       {"iu4_gemm int4->i32",
-       spec_of(DType::int4, DType::int4, DType::i32, ScaleKind::none, ScaleKind::none), 1024, 1024,
-       1024},
+       spec_of(DType::int4, DType::int4, DType::i32, ScaleKind::none, ScaleKind::none)},
   };
+  const std::vector<Shape> shapes = {{"square", 4096, 4096, 4096},
+                                     {"decode M=1", 1, 4096, 4096},
+                                     {"decode M=16", 16, 4096, 4096},
+                                     {"decode M=64", 64, 4096, 4096},
+                                     {"few tiles", 256, 256, 4096}};
   runtime::EmuDevice dev;
   dev.set_memcheck(false); // one workgroup reads rows of the real problem only
   // Big enough for the one workgroup's rows and columns of every case (A/B: 128 x K bytes
   // and 2-byte elements; out: 128 rows of N).
   const runtime::DevicePtr buf = dev.allocate(size_t(4096) * 4096 * 4);
-  for (const Case& c : cases) {
-    std::printf("== %s, M=N=K=%lld (%s)\n", c.kernel, static_cast<long long>(c.m),
-                c.spec.name().c_str());
+  for (const auto& [kernel, spec] : kernels) {
+    if (!only.empty() && std::string(kernel).find(only) == std::string::npos)
+      continue;
+    const GemmTileConfig tile = gemm_tile_config(spec);
+    std::printf("== %s (%s): tile %d x %d, K tile %d %s, %d waves\n", kernel, spec.name().c_str(),
+                tile.m, tile.n, tile.k_storage, is_packed_int4(spec.a) ? "bytes" : "elements",
+                tile.waves);
     for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
+      const std::string bn(emit::backend_name(b));
+      if (!only_backend.empty() && bn != only_backend)
+        continue;
       set_gemm_target({b, Arch::gfx1201});
-      const emit::CodeObject co = compile_gemm_kernel(c.spec);
+      const emit::CodeObject co = compile_gemm_kernel(spec);
       const emit::ResourceReport& r = co.resources;
       std::printf("  %-4s resources: %d VGPRs, %d SGPRs, %lld B LDS, %lld B scratch, %d "
-                  "waves/SIMD\n",
-                  std::string(emit::backend_name(b)).c_str(), r.vgprs, r.sgprs,
-                  static_cast<long long>(r.lds_bytes), static_cast<long long>(r.scratch_bytes),
-                  r.waves_per_simd);
-      const emu::LaunchStats full = one_workgroup(dev, co, c, c.k, buf);
-      const emu::LaunchStats half = one_workgroup(dev, co, c, c.k / 2, buf);
-      std::printf("  %-4s one workgroup (K=%lld), %.2f s emulated:\n",
-                  std::string(emit::backend_name(b)).c_str(), static_cast<long long>(c.k),
-                  full.seconds);
-      for (size_t i = 0; i < full.instructions.size(); ++i)
-        if (full.instructions[i])
-          std::printf("       %-8s %llu\n", emu::class_name(static_cast<emu::InstrClass>(i)),
-                      static_cast<unsigned long long>(full.instructions[i]));
-      const double loop_total = double(full.total_instructions() - half.total_instructions());
-      const double loop_wmma = double(full.wmma_instructions - half.wmma_instructions);
-      std::printf("       WMMA %llu of %llu wave instructions (%.1f%%); K loop: %.1f%% WMMA\n",
-                  static_cast<unsigned long long>(full.wmma_instructions),
-                  static_cast<unsigned long long>(full.total_instructions()),
-                  100.0 * double(full.wmma_instructions) / double(full.total_instructions()),
-                  100.0 * loop_wmma / loop_total);
-      const emu::timing::TimingReport t = modeled(dev, co, c, 4096, buf);
-      const double recording = dev.last_stats().seconds;
-      // The cost of the model: recording + modeling against the plain emulation of the same
-      // sampled workgroups (one workgroup at K = 4096 without the model, times the sample).
-      const double plain = double(t.sampled) * one_workgroup(dev, co, c, 4096, buf).seconds;
-      std::printf("  %-4s modeled on the %s, M=N=K=4096: %.1f TFLOP/s (%.0f%% of the %.0f TFLOP/s "
-                  "%s peak), %.3f ms, bound: %s, %d waves/SIMD\n"
-                  "       host: %.2f s to emulate %llu sampled workgroups while recording, "
-                  "%.2f s to model (plain emulation of one: %.2f s)\n",
-                  std::string(emit::backend_name(b)).c_str(), t.product.c_str(), t.tflops,
-                  100 * t.peak_fraction, t.peak / 1e12, t.peak_name.c_str(), t.seconds * 1e3,
-                  t.bound.c_str(), t.occupancy.waves_per_simd, recording,
-                  static_cast<unsigned long long>(t.sampled), t.host_seconds, full.seconds);
-      std::printf("       model cost: %.2f s recording + modeling vs %.2f s plain emulation of "
-                  "the %llu sampled workgroups: %.1fx\n",
-                  recording + t.host_seconds, plain, static_cast<unsigned long long>(t.sampled),
-                  (recording + t.host_seconds) / plain);
+                  "waves/SIMD by the report\n",
+                  bn.c_str(), r.vgprs, r.sgprs, static_cast<long long>(r.lds_bytes),
+                  static_cast<long long>(r.scratch_bytes), r.waves_per_simd);
+      for (const Shape& sh : shapes) {
+        const Case c{kernel, spec, sh.m, sh.n, sh.k};
+        const emu::LaunchStats full = one_workgroup(dev, co, c, c.k, buf);
+        const emu::LaunchStats half = one_workgroup(dev, co, c, c.k / 2, buf);
+        const emu::timing::TimingReport t = modeled(dev, co, c, buf);
+        std::printf("  %-4s %s M=%lld N=%lld K=%lld: %llu workgroups, modeled %.1f TFLOP/s "
+                    "(%.0f%% of the %s peak), bound: %s, occupancy %d waves/SIMD (%s)\n",
+                    bn.c_str(), sh.what, static_cast<long long>(sh.m), static_cast<long long>(sh.n),
+                    static_cast<long long>(sh.k), static_cast<unsigned long long>(t.workgroups),
+                    t.tflops, 100 * t.peak_fraction, t.peak_name.c_str(), t.bound.c_str(),
+                    t.occupancy.waves_per_simd, t.occupancy.limiter.c_str());
+        if (sh.m == 4096) {
+          // The cost of the model: recording + modeling against the plain emulation of the
+          // same sampled workgroups (one interior workgroup at full K, times the sample).
+          const double recording = dev.last_stats().seconds;
+          const double plain = double(t.sampled) * full.seconds;
+          std::printf("  %-4s model cost: %.2f s recording + %.2f s modeling vs %.2f s plain "
+                      "emulation of the %llu sampled workgroups: %.1fx\n",
+                      bn.c_str(), recording, t.host_seconds, plain,
+                      static_cast<unsigned long long>(t.sampled),
+                      (recording + t.host_seconds) / plain);
+        }
+        const int64_t half_k_storage = is_packed_int4(spec.a) ? c.k / 4 : c.k / 2;
+        print_loop_mix(full, half, double(half_k_storage) / double(tile.k_storage), bn.c_str());
+      }
     }
   }
   dev.free(buf);

@@ -130,6 +130,8 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   [[maybe_unused]] constexpr auto copy_tb = make_tiled_copy<BS>(
       atoms::global_load_b128{}, thread_layout<threads / (block_n / vec_b), block_n / vec_b>);
 
+  if (gemm_tile_config(s).k_storage != bk)
+    throw std::logic_error("gemm kernel: gemm_tile_config disagrees with the body's K tile");
   KernelBuilder kb(s.name(), {threads, 1, 1});
   const int a_align = s.a_vec_aligned ? 16 : elem_bytes<AS>();
   const int b_align = s.b_vec_aligned ? 16 : elem_bytes<BS>();
@@ -453,6 +455,12 @@ ir::Kernel build_gemm_kernel(const GemmKernelSpec& s) {
     return build_ordered<atoms::wmma_i32_16x16x32_iu4>(s);
   throw std::invalid_argument("gemm kernel: no WMMA atom for a = " + std::string(dtype_name(s.a)) +
                               ", b = " + std::string(dtype_name(s.b)));
+}
+
+GemmTileConfig gemm_tile_config(const GemmKernelSpec& s) {
+  // K tile: 32 for 16-bit operands, 64 storage units (bytes) for 8-bit and packed int4 ones.
+  const bool wide = (s.a == DType::f16 || s.a == DType::bf16);
+  return {block_m, block_n, wide ? 32 : 64, threads / 32};
 }
 
 emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec) {

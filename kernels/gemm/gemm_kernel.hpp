@@ -61,6 +61,13 @@ struct GemmKernelSpec {
   std::string name() const;
 };
 
+// The block tile a spec runs with: m x n outputs per workgroup, k_storage storage units of K
+// per K-loop iteration (elements; bytes for packed int4), `waves` wave32 waves.
+struct GemmTileConfig {
+  int m = 0, n = 0, k_storage = 0, waves = 0;
+};
+GemmTileConfig gemm_tile_config(const GemmKernelSpec& spec);
+
 // Throws std::invalid_argument naming the unsupported combination.
 ir::Kernel build_gemm_kernel(const GemmKernelSpec& spec);
 
