@@ -12,8 +12,8 @@
 #include <kernels/attention/blocks/visible_keys.hpp>
 #include <kernels/attention/flash_attn_kernel.hpp>
 
+#include <dsl/copy/transpose_load.hpp>
 #include <dsl/dsl.hpp>
-#include <dsl/tensor/store_view.hpp>
 
 #include <cmath>
 #include <limits>
@@ -34,11 +34,12 @@ struct Tag {
   using type = T;
 };
 
-// Stage bytes of the K and V^T LDS tiles of one KV block (rows padded by 16 bytes).
+// Stage bytes of the K LDS tile of one KV block (rows padded by 16 bytes). V does not pass
+// through LDS: its WMMA operand tiles come straight from global memory (transpose loads).
 template <class LE>
-constexpr int stage_bytes(int kb, int dp, int dvp) {
+constexpr int stage_bytes(int kb, int dp) {
   const int pad = 16 / elem_bytes<LE>();
-  return (kb * (dp + pad) + dvp * (kb + pad)) * elem_bytes<LE>();
+  return kb * (dp + pad) * elem_bytes<LE>();
 }
 
 // Calls fn(Tag<O>{}) with the DSL element type of the output dtype.
@@ -64,24 +65,21 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
   // fp8 codes move through global memory and LDS as i8 (like the GEMM); Q is read as E.
   using LE = std::conditional_t<E::bits == 8, i8, E>;
   constexpr int kb = E::bits == 8 ? 64 : 32; // keys per KV block
-  constexpr int n_stages = 2 * stage_bytes<LE>(kb, Dp, Dvp) <= 65536 ? 2 : 1;
+  constexpr int n_stages = 2 * stage_bytes<LE>(kb, Dp) <= 65536 ? 2 : 1;
   constexpr int row_pad = 16 / elem_bytes<LE>();
   // S^T = K Q^T: keys x queries, one 16-query column of atoms per wave.
   constexpr auto s_mma = make_tiled_mma(Atom{}, wave_layout<1, waves>, repeat<kb / 16, 1>);
   // O^T = V^T P^T: value dims x queries.
   constexpr auto o_mma = make_tiled_mma(Atom{}, wave_layout<1, waves>, repeat<Dvp / 16, 1>);
   static_assert(s_mma.tile_n == block_q && o_mma.tile_n == block_q);
-  constexpr auto plan = lds_plan(lds_buffer<LE>("sK", kb, Dp, stages(n_stages), pad(row_pad)),
-                                 lds_buffer<LE>("sVt", Dvp, kb, stages(n_stages), pad(row_pad)));
+  constexpr auto plan = lds_plan(lds_buffer<LE>("sK", kb, Dp, stages(n_stages), pad(row_pad)));
   // 128-bit accesses; a row of the head is split over the largest power of two of threads that
   // divides it (96 = 3 x 32: 4 threads per pass over a 32-wide slice).
   constexpr int vec = 128 / LE::bits;
-  constexpr int tc_k = row_threads(Dp / vec), tc_v = row_threads(Dvp / vec);
+  constexpr int tc_k = row_threads(Dp / vec);
   constexpr auto copy_k =
       make_tiled_copy<LE>(atoms::global_load_b128{}, thread_layout<threads / tc_k, tc_k>);
-  constexpr auto copy_v =
-      make_tiled_copy<LE>(atoms::global_load_b128{}, thread_layout<threads / tc_v, tc_v>);
-  static_assert(kb % (threads / tc_k) == 0 && kb % (threads / tc_v) == 0);
+  static_assert(kb % (threads / tc_k) == 0);
 
   KernelBuilder kb_(s.name(), {threads, 1, 1});
   const int align = s.vec_aligned ? 16 : elem_bytes<LE>();
@@ -126,8 +124,8 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     const GlobalTensor<LE> k =
         head_tensor(typed(Kp, Tag<LE>{}), bq * k_sb + seq.k_first * k_ss + cast<i64>(hk) * k_sh,
                     seq.sk, D, k_ss);
-    const GlobalTensor<LE> v =
-        head_tensor(typed(Vp, Tag<LE>{}), bq * v_sb + seq.k_first * v_ss + cast<i64>(hk) * v_sh,
+    const GlobalTensor<E> v =
+        head_tensor(typed(Vp, Tag<E>{}), bq * v_sb + seq.k_first * v_ss + cast<i64>(hk) * v_sh,
                     seq.sk, Dv, v_ss);
 
     // ---- visible keys block: causal / window / split range ----
@@ -148,14 +146,48 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
       qf[static_cast<std::size_t>(ks)] = s_mma.load_b(q_tile, ks);
 
     auto lds = use_lds<plan>(kb_);
+    // K of block first_block + t: global -> registers (fetch) -> LDS (commit), pipelined.
     const auto fetch = [&](const Int32& t) {
       const Int32 blk = first_block + t;
-      return std::pair{copy_k.load(local_tile<kb, Dp>(k, blk, 0)),
-                       copy_v.load(local_tile<kb, Dvp>(v, blk, 0))};
+      return copy_k.load(local_tile<kb, Dp>(k, blk, 0));
     };
     const auto commit = [&](const auto& regs, const Int32& stage) {
-      copy_k.store(regs.first, lds.template tile<"sK">(stage));
-      copy_v.store(regs.second, transposing_store_view<LE>(lds.template tile<"sVt">(stage)));
+      copy_k.store(regs, lds.template tile<"sK">(stage));
+    };
+    // V^T of block first_block + t as the A operand tiles of O^T = V^T P^T (value dims x
+    // keys), read straight into registers by transpose loads (V is k-major: keys are rows);
+    // the edge blocks mask; unaligned V or a value head not a multiple of 8 wide takes
+    // element-wise loads (a separate instantiation: the cold paths' addresses would otherwise
+    // be hoisted out of the loop and crowd the registers).
+    using VtFrag = MmaFragment<Atom, MmaOperand::A, Dvp / 16, kb / 16>;
+    const auto fetch_v = [&](const Int32& t) {
+      const Int32 blk = first_block + t;
+      const Int64 key0 = cast<i64>(blk) * Int64(kb);
+      const auto transposed = [&](bool masked) {
+        VtFrag f;
+        for (int i = 0; i < Dvp / 16; ++i)
+          for (int ks = 0; ks < kb / 16; ++ks)
+            f.at(i, ks) = masked ? load_operand_transposed_masked<Atom, MmaOperand::A>(
+                                       v, key0 + Int64(16 * ks), Int64(16 * i))
+                                 : load_operand_transposed<Atom, MmaOperand::A>(
+                                       v, key0 + Int64(16 * ks), Int64(16 * i));
+        return f;
+      };
+      const auto element_wise = [&] {
+        const auto vt = local_tile<Dvp, kb>(v.transposed(), 0, blk);
+        VtFrag f;
+        for (int ks = 0; ks < kb / 16; ++ks) {
+          const auto a = o_mma.load_a(vt, ks);
+          for (int i = 0; i < Dvp / 16; ++i)
+            f.at(i, ks) = a.at(i, 0);
+        }
+        return f;
+      };
+      if (!s.v_transpose_loads)
+        return element_wise();
+      const Bool whole = (key0 + Int64(kb) <= seq.sk) && (Dv == Int64(Dvp));
+      return if_(
+          whole, [&] { return transposed(false); }, [&] { return transposed(true); });
     };
 
     // ---- score modifiers: scale, softcap, ALiBi, bias / mask, visibility (log2 domain) ----
@@ -233,10 +265,10 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         carry(o_mma.make_accumulator(0.0f), Row::filled(neg_inf), Row::filled(0.0f), Int32(0)),
         fetch, commit, [&](const Int32& stage, OFrag o, Row m, Row l, Int32 t) {
           const auto sK = lds_view<E, kb, Dp>(lds.template tile<"sK">(stage));
-          const auto sVt = lds_view<E, Dvp, kb>(lds.template tile<"sVt">(stage));
           auto st = s_mma.make_accumulator(0.0f); // S^T = K Q^T
           for (int ks = 0; ks < Dp / 16; ++ks)
             gemm(s_mma, s_mma.load_a(sK, ks), qf[static_cast<std::size_t>(ks)], st);
+          const VtFrag vt = fetch_v(t); // in flight while the softmax is computed
           const Int32 key0 = (first_block + t) * kb;
           // Interior blocks take the unmasked path; only the edges pay for the mask.
           const auto sc = if_(
@@ -248,9 +280,12 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
               return dropout.apply(p, row0_32 + c, key0 + r);
             });
           o = broadcast_cols(o, sm.alpha, [](const Float32& x, const Float32& a) { return x * a; });
-          for (int ks = 0; ks < kb / 16; ++ks) // O^T += V^T P^T, P^T straight from registers
-            gemm(o_mma, o_mma.load_a(sVt, ks),
-                 accumulator_as_operand<MmaOperand::B>(s_mma, sm.p, o_mma, ks), o);
+          for (int ks = 0; ks < kb / 16; ++ks) { // O^T += V^T P^T, P^T straight from registers
+            typename decltype(o_mma)::AFrag a;
+            for (int i = 0; i < Dvp / 16; ++i)
+              a.at(i, 0) = vt.at(i, ks);
+            gemm(o_mma, a, accumulator_as_operand<MmaOperand::B>(s_mma, sm.p, o_mma, ks), o);
+          }
           return carry(o, sm.m, sm.l, t + 1);
         });
     (void)blocks_done;
@@ -267,7 +302,7 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         const GlobalTensor<O> out =
             head_tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
                         bq * o_sb + seq.q_first * o_ss + cast<i64>(h) * o_sh, seq.sq, Dv, o_ss);
-        o_mma.store(o_n, local_tile<Dvp, block_q>(out.transposed(), 0, qt));
+        o_mma.store_transposed(o_n, local_tile<block_q, Dvp>(out, qt, 0));
       });
     }
     // Per query (lanes of the first half-wave): lse, or m and l of the split.
@@ -293,7 +328,7 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
       const GlobalTensor<f32> part = head_tensor(OPart, base, seq.sq, Dv, Dv);
       const OFrag o_s = broadcast_cols(o_acc, RegTensor<f32, 1, 1>::filled(pv_scale),
                                        [](const Float32& x, const Float32& a) { return x * a; });
-      o_mma.store(o_s, local_tile<Dvp, block_q>(part.transposed(), 0, qt));
+      o_mma.store_transposed(o_s, local_tile<block_q, Dvp>(part, qt, 0));
     }
   });
   return kb_.finish();

@@ -54,6 +54,8 @@ std::string FlashAttnKernelSpec::name() const {
     n += "_dropout";
   if (split)
     n += "_split";
+  if (v_transpose_loads)
+    n += "_vtr";
   return n;
 }
 

@@ -5,9 +5,11 @@
 //    modifiers exist (window / causal, bias or bool mask, ALiBi, softcap), lse, split-KV;
 //  - policy: a query tile of 16 x waves rows (one 16-query atom column per wave), a KV block
 //    of kv_block keys, the head dim padded to a multiple of 32 in registers and LDS;
-//  - pipeline: K and V^T of a KV block staged in LDS (dsl::pipeline, 2 stages when they fit),
+//  - pipeline: K of a KV block staged in LDS (dsl::pipeline, 2 stages when they fit), V^T's
+//    operand tiles straight from global memory by transpose loads (v_transpose_loads),
 //    S^T = K Q^T on WMMA with Q in registers, P^T fed from the S^T accumulator straight into
-//    O^T += V^T P^T (dsl accumulator_as_operand), online softmax with exp2 and f32 state.
+//    O^T += V^T P^T (dsl accumulator_as_operand), online softmax with exp2 and f32 state,
+//    O^T stored as O with 128-bit stores (TiledMma::store_transposed).
 // Feature blocks live in kernels/attention/blocks/ (one per file); flash_attn_kernel.cpp
 // composes them. Everything is written with the DSL.
 #include <dsl/ir/kernel.hpp>
@@ -36,6 +38,9 @@ struct FlashAttnKernelSpec {
   bool dropout = false;     // p > 0 (p = 0 is the code without dropout)
   bool split = false;       // write the split-KV partials (attn_shared.md) instead of out
   bool vec_aligned = false; // q, k, v: base and every row start 16-byte aligned
+  // v's base and rows 16-byte aligned and head_dim_v a multiple of 8: V's WMMA operand tiles
+  // come by transpose loads (global_load_tr); otherwise by element-wise loads.
+  bool v_transpose_loads = false;
 
   std::string name() const; // unique per spec: the code object's symbol and cache key
 };

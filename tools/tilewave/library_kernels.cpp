@@ -123,6 +123,8 @@ ir::Kernel build_flash_attn(const emit::ParamReader& p) {
   s.dropout = flag(p, "dropout");
   s.split = flag(p, "split");
   s.vec_aligned = flag(p, "aligned");
+  // Every listed value head width is a multiple of 8: aligned V takes transpose loads.
+  s.v_transpose_loads = s.vec_aligned;
   return fk::build_flash_attn_kernel(s); // rejects unsupported combinations
 }
 
