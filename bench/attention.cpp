@@ -14,6 +14,7 @@
 #include <runtime/emu_device.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -80,23 +81,40 @@ void print_modeled_headline() {
 
 } // namespace
 
-int main() {
+// Optional filters: bench_attention [dtype [head_dim [full|causal [hip|llvm]]]], e.g.
+// `bench_attention bf16 128`; with TILEWAVE_BENCH_TRACE=1 the emulator prints the instruction
+// trace of wave 0 of workgroup 0 of every launch run to stderr (for an instruction histogram).
+int main(int argc, char** argv) {
+  const std::string only_dtype = argc > 1 ? argv[1] : "";
+  const int only_d = argc > 2 ? std::atoi(argv[2]) : 0;
+  const std::string only_mask = argc > 3 ? argv[3] : "", only_backend = argc > 4 ? argv[4] : "";
   runtime::EmuDevice dev;
   dev.set_memcheck(false);
+  if (const char* t = std::getenv("TILEWAVE_BENCH_TRACE"); t && std::string(t) == "1") {
+    emu::TraceConfig tc;
+    tc.enabled = true;
+    dev.set_trace(tc);
+  }
   const int64_t B = 1, H = 2, S = 256;
   const runtime::DevicePtr buf = dev.allocate(size_t(8) << 20); // zero-filled
   for (DType t : {DType::bf16, DType::f16, DType::e4m3, DType::e5m2})
     for (int d : {64, 128, 256})
       for (bool causal : {false, true}) {
+        if ((!only_dtype.empty() && only_dtype != dtype_name(t)) || (only_d && only_d != d) ||
+            (!only_mask.empty() && only_mask != (causal ? "causal" : "full")))
+          continue;
         FlashAttnKernelSpec s;
         s.dtype = t;
         s.out = DType::bf16;
         s.head_dim_pad = s.head_dim_v_pad = d;
         s.windowed = causal;
         s.vec_aligned = true;
+        s.v_transpose_loads = true;
         std::printf("== %s D=%d %s (%s)\n", std::string(dtype_name(t)).c_str(), d,
                     causal ? "causal" : "full", s.name().c_str());
         for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
+          if (!only_backend.empty() && only_backend != emit::backend_name(b))
+            continue;
           set_gemm_target({b, Arch::gfx1201});
           const emit::CodeObject co = compile_flash_attn_kernel(s);
           const emit::ResourceReport& r = co.resources;
@@ -135,6 +153,7 @@ int main() {
         }
       }
   dev.free(buf);
-  print_modeled_headline();
+  if (argc <= 1) // the headline figures only for the full report
+    print_modeled_headline();
   return 0;
 }

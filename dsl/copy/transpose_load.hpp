@@ -54,9 +54,9 @@ inline Int64 transpose_read_part(const atoms::TransposeLoadInfo& info, const UIn
 }
 } // namespace detail
 
+namespace detail {
 template <MmaAtomType Atom, MmaOperand Op, ElemType T>
-typename MmaOperandTraits<Atom, Op>::vec
-load_operand_transposed(const GlobalTensor<T>& kmajor, const Int64& k0, const Int64& mn0) {
+consteval void check_transpose_load() {
   using Tr = MmaOperandTraits<Atom, Op>;
   using Lanes = MmaAtomLanes<Atom>;
   static_assert(Op != MmaOperand::C,
@@ -75,18 +75,78 @@ load_operand_transposed(const GlobalTensor<T>& kmajor, const Int64& k0, const In
   static_assert(detail::transpose_load_matches_operand<Atom, Op>(),
                 "load_operand_transposed: the transpose load's lane layout (lane L holds k = "
                 "8 (L / 16) + v of column L % 16) is not this atom's operand map");
+}
+
+template <ElemType T>
+void check_columns_adjacent(const GlobalTensor<T>& kmajor) {
   if (!kmajor.rows_contiguous())
     throw std::invalid_argument(
         "load_operand_transposed: the tensor's columns (the m / n of the operand) must be "
         "adjacent in memory (column stride the constant 1): pass a row-major B (K x N) or the "
         "transposed view of a column-major A");
+}
+} // namespace detail
+
+template <MmaAtomType Atom, MmaOperand Op, ElemType T>
+typename MmaOperandTraits<Atom, Op>::vec
+load_operand_transposed(const GlobalTensor<T>& kmajor, const Int64& k0, const Int64& mn0) {
+  using Tr = MmaOperandTraits<Atom, Op>;
+  detail::check_transpose_load<Atom, Op, T>();
+  detail::check_columns_adjacent(kmajor);
   constexpr const atoms::TransposeLoadInfo& info = atoms::transpose_load_for(T::bits);
   ir::OpBuilder& ob = KernelBuilder::current("load_operand_transposed").ops();
   const UInt32 lane(ob.lane_id());
-  const Int64 row = k0 + detail::transpose_read_part(info, lane, true);
-  const Int64 col = mn0 + detail::transpose_read_part(info, lane, false);
-  const ir::Value p = kmajor.ptr().address(kmajor.offset(row, col));
+  // The lane's pointer, then the tile's rows (uniform) and columns (usually a constant) as
+  // separate steps: tiles of one row block share one pointer and the column offset folds into
+  // the instruction's immediate offset (no 64-bit address arithmetic per tile).
+  const GlobalPtr<T> lane_ptr(
+      kmajor.ptr().address(kmajor.offset(detail::transpose_read_part(info, lane, true),
+                                         detail::transpose_read_part(info, lane, false))),
+      elem_bytes<T>());
+  const GlobalPtr<T> rows_ptr(lane_ptr.address(k0 * kmajor.row_stride()), elem_bytes<T>());
+  const ir::Value p = rows_ptr.address(mn0);
   return typename Tr::vec(ob.global_load_tr(Tr::vec::type(), p));
+}
+
+// As load_operand_transposed, for a tile that may cross the tensor's edge (the last KV block
+// of attention, a padded head): elements whose k (row) or m / n (column) lies past the
+// tensor read as 0. A lane whose read would leave the tensor reads inside it instead (row
+// clamped to the last one, an 8-element run moved to the last whole run of the row) and the
+// values it delivers for missing elements are then replaced by 0, so nothing outside the
+// tensor is touched. Needs a tensor of at least one row whose column count is a multiple of
+// 8 (the elements one lane reads); the caller checks it (a uniform branch to this or to
+// element-wise loads).
+template <MmaAtomType Atom, MmaOperand Op, ElemType T>
+typename MmaOperandTraits<Atom, Op>::vec
+load_operand_transposed_masked(const GlobalTensor<T>& kmajor, const Int64& k0, const Int64& mn0) {
+  using Tr = MmaOperandTraits<Atom, Op>;
+  using E = typename Tr::elem;
+  detail::check_transpose_load<Atom, Op, T>();
+  detail::check_columns_adjacent(kmajor);
+  constexpr const atoms::TransposeLoadInfo& info = atoms::transpose_load_for(T::bits);
+  constexpr int run = info.elements();
+  ir::OpBuilder& ob = KernelBuilder::current("load_operand_transposed_masked").ops();
+  const UInt32 lane(ob.lane_id());
+  const Int64 rows = kmajor.rows(), cols = kmajor.cols();
+  const Int64 row = min(k0 + detail::transpose_read_part(info, lane, true), rows - Int64(1));
+  const Int64 col0 = mn0 + detail::transpose_read_part(info, lane, false);
+  const Int64 col = select(col0 + Int64(run) <= cols, col0, cols - Int64(run));
+  const ir::Value p = kmajor.ptr().address(kmajor.offset(row, col));
+  const typename Tr::vec x(ob.global_load_tr(Tr::vec::type(), p));
+  // Which (k, m / n) element each value is, from the atom's operand map.
+  constexpr const LaneMap& m = Tr::map;
+  const Int32 l = cast<i32>(lane);
+  const Int32 lr = detail::lane_part(m, l, true), lc = detail::lane_part(m, l, false);
+  const Int32 k_lane = Op == MmaOperand::B ? lr : lc, mn_lane = Op == MmaOperand::B ? lc : lr;
+  const Int64 k_left = rows - k0, mn_left = cols - mn0;
+  std::array<Scalar<E>, Tr::values> e;
+  for (int v = 0; v < Tr::values; ++v) {
+    const int kv = Op == MmaOperand::B ? m.value_row[v] : m.value_col[v];
+    const int mnv = Op == MmaOperand::B ? m.value_col[v] : m.value_row[v];
+    const Bool inside = (cast<i64>(k_lane + kv) < k_left) && (cast<i64>(mn_lane + mnv) < mn_left);
+    e[v] = select(inside, x[v], Scalar<E>(0));
+  }
+  return Tr::vec::from(e);
 }
 
 } // namespace tw::dsl

@@ -211,17 +211,53 @@ typename MmaOperandTraits<Atom, Op>::vec load_operand(const Tile& tile, const In
 
 // Writes the registers of one atom tile of operand Op (usually C) to `tile` (masked for global
 // tiles: elements past the tensor are not written). Values are converted to the tile's type.
+// When `transposed` is true the tile receives the atom tile transposed (operand element (i, j)
+// at tile (j, i)): a D accumulator, whose lane holds consecutive rows of one column, then
+// leaves as vector runs along a row of the tile (one 128-bit store per 8 x bf16 run).
 template <MmaAtomType Atom, MmaOperand Op, class Tile>
 void store_operand(const Tile& tile, const typename MmaOperandTraits<Atom, Op>::vec& x,
-                   const Int32& row0, const Int32& col0) {
+                   const Int32& row0, const Int32& col0, bool transposed = false) {
   using Tr = MmaOperandTraits<Atom, Op>;
   using Out = typename Tile::elem_type;
   constexpr const LaneMap& m = Tr::map;
   const Int32 lane = lane_id();
-  const Int32 r0 = row0 + detail::lane_part(m, lane, true);
-  const Int32 c0 = col0 + detail::lane_part(m, lane, false);
-  for (int v = 0; v < Tr::values; ++v)
-    tile.store(r0 + m.value_row[v], c0 + m.value_col[v], cast<Out>(x[v]));
+  const Int32 lr = detail::lane_part(m, lane, true), lc = detail::lane_part(m, lane, false);
+  const Int32 tr0 = transposed ? col0 + lc : row0 + lr;
+  const Int32 tc0 = transposed ? row0 + lr : col0 + lc;
+  constexpr int max_run = 16 / elem_bytes<Out>() > 0 ? 16 / elem_bytes<Out>() : 1;
+  for (int v = 0; v < Tr::values;) {
+    const int n = tile.rows_contiguous() ? detail::run_length(m, v, transposed, max_run) : 1;
+    const Int32 r = tr0 + detail::value_tile_row(m, v, transposed);
+    const Int32 c = tc0 + detail::value_tile_col(m, v, transposed);
+    const auto put = [&]<int N>(std::integral_constant<int, N>) {
+      if constexpr (N == 1) {
+        tile.store(r, c, cast<Out>(x[v]));
+      } else {
+        std::array<Scalar<Out>, N> e;
+        for (int j = 0; j < N; ++j)
+          e[j] = cast<Out>(x[v + j]);
+        tile.template store_run<N>(r, c, Vec<Out, N>::from(e));
+      }
+    };
+    switch (n) {
+    case 16:
+      put(std::integral_constant<int, 16>{});
+      break;
+    case 8:
+      put(std::integral_constant<int, 8>{});
+      break;
+    case 4:
+      put(std::integral_constant<int, 4>{});
+      break;
+    case 2:
+      put(std::integral_constant<int, 2>{});
+      break;
+    default:
+      put(std::integral_constant<int, 1>{});
+      break;
+    }
+    v += n;
+  }
 }
 
 } // namespace tw::dsl

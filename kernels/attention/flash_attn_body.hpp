@@ -305,7 +305,7 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         const GlobalTensor<O> out =
             head_tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
                         bq * o_sb + seq.q_first * o_ss + cast<i64>(h) * o_sh, seq.sq, Dv, o_ss);
-        o_f32.store(o_n, local_tile<Dvp, block_q>(out.transposed(), 0, qt));
+        o_f32.store_transposed(o_n, local_tile<block_q, Dvp>(out, qt, 0));
       });
     }
     // Per query (lanes of the first half-wave): lse, or m and l of the split.
@@ -331,7 +331,7 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
       const GlobalTensor<f32> part = head_tensor(OPart, base, seq.sq, Dv, Dv);
       const OFrag o_s = broadcast_cols(o_acc, RegTensor<f32, 1, 1>::filled(pv_scale),
                                        [](const Float32& x, const Float32& a) { return x * a; });
-      o_f32.store(o_s, local_tile<Dvp, block_q>(part.transposed(), 0, qt));
+      o_f32.store_transposed(o_s, local_tile<block_q, Dvp>(part, qt, 0));
     }
   });
   return kb_.finish();
