@@ -29,7 +29,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   echo "fuzz: running $t for $seconds s"
   extra=()
-  [ "$t" = executor ] && extra=(-max_len=1024) # whole bodies of 256 dwords, not just seed-sized
+  [ "$t" = executor ] && extra=(-max_len=1024 -len_control=0) # whole bodies of 256 dwords
   status=0
   (cd "$out" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
      ASAN_OPTIONS=halt_on_error=1:detect_leaks=0 \

@@ -135,14 +135,6 @@ ir::Kernel build_split_kv_combine(const SplitKvCombineSpec& spec) {
   }
 }
 
-namespace {
-
-emit::CodeObject compile_combine(const SplitKvCombineSpec& spec) {
-  return compile_traced(spec.name(), [&] { return build_split_kv_combine(spec); });
-}
-
-} // namespace
-
 void launch_split_kv_combine(runtime::Device& device, const SplitKvWorkspace& ws,
                              const FlashAttnArgs& args, const FlashAttnProblem& p) {
   if (ws.splits != p.num_splits || ws.rows != partial_rows(p) || ws.head_dim_v != p.head_dim_v)

@@ -277,20 +277,21 @@ TEST_CASE("tilewave emu: a 32-bit ELF is refused in one sentence naming the file
 }
 
 TEST_CASE("tilewave emu: a long grid prints progress lines and --time-limit stops it (issue 17)") {
-  // 2^32 - 1 workgroups (hours on the emulator) once --max-workgroups allows them: progress
-  // on stderr every 0.2 s, stopped after 1 s with how far it got; no output is written.
+  // 2^27 - 1 workgroups of 32 (the most a dispatch holds at this block size; hours on the
+  // emulator) once --max-workgroups allows them: progress on stderr every 0.2 s, stopped
+  // after 1 s with how far it got; no output is written.
   const fs::path& d = workdir();
   const std::string y = (d / "long.npy").string();
   fs::remove(y);
   const auto r =
       run_tool("emu " + (d / "k.hsaco").string() +
-               " --kernel saxpy --grid 4294967295 --block 32 --max-workgroups "
+               " --kernel saxpy --grid 134217727 --block 32 --max-workgroups "
                "4294967295 --threads 1 --progress 0.2 --time-limit 1 --arg buf:in=" +
                (d / "x.npy").string() + " --arg buf:out=" + y + ":64:f32 --arg f32=1 --arg i32=64");
   CAPTURE(r.output);
   CHECK(r.status == 1);
   CHECK(r.output.find("tilewave emu: ") != std::string::npos);
-  CHECK(r.output.find(" of 4294967295 workgroups (") != std::string::npos);
+  CHECK(r.output.find(" of 134217727 workgroups (") != std::string::npos);
   CHECK(r.output.find("s left (--time-limit bounds the run)") != std::string::npos);
   CHECK(r.output.find("stopped after ") != std::string::npos);
   CHECK(r.output.find("(the time limit of 1 s) with ") != std::string::npos);
