@@ -6,7 +6,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${TILEWAVE_BUILD_DIR:-$root/build}"
 jobs="${TILEWAVE_JOBS:-$(nproc)}"
 echo "build: configuring $build"
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# TILEWAVE_CMAKE_ARGS: extra configure arguments (scripts/test.sh names the sanitized tree).
+# shellcheck disable=SC2086
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release ${TILEWAVE_CMAKE_ARGS:-} >/dev/null
 targets=()
 for t in "$@"; do
   targets+=(--target "$t")
