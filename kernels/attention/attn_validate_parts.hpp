@@ -16,6 +16,11 @@ void check_memory(const ArgChecker& chk, const runtime::Device& dev, const Tenso
 // The last dimension has stride 1 (`what` names it in the error).
 void check_last_contiguous(const ArgChecker& chk, const TensorView& t, std::string_view arg,
                            std::string_view what);
+// The head counts and head dims of q [.., Hq, D], k (Hkv kv heads), v [.., Dv] and out
+// [.., Hq, Dv]: out's shape, 1 <= D, Dv <= 256, Hkv divides Hq (GQA), every head dim contiguous;
+// sets p.heads_q, heads_kv, head_dim, head_dim_v. `head` is q's head axis.
+void check_heads(const ArgChecker& chk, const FlashAttnArgs& args, int head, int64_t hkv,
+                 bool varlen, FlashAttnProblem& p);
 // An int32 offsets vector [B + 1], read back and checked (starts at 0, non-decreasing, ends at
 // most at `tokens` of `packed`, no length above `max_len`); returns the B lengths.
 std::vector<int64_t> check_offsets(const ArgChecker& chk, runtime::Device& dev,

@@ -31,6 +31,33 @@ void check_last_contiguous(const ArgChecker& chk, const TensorView& t, std::stri
                       " (last dimension) to be contiguous (stride 1)");
 }
 
+void check_heads(const ArgChecker& chk, const FlashAttnArgs& args, int head, int64_t hkv,
+                 bool varlen, FlashAttnProblem& p) {
+  const int64_t hq = args.q.shape[size_t(head)];
+  const int64_t d = args.q.shape.back(), dv = args.v.shape.back();
+  Extents out_shape = args.q.shape;
+  out_shape.back() = dv;
+  chk.shape_is(args.out, "out", out_shape,
+               varlen ? "[Tq, Hq, Dv] from 'q' and 'v'" : "[B, Sq, Hq, Dv] from 'q' and 'v'");
+  if (d < 1 || d > max_head_dim)
+    chk.fail("q", "has head dim D = " + std::to_string(d) +
+                      "; expected 1 <= D <= " + std::to_string(max_head_dim));
+  if (dv < 1 || dv > max_head_dim)
+    chk.fail("v", "has value head dim Dv = " + std::to_string(dv) +
+                      "; expected 1 <= Dv <= " + std::to_string(max_head_dim));
+  if (hkv < 1 || hq % hkv != 0)
+    chk.fail("k", "has " + std::to_string(hkv) + " kv heads and 'q' " + std::to_string(hq) +
+                      " heads; expected a kv head count >= 1 that divides the query heads (GQA)");
+  check_last_contiguous(chk, args.q, "q", "head dim");
+  check_last_contiguous(chk, args.k, "k", "head dim");
+  check_last_contiguous(chk, args.v, "v", "value head dim");
+  check_last_contiguous(chk, args.out, "out", "value head dim");
+  p.heads_q = hq;
+  p.heads_kv = hkv;
+  p.head_dim = d;
+  p.head_dim_v = dv;
+}
+
 void check_finite(const ArgChecker& chk, std::string_view param, float x) {
   if (!std::isfinite(x))
     chk.fail_parameter(param, "is " + std::to_string(x) + "; expected a finite value");
@@ -232,29 +259,7 @@ FlashAttnProblem validate_flash_attn(const Device& device, const FlashAttnArgs& 
   chk.extent_matches(args.k, "k", rank - 1, "D", args.q, "q", rank - 1);
   for (int d = 0; d < rank - 1; ++d)
     chk.extent_matches(args.v, "v", d, d == tok ? "Sk" : d == head ? "Hkv" : "B", args.k, "k", d);
-  const int64_t hq = args.q.shape[size_t(head)], hkv = args.k.shape[size_t(head)];
-  const int64_t d = args.q.shape.back(), dv = args.v.shape.back();
-  Extents out_shape = args.q.shape;
-  out_shape.back() = dv;
-  chk.shape_is(args.out, "out", out_shape,
-               p.varlen ? "[Tq, Hq, Dv] from 'q' and 'v'" : "[B, Sq, Hq, Dv] from 'q' and 'v'");
-  if (d < 1 || d > max_head_dim)
-    chk.fail("q", "has head dim D = " + std::to_string(d) +
-                      "; expected 1 <= D <= " + std::to_string(max_head_dim));
-  if (dv < 1 || dv > max_head_dim)
-    chk.fail("v", "has value head dim Dv = " + std::to_string(dv) +
-                      "; expected 1 <= Dv <= " + std::to_string(max_head_dim));
-  if (hkv < 1 || hq % hkv != 0)
-    chk.fail("k", "has " + std::to_string(hkv) + " kv heads and 'q' " + std::to_string(hq) +
-                      " heads; expected a kv head count >= 1 that divides the query heads (GQA)");
-  check_last_contiguous(chk, args.q, "q", "head dim");
-  check_last_contiguous(chk, args.k, "k", "head dim");
-  check_last_contiguous(chk, args.v, "v", "value head dim");
-  check_last_contiguous(chk, args.out, "out", "value head dim");
-  p.heads_q = hq;
-  p.heads_kv = hkv;
-  p.head_dim = d;
-  p.head_dim_v = dv;
+  check_heads(chk, args, head, args.k.shape[size_t(head)], p.varlen, p);
 
   // -- varlen offsets, or the dense sizes
   if (p.varlen) {

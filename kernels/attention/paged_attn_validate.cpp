@@ -78,33 +78,11 @@ PagedAttnProblem validate_paged_attn(const Device& device, const PagedAttnArgs& 
   chk.extent_matches(a.v, "v", 0, "num_pages", a.k, "k", 0);
   chk.extent_matches(a.v, "v", 1, "page_size", a.k, "k", 1);
   chk.extent_matches(a.v, "v", 2, "Hkv", a.k, "k", 2);
-  const int64_t hq = a.q.shape[size_t(head)], hkv = a.k.shape[2];
-  const int64_t d = a.q.shape.back(), dv = a.v.shape.back();
-  Extents out_shape = a.q.shape;
-  out_shape.back() = dv;
-  chk.shape_is(a.out, "out", out_shape,
-               p.varlen ? "[Tq, Hq, Dv] from 'q' and 'v'" : "[B, Sq, Hq, Dv] from 'q' and 'v'");
-  if (d < 1 || d > max_head_dim)
-    chk.fail("q", "has head dim D = " + std::to_string(d) +
-                      "; expected 1 <= D <= " + std::to_string(max_head_dim));
-  if (dv < 1 || dv > max_head_dim)
-    chk.fail("v", "has value head dim Dv = " + std::to_string(dv) +
-                      "; expected 1 <= Dv <= " + std::to_string(max_head_dim));
-  if (hkv < 1 || hq % hkv != 0)
-    chk.fail("k", "has " + std::to_string(hkv) + " kv heads and 'q' " + std::to_string(hq) +
-                      " heads; expected a kv head count >= 1 that divides the query heads (GQA)");
-  check_last_contiguous(chk, a.q, "q", "head dim");
-  check_last_contiguous(chk, a.k, "k", "head dim");
-  check_last_contiguous(chk, a.v, "v", "value head dim");
-  check_last_contiguous(chk, a.out, "out", "value head dim");
+  check_heads(chk, a, head, a.k.shape[2], p.varlen, p);
   const int64_t page_size = a.k.shape[1], num_pages = a.k.shape[0];
   if (page_size < 16 || page_size > 256 || page_size % 16 != 0)
     chk.fail("k", "has page_size " + std::to_string(page_size) +
                       " (dimension 1); expected a multiple of 16 from 16 to 256");
-  p.heads_q = hq;
-  p.heads_kv = hkv;
-  p.head_dim = d;
-  p.head_dim_v = dv;
   pp.page_size = page_size;
   pp.num_pages = num_pages;
 

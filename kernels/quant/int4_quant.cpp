@@ -5,6 +5,7 @@
 #include <kernels/elementwise/row_skeleton.hpp>
 #include <kernels/quant/integer_code.hpp>
 #include <kernels/quant/quant_api.hpp>
+#include <kernels/quant/scale_args.hpp>
 
 #include <dsl/handles/convert.hpp>
 
@@ -50,23 +51,6 @@ int64_t packed_codes(const ArgChecker& check, const TensorView& q, DType dtype, 
                         " (an odd row stride); expected an even row stride so every row of "
                         "packed 4-bit codes starts on a byte");
   return (r.ld + 1) / 2;
-}
-
-// One f32 value per row: [rows] or [rows, 1], contiguous.
-void per_row_scale(const ArgChecker& check, const TensorView& s, std::string_view arg, int64_t rows,
-                   const runtime::Device& device) {
-  check.well_formed(s, arg);
-  const bool shape_ok = (s.rank() == 1 && s.shape[0] == rows) ||
-                        (s.rank() == 2 && s.shape[0] == rows && s.shape[1] == 1);
-  if (!shape_ok)
-    check.fail(arg, "has shape " + format_extents(s.shape) + "; expected [" + std::to_string(rows) +
-                        "] or [" + std::to_string(rows) + ", 1] (one scale per row)");
-  if (rows > 1 && s.strides[0] != 1)
-    check.fail(arg, "has layout " + describe_layout(s) + "; expected contiguous scales");
-  check.dtype_in(s, arg, {DType::f32});
-  if (rows > 0)
-    check.on_device(s, arg, device);
-  check.naturally_aligned(s, arg);
 }
 
 // A [rows, groups] matrix of per-group values with contiguous rows; returns its row stride.
@@ -241,7 +225,7 @@ void quant_w4a8(runtime::Device& device, const QuantW4a8Args& args) {
   const Rows shape = rows_of(check, args.x, "x", device);
   const int64_t ld_q =
       packed_codes(check, args.q, asymmetric ? DType::uint4 : DType::int4, args.x, device);
-  per_row_scale(check, args.scale, "scale", shape.rows, device);
+  quant_args::check_per_row_scale(check, args.scale, "scale", shape.rows, device);
   const int64_t groups = grouped ? (shape.width + args.group_size - 1) / args.group_size : 0;
   const std::string mode_text = "mode " + std::to_string(args.mode);
   const auto presence = [&](const std::optional<TensorView>& t, const char* arg, bool wanted,

@@ -5,6 +5,7 @@
 #include <kernels/elementwise/row_skeleton.hpp>
 #include <kernels/quant/quant_api.hpp>
 #include <kernels/quant/quant_rules.hpp>
+#include <kernels/quant/scale_args.hpp>
 
 #include <dsl/handles/convert.hpp>
 #include <dsl/ops/block_reduce.hpp>
@@ -36,23 +37,6 @@ void tensorwise_scale(const ArgChecker& check, const TensorView& s, std::string_
                         "; expected one element ([], [1] or [1, 1]) for a tensorwise scale");
   check.dtype_in(s, arg, {DType::f32});
   check.on_device(s, arg, device);
-  check.naturally_aligned(s, arg);
-}
-
-// One scale per row: [rows] or [rows, 1], contiguous.
-void rowwise_scale(const ArgChecker& check, const TensorView& s, std::string_view arg, int64_t rows,
-                   const runtime::Device& device) {
-  check.well_formed(s, arg);
-  const bool shape_ok = (s.rank() == 1 && s.shape[0] == rows) ||
-                        (s.rank() == 2 && s.shape[0] == rows && s.shape[1] == 1);
-  if (!shape_ok)
-    check.fail(arg, "has shape " + format_extents(s.shape) + "; expected [" + std::to_string(rows) +
-                        "] or [" + std::to_string(rows) + ", 1] (one scale per row)");
-  if (rows > 1 && s.strides[0] != 1)
-    check.fail(arg, "has layout " + describe_layout(s) + "; expected contiguous scales");
-  check.dtype_in(s, arg, {DType::f32});
-  if (rows > 0)
-    check.on_device(s, arg, device);
   check.naturally_aligned(s, arg);
 }
 
@@ -167,7 +151,7 @@ void quant_int8(runtime::Device& device, const QuantInt8Args& args) {
   same_shape(check, args.q, "q", args.x, "x");
   const bool rowwise = args.granularity == QuantGranularity::rowwise;
   if (rowwise)
-    rowwise_scale(check, args.scale, "scale", shape.rows, device);
+    quant_args::check_per_row_scale(check, args.scale, "scale", shape.rows, device);
   else
     tensorwise_scale(check, args.scale, "scale", device);
   if (args.given_scale) {
@@ -220,7 +204,7 @@ void dequant_fp8(runtime::Device& device, const DequantFp8Args& args) {
   same_shape(check, args.out, "out", args.x, "x");
   const bool rowwise = args.scale.numel() != 1; // one scale: tensorwise (also for one row)
   if (rowwise)
-    rowwise_scale(check, args.scale, "scale", shape.rows, device);
+    quant_args::check_per_row_scale(check, args.scale, "scale", shape.rows, device);
   else
     tensorwise_scale(check, args.scale, "scale", device);
   check.no_overlap(args.out, "out", args.x, "x");

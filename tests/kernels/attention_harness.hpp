@@ -159,8 +159,7 @@ inline std::vector<uint8_t> check_outputs(const Case& c, const AttentionReferenc
   for (int64_t r = 0; r < w.rows; ++r)
     for (int64_t x = 0; x < w.cols; ++x) {
       const double wv = w.at(r, x), g = got[size_t(r * w.cols + x)];
-      const double tol = ulp(c.out, wv) +
-                         p_rounding(c.dtype) * want.out.accum_magnitude.at(r, x) +
+      const double tol = ulp(c.out, wv) + p_rounding(c.dtype) * want.out.accum_magnitude.at(r, x) +
                          want.p_rounding_ambiguity.at(r, x) + 1e-6;
       if (!(std::abs(g - wv) <= tol) && bad++ < 3)
         MESSAGE("out row " << r << " col " << x << ": got " << g << ", want " << wv

@@ -20,8 +20,8 @@
 
 #include <kernels/attention/flash_attn_api.hpp>
 #include <kernels/attention/linear_attn_api.hpp>
-#include <kernels/attention/qk_norm_quant_api.hpp>
 #include <kernels/attention/paged_attn_api.hpp>
+#include <kernels/attention/qk_norm_quant_api.hpp>
 #include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/gemm/gemm_api.hpp>
 #include <kernels/quant/quant_api.hpp>
