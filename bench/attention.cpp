@@ -109,7 +109,6 @@ int main(int argc, char** argv) {
         s.head_dim_pad = s.head_dim_v_pad = d;
         s.windowed = causal;
         s.vec_aligned = true;
-        s.v_transpose_loads = true;
         std::printf("== %s D=%d %s (%s)\n", std::string(dtype_name(t)).c_str(), d,
                     causal ? "causal" : "full", s.name().c_str());
         for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
