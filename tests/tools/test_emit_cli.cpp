@@ -15,6 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+namespace tw::test {
+// test_emit_samples_cli.cpp: the DSL sample kernels' entries of the same `aot --all` run.
+void check_aot_ships_sample_kernels(const nlohmann::json& manifest,
+                                    const std::filesystem::path& out);
+} // namespace tw::test
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -197,6 +203,7 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
   }
   CHECK(samples == 44);
   CHECK(gemm == 40);
+  tw::test::check_aot_ships_sample_kernels(manifest, out);
   // One symbol per configuration: the mx, grouped, quantizing and LoRA kernels among them.
   CHECK(gemm_symbols.size() == 10);
   for (const char* feature : {"_mx", "_grouped", "_qbf16d", "_lorav", "int4_int4_i32"})
