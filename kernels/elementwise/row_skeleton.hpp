@@ -124,4 +124,17 @@ void row_kernel(dsl::KernelBuilder& kb, RowPlan plan, const dsl::Int64& width,
 // Workgroups of a row kernel over `rows` rows.
 int64_t row_groups(const RowPlan& plan, int64_t rows);
 
+// The strided row loop, for kernels whose rows share a tensor (a [width] weight and bias, a
+// [head_dim] weight): workgroup g of `groups` (the grid, strided_row_groups) takes the plan's row
+// groups g, g + groups, g + 2 * groups, ..., so the shared tensor is read once per workgroup
+// instead of once per row. `setup` runs once per workgroup, before the loop (it loads what the
+// rows share and keeps it in registers), and returns the body every row of the workgroup runs
+// (rows < `rows` only).
+using RowSetup = std::function<RowBody(const RowSlice& slice)>;
+void strided_row_kernel(dsl::KernelBuilder& kb, RowPlan plan, const dsl::Int64& width,
+                        const dsl::Int64& rows, const dsl::Int64& groups, const RowSetup& setup);
+// The grid of a strided row kernel: one workgroup per row group up to what the machine keeps
+// resident (resident_workgroups in launch.hpp), so each shared byte is read `grid` times.
+int64_t strided_row_groups(const RowPlan& plan, int64_t rows);
+
 } // namespace tw::kernels::elementwise
