@@ -80,7 +80,7 @@ int access_vec(const std::vector<const TensorView*>& views, int max_vec) {
 }
 
 int64_t resident_workgroups(int threads) {
-  constexpr int64_t compute_units = 64, waves_per_unit = 16;
+  constexpr int64_t compute_units = 64, waves_per_unit = 32; // 16 per SIMD, 2 SIMDs
   return compute_units * std::max<int64_t>(1, waves_per_unit / ((threads + 31) / 32));
 }
 

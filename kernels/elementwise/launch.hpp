@@ -46,7 +46,7 @@ void launch(runtime::Device& device, const std::string& key,
             const runtime::KernelArgs& args);
 
 // Workgroups of `threads` threads the target keeps resident at once: the grid of a kernel whose
-// workgroups loop over the rows (gfx1201: 64 compute units, 16 waves each).
+// workgroups loop over the rows (gfx1201: 64 compute units of 32 wave slots, shared/RDNA4.md).
 int64_t resident_workgroups(int threads);
 
 // grid = ceil(work / threads), checked against the grid's x limit.

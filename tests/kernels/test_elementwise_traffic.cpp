@@ -2,8 +2,8 @@
 // arguments apart), through both emitters: each input element once, and a tensor the rows share
 // once per workgroup (the norms' weight and bias, rms_norm_rope's [head_dim] weight) or per
 // token (RoPE's cache row) or per wave (dequant_fp8's row scale). The expected counts are
-// written out from the shapes and the grid rule (64 compute units x 16 waves: 128 workgroups
-// of 256 threads, 64 of 1024, 1024 of 32), not taken from the kernels.
+// written out from the shapes and the grid rule (64 compute units x 32 wave slots: 256
+// workgroups of 256 threads, 64 of 1024, 2048 of 32), not taken from the kernels.
 #include "elementwise_cases.hpp"
 
 #include <kernels/elementwise/elementwise_api.hpp>
@@ -43,7 +43,7 @@ void check_traffic(
 
 } // namespace
 
-TEST_CASE("traffic: rms_norm reads x once and the weight once per workgroup (128 of 256)") {
+TEST_CASE("traffic: rms_norm reads x once and the weight once per workgroup (256 of 256)") {
   KernelRun k; // 300 rows: more rows than workgroups, each takes 2 or 3
   k.in["x"] = rows_tensor(DType::bf16, 300, 64, 1);
   k.in["weight"] = random_tensor(DType::bf16, {64}, 2);
@@ -53,7 +53,7 @@ TEST_CASE("traffic: rms_norm reads x once and the weight once per workgroup (128
       [](runtime::Device& d, auto& v) {
         kernels::rms_norm(d, {v["x"], v["weight"], std::nullopt, v["out"]});
       },
-      300 * 64 * 2 + 128 * 64 * 2, 300 * 64 * 2);
+      300 * 64 * 2 + 256 * 64 * 2, 300 * 64 * 2);
 }
 
 TEST_CASE("traffic: layer_norm reads weight and bias once per workgroup (64 of 1024 threads)") {
@@ -71,13 +71,13 @@ TEST_CASE("traffic: layer_norm reads weight and bias once per workgroup (64 of 1
 }
 
 TEST_CASE("traffic: rms_norm_rope reads the [head_dim] weight once per head slot of a workgroup") {
-  // 130 tokens x 32 heads of 128 (f16, neox: runs of 8 pairs, 8 lanes per head): 4 heads per
-  // 32-thread workgroup, 1040 head groups over 1024 workgroups, each loading the weight for its
+  // 260 tokens x 32 heads of 128 (f16, neox: runs of 8 pairs, 8 lanes per head): 4 heads per
+  // 32-thread workgroup, 2080 head groups over 2048 workgroups, each loading the weight for its
   // 4 head slots.
   KernelRun k;
-  k.in["x"] = rows_tensor(DType::f16, 130, 32 * 128, 8);
+  k.in["x"] = rows_tensor(DType::f16, 260, 32 * 128, 8);
   k.in["weight"] = random_tensor(DType::f16, {128}, 9);
-  k.out["out"] = rows_tensor(DType::f16, 130, 32 * 128, 10);
+  k.out["out"] = rows_tensor(DType::f16, 260, 32 * 128, 10);
   check_traffic(
       k,
       [](runtime::Device& d, auto& v) {
@@ -85,7 +85,7 @@ TEST_CASE("traffic: rms_norm_rope reads the [head_dim] weight once per head slot
         p.head_dim = 128;
         kernels::rms_norm_rope(d, {v["x"], v["weight"], v["out"], p, 1e-6f, 32});
       },
-      130 * 4096 * 2 + 1024 * 4 * 128 * 2, 130 * 4096 * 2);
+      260 * 4096 * 2 + 2048 * 4 * 128 * 2, 260 * 4096 * 2);
 }
 
 TEST_CASE("traffic: rope with a cache reads each token's cos / sin row once for all heads") {

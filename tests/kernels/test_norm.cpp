@@ -27,9 +27,9 @@ TEST_CASE("layer_norm: mean and variance over ragged rows, strided x") {
 }
 
 TEST_CASE("rms_norm / layer_norm: more rows than workgroups (each loops, weight and bias kept)") {
-  run_norm(Norm::rms, DType::bf16, DType::bf16, 300, 64, 13, false); // 128 workgroups
+  run_norm(Norm::rms, DType::bf16, DType::bf16, 300, 64, 13, false); // 256 workgroups
   run_norm(Norm::layer, DType::f16, DType::f16, 150, 40, 14, true, /*ld_x=*/48, /*block=*/1024);
-  run_norm(Norm::rms, DType::f32, DType::bf16, 1100, 7, 15, true, 0, /*block=*/32); // 1024
+  run_norm(Norm::rms, DType::f32, DType::bf16, 1100, 7, 15, true, 0, /*block=*/64); // 1024
 }
 
 TEST_CASE("rms_norm / layer_norm: empty tensors launch nothing") {

@@ -42,10 +42,10 @@ TEST_CASE("rms_norm_rope: per-head RMSNorm then RoPE, both pairings, cache or co
 }
 
 TEST_CASE("rms_norm_rope: more heads than the grid holds (each workgroup loops, weight kept)") {
-  // Packed: 4 heads per 32-thread workgroup, 4160 heads over 1024 workgroups.
-  run_rope({.tokens = 130, .heads = 32, .head_dim = 128, .norm = true, .block = 32}, 33);
-  // One head per workgroup (an odd row stride: runs of one pair), 200 heads over 128.
-  run_rope({.tokens = 5, .heads = 40, .head_dim = 128, .norm = true, .ld = 5121}, 34);
+  // Packed: 4 heads per 32-thread workgroup, 8320 heads over 2048 workgroups.
+  run_rope({.tokens = 260, .heads = 32, .head_dim = 128, .norm = true, .block = 32}, 33);
+  // One head per workgroup (an odd row stride: runs of one pair), 280 heads over 256.
+  run_rope({.tokens = 7, .heads = 40, .head_dim = 128, .norm = true, .ld = 5121}, 34);
 }
 
 TEST_CASE("rope: many heads of a token share its angles (cache, position ids, block sizes)") {
