@@ -61,8 +61,8 @@ void run_norm(runtime::Device& device, const NormArgs& args, NormKind kind) {
     };
     // The weight and bias are the rows' shared tensors: loaded once per workgroup.
     strided_row_kernel(kb, plan, width, rows, groups, [&](const RowSlice& slice) -> RowBody {
-      const std::vector<Values> w = slice.load(weight);
-      const std::vector<Values> b = has_bias ? slice.load(bias) : std::vector<Values>{};
+      const std::vector<Values> w = slice.load_shared(weight);
+      const std::vector<Values> b = has_bias ? slice.load_shared(bias) : std::vector<Values>{};
       return [&, w, b](const RowSlice& s, const Int64& row) {
         const std::vector<Values> v = s.load(x.offset(row * ld_x));
         const Float32 n = cast<f32>(width);

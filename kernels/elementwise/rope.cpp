@@ -172,31 +172,29 @@ void rms_norm_rope(runtime::Device& device, const RmsNormRopeArgs& args) {
     Int64 heads;
     const RopeAngles angles = rope_angles_args(kb, p, heads);
     const Int64 head_dim = angles.half * Int64(2);
-    // The [head_dim] weight is shared by every head: loaded once per workgroup.
-    strided_row_kernel(kb, plan, angles.half, tokens * heads, groups,
-                       [&](const RowSlice& slice) -> RowBody {
-                         const PairRuns w_pairs = load_pairs(slice, weight, p.style, angles.half);
-                         return [&, w_pairs](const RowSlice& sl, const Int64& row) {
-                           const Int64 token = row / heads, head = row - token * heads;
-                           const AnyPtr xr = x.offset(token * ld_x + head * head_dim),
-                                        orow = out.offset(token * ld_out + head * head_dim);
-                           const PairRuns x_pairs = load_pairs(sl, xr, p.style, angles.half);
-                           const Float32 ss = sl.sum([&](int k, int j) {
-                             return x_pairs.lo_at(k, j) * x_pairs.lo_at(k, j) +
-                                    x_pairs.hi_at(k, j) * x_pairs.hi_at(k, j);
-                           });
-                           const Float32 inv = Float32(1.0) / sqrt(ss / cast<f32>(head_dim) + eps);
-                           PairRuns normed;
-                           normed.lo = sl.map([&](int k, int j) {
-                             return x_pairs.lo_at(k, j) * inv * w_pairs.lo_at(k, j);
-                           });
-                           normed.hi = sl.map([&](int k, int j) {
-                             return x_pairs.hi_at(k, j) * inv * w_pairs.hi_at(k, j);
-                           });
-                           store_pairs(sl, orow, p.style, angles.half,
-                                       rotate_pairs(sl, angles, angles.position(token), normed));
-                         };
-                       });
+    // The [head_dim] weight is shared by every head: loaded once per wave of a workgroup.
+    strided_row_kernel(
+        kb, plan, angles.half, tokens * heads, groups, [&](const RowSlice& slice) -> RowBody {
+          const PairRuns w_pairs = load_pairs(slice, weight, p.style, angles.half, /*shared=*/true);
+          return [&, w_pairs](const RowSlice& sl, const Int64& row) {
+            const Int64 token = row / heads, head = row - token * heads;
+            const AnyPtr xr = x.offset(token * ld_x + head * head_dim),
+                         orow = out.offset(token * ld_out + head * head_dim);
+            const PairRuns x_pairs = load_pairs(sl, xr, p.style, angles.half);
+            const Float32 ss = sl.sum([&](int k, int j) {
+              return x_pairs.lo_at(k, j) * x_pairs.lo_at(k, j) +
+                     x_pairs.hi_at(k, j) * x_pairs.hi_at(k, j);
+            });
+            const Float32 inv = Float32(1.0) / sqrt(ss / cast<f32>(head_dim) + eps);
+            PairRuns normed;
+            normed.lo = sl.map(
+                [&](int k, int j) { return x_pairs.lo_at(k, j) * inv * w_pairs.lo_at(k, j); });
+            normed.hi = sl.map(
+                [&](int k, int j) { return x_pairs.hi_at(k, j) * inv * w_pairs.hi_at(k, j); });
+            store_pairs(sl, orow, p.style, angles.half,
+                        rotate_pairs(sl, angles, angles.position(token), normed));
+          };
+        });
     return kb.finish();
   };
   runtime::KernelArgs a;

@@ -2,6 +2,7 @@
 #include <kernels/elementwise/row_skeleton.hpp>
 
 #include <dsl/ops/block_reduce.hpp>
+#include <dsl/ops/reduce.hpp>
 #include <kernels/common/arg_check.hpp>
 #include <kernels/elementwise/launch.hpp>
 
@@ -130,6 +131,21 @@ std::vector<Values> RowSlice::load(const AnyPtr& row_base, int per_col, const In
   const Int64 pc(per_col);
   for (int k = 0; k < plan_.runs; ++k)
     v.push_back(load_run_or_tail(row_base, col(k, 0) * pc, plan_.vec * per_col, end));
+  return v;
+}
+
+std::vector<Values> RowSlice::load_shared(const AnyPtr& base, int per_col) const {
+  const int slot_lanes = plan_.row_threads();
+  if (plan_.rows_per_group == 1 || slot_lanes >= 32)
+    return load(base, per_col);
+  // Lane l of a wave holds the columns of lane l % slot_lanes of its first slot.
+  const Int32 lane = lane_id();
+  const Int64 end = select(lane < Int32(slot_lanes), width_ * Int64(per_col), Int64(0));
+  std::vector<Values> v = load(base, per_col, end);
+  const Int32 src = lane % Int32(slot_lanes);
+  for (Values& run : v)
+    for (Float32& x : run)
+      x = shuffle(x, src);
   return v;
 }
 

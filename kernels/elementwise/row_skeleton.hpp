@@ -79,6 +79,10 @@ public:
   // as 0: a row whose last column is partial (packed pairs of an odd-length row) or that is
   // zero-filled up to a wider width.
   std::vector<Values> load(const AnyPtr& row_base, int per_col, const dsl::Int64& end) const;
+  // A tensor every row of the workgroup shares (a [width] weight): as load, but in a plan of
+  // several rows per workgroup only the first row slot of each wave reads it and the wave's
+  // other slots take it from those lanes (shuffle), so it is read once per wave, not per slot.
+  std::vector<Values> load_shared(const AnyPtr& base, int per_col = 1) const;
   // Writes the valid elements of `v` (same shape as load's result).
   void store(const AnyPtr& row_base, const std::vector<Values>& v, int per_col = 1) const;
 

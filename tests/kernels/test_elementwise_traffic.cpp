@@ -1,7 +1,7 @@
 // The global bytes the row kernels, RoPE and dequant_fp8 read (the emulator's counts, kernel
 // arguments apart), through both emitters: each input element once, and a tensor the rows share
-// once per workgroup (the norms' weight and bias, rms_norm_rope's [head_dim] weight) or per
-// token (RoPE's cache row) or per wave (dequant_fp8's row scale). The expected counts are
+// once per workgroup (the norms' weight and bias), per wave (rms_norm_rope's [head_dim] weight,
+// dequant_fp8's row scale) or per token (RoPE's cache row). The expected counts are
 // written out from the shapes and the grid rule (64 compute units x 32 wave slots: 256
 // workgroups of 256 threads, 64 of 1024, 2048 of 32), not taken from the kernels.
 #include "elementwise_cases.hpp"
@@ -70,10 +70,10 @@ TEST_CASE("traffic: layer_norm reads weight and bias once per workgroup (64 of 1
       150 * 40 * 2 + 64 * 2 * 40 * 2, 150 * 40 * 2);
 }
 
-TEST_CASE("traffic: rms_norm_rope reads the [head_dim] weight once per head slot of a workgroup") {
+TEST_CASE("traffic: rms_norm_rope reads the [head_dim] weight once per wave of a workgroup") {
   // 260 tokens x 32 heads of 128 (f16, neox: runs of 8 pairs, 8 lanes per head): 4 heads per
-  // 32-thread workgroup, 2080 head groups over 2048 workgroups, each loading the weight for its
-  // 4 head slots.
+  // 32-thread workgroup, 2080 head groups over 2048 workgroups; the first head slot of the wave
+  // loads the weight and the other 3 take it by lane shuffles.
   KernelRun k;
   k.in["x"] = rows_tensor(DType::f16, 260, 32 * 128, 8);
   k.in["weight"] = random_tensor(DType::f16, {128}, 9);
@@ -85,7 +85,7 @@ TEST_CASE("traffic: rms_norm_rope reads the [head_dim] weight once per head slot
         p.head_dim = 128;
         kernels::rms_norm_rope(d, {v["x"], v["weight"], v["out"], p, 1e-6f, 32});
       },
-      260 * 4096 * 2 + 2048 * 4 * 128 * 2, 260 * 4096 * 2);
+      260 * 4096 * 2 + 2048 * 128 * 2, 260 * 4096 * 2);
 }
 
 TEST_CASE("traffic: rope with a cache reads each token's cos / sin row once for all heads") {
