@@ -2,7 +2,9 @@
 // The row skeleton: every row kernel (RMSNorm, LayerNorm, AdaLN, int8 rowwise quantization,
 // RMSNorm + RoPE, ...) is one workgroup per row that loads the row into registers once,
 // reduces over it (block_reduce through LDS), then makes a second pass over the registers and
-// writes the row once. The operation is the block passed to row_kernel.
+// writes the row once. The operation is the block passed to row_kernel. Rows that share a
+// tensor (a [width] weight) use strided_row_kernel instead: a machine-sized grid whose
+// workgroups loop over the rows and load the shared tensor once, before the loop.
 //
 // Thread t of a `threads`-thread workgroup holds `runs` runs of `vec` consecutive elements:
 // run k covers columns (k * threads + t) * vec .. + vec (128-bit accesses where the rows are
