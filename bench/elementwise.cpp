@@ -1,15 +1,17 @@
-// bench_elementwise [rows] [width] [--model]: per element-wise / normalization / quantization
-// kernel at [rows, width] (default [4096, 4096], contiguous, 16-byte aligned), the emulator's
-// statistics of one launch: global bytes read and written against the minimum (every input
-// element read once, every output element written once; the [width] weight / bias vectors
-// counted once), and the average width of a global access (vector-memory bytes per
-// active-lane access, from the bytes moved and the VMEM instruction count; scalar kernarg
-// loads are excluded from the ratio). Figures are the emulator's counts, not timings.
+// bench_elementwise [rows] [width] [--model] [--only NAME]: per element-wise / normalization /
+// quantization kernel at [rows, width] (default [4096, 4096], contiguous, 16-byte aligned), the
+// emulator's statistics of one launch: global bytes of tensor data read and written against
+// the minimum (every input element read once, every output element written once; the [width]
+// weight / bias vectors counted once), the kernel-argument bytes the scalar loads read (a
+// column of their own: they are not tensor data, and the read ratio leaves them out), and the
+// average width of a global access (vector-memory bytes per active-lane access, from the tensor
+// bytes moved and the VMEM instruction count). Figures are the emulator's counts, not timings.
 //
 // --model: the timing model (docs/timing.md) in sampled mode: only 3 workgroups of each
 // launch run (model_only), their bytes are scaled by workgroups / sampled (every workgroup of
 // these launches does the same work at the default shape), and the modeled time and the
 // minimum bytes over it (GB/s) are printed: "modeled", not measured.
+// --only NAME: only the kernels whose name contains NAME (e.g. rms_norm, rope, quant).
 #include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/quant/quant_api.hpp>
 
@@ -58,15 +60,17 @@ void report(const char* name, runtime::EmuDevice& dev, int64_t min_read, int64_t
   const auto& timing = dev.last_timing();
   const double scale =
       timing && timing->sampled ? double(timing->workgroups) / double(timing->sampled) : 1.0;
-  const double read = double(s.global_bytes_read) * scale,
-               written = double(s.global_bytes_written) * scale;
-  // Scalar (kernarg) loads are in global_bytes_read too: 64 bytes or less per wave.
+  // The scalar loads of the kernel arguments (at most 64 bytes per wave) are counted apart.
+  const uint64_t tensor_read = s.global_bytes_read - s.kernarg_bytes_read;
+  const double read = double(tensor_read) * scale, written = double(s.global_bytes_written) * scale,
+               kernarg = double(s.kernarg_bytes_read) * scale;
   const double per_access =
-      vmem ? double(s.global_bytes_read + s.global_bytes_written) / double(vmem * 32) : 0.0;
+      vmem ? double(tensor_read + s.global_bytes_written) / double(vmem * 32) : 0.0;
   std::printf("%-36s read %13.0f (min %11lld, x%.3f)  written %13.0f (min %11lld, x%.3f)  "
-              "~%4.1f B/lane/access",
+              "kernel args %9.0f  ~%4.1f B/lane/access",
               name, read, static_cast<long long>(min_read), read / double(min_read), written,
-              static_cast<long long>(min_written), written / double(min_written), per_access);
+              static_cast<long long>(min_written), written / double(min_written), kernarg,
+              per_access);
   if (timing)
     std::printf("  modeled %.1f us, %.0f GB/s of the minimum bytes, bound %s",
                 timing->seconds * 1e6, double(min_read + min_written) / timing->seconds * 1e-9,
@@ -80,9 +84,12 @@ void report(const char* name, runtime::EmuDevice& dev, int64_t min_read, int64_t
 int main(int argc, char** argv) {
   std::vector<const char*> numbers;
   bool model = false;
+  std::string only;
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--model") == 0)
       model = true;
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      only = argv[++i];
     else
       numbers.push_back(argv[i]);
   const int64_t rows = numbers.size() > 0 ? std::atoll(numbers[0]) : 4096;
@@ -99,6 +106,8 @@ int main(int argc, char** argv) {
               model ? " (sampled: 3 workgroups, bytes scaled to the grid; times modeled)" : "");
   const auto run = [&](const char* name, DType dt,
                        const std::function<void(Buffers&, int64_t&, int64_t&)>& body) {
+    if (!only.empty() && std::string(name).find(only) == std::string::npos)
+      return;
     Buffers b{dev, {}};
     int64_t min_r = 0, min_w = 0;
     body(b, min_r, min_w);

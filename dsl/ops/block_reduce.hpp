@@ -5,7 +5,8 @@
 // Each wave reduces its lanes (lane_reduce, DPP), lane 0 of each wave writes its partial result
 // to the scratch row (one element per wave), a barrier, then every thread combines the
 // partials in wave order (so all threads get bit-identical results), and a second barrier
-// lets the next block_reduce reuse the same scratch.
+// lets the next block_reduce reuse the same scratch. The exchange is through LDS only, so the
+// barriers are lds_barrier (no global cache write-back / invalidate around them).
 #include <dsl/builder/ids.hpp>
 #include <dsl/ops/reduce.hpp>
 #include <dsl/tensor/lds_tile.hpp>
@@ -25,11 +26,11 @@ Scalar<T> block_reduce(const Scalar<T>& v, Reduce op, const LdsTile<T, 1, W>& sc
   if (waves == 1)
     return mine;
   if_(lane_id() == 0, [&] { scratch.store(Int32(0), wave_id(), mine); });
-  barrier();
+  lds_barrier();
   Scalar<T> acc = scratch.load(Int32(0), Int32(0));
   for (int w = 1; w < waves; ++w)
     acc = detail::combine(op, acc, scratch.load(Int32(0), Int32(w)));
-  barrier();
+  lds_barrier();
   return acc;
 }
 

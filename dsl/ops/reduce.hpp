@@ -28,6 +28,16 @@ Scalar<T> combine(Reduce r, const Scalar<T>& a, const Scalar<T>& b) {
 }
 } // namespace detail
 
+// Lane l receives the value of lane src_lane (its own choice, 0..31; taken mod 32) through
+// ds_bpermute. The source lane must be active.
+template <ElemType T>
+Scalar<T> shuffle(const Scalar<T>& v, const Int32& src_lane) {
+  static_assert(T::bits == 32, "shuffle: lane ops move 32-bit values (Float32, Int32)");
+  ir::OpBuilder& ob = KernelBuilder::current("shuffle").ops();
+  const Int32 byte_addr = src_lane * 4; // ds_bpermute addresses lanes in bytes
+  return Scalar<T>(ob.bpermute(byte_addr.ir(), v.ir()));
+}
+
 // Lane l receives the value of lane l ^ mask (mask < 32) through ds_bpermute.
 template <ElemType T>
 Scalar<T> shuffle_xor(const Scalar<T>& v, int mask) {
@@ -35,10 +45,7 @@ Scalar<T> shuffle_xor(const Scalar<T>& v, int mask) {
   if (mask <= 0 || mask >= 32)
     throw std::invalid_argument("shuffle_xor: mask " + std::to_string(mask) +
                                 " must be in 1..31 (wave32)");
-  ir::OpBuilder& ob = KernelBuilder::current("shuffle_xor").ops();
-  const Int32 src_lane = Int32(ob.lane_id()) ^ mask;
-  const Int32 byte_addr = src_lane * 4; // ds_bpermute addresses lanes in bytes
-  return Scalar<T>(ob.bpermute(byte_addr.ir(), v.ir()));
+  return shuffle(v, Int32(KernelBuilder::current("shuffle_xor").ops().lane_id()) ^ mask);
 }
 
 template <ElemType T>

@@ -79,6 +79,11 @@ int access_vec(const std::vector<const TensorView*>& views, int max_vec) {
   return vec;
 }
 
+int64_t resident_workgroups(int threads) {
+  constexpr int64_t compute_units = 64, waves_per_unit = 32; // 16 per SIMD, 2 SIMDs
+  return compute_units * std::max<int64_t>(1, waves_per_unit / ((threads + 31) / 32));
+}
+
 int64_t blocks_for(const ArgChecker& check, int64_t work, int threads) {
   const int64_t blocks = (work + threads - 1) / threads;
   if (blocks > int64_t{0x7fffffff})

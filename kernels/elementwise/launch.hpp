@@ -45,6 +45,10 @@ void launch(runtime::Device& device, const std::string& key,
             const std::function<ir::Kernel()>& build, int64_t grid, int threads,
             const runtime::KernelArgs& args);
 
+// Workgroups of `threads` threads the target keeps resident at once: the grid of a kernel whose
+// workgroups loop over the rows (gfx1201: 64 compute units of 32 wave slots, shared/RDNA4.md).
+int64_t resident_workgroups(int threads);
+
 // grid = ceil(work / threads), checked against the grid's x limit.
 int64_t blocks_for(const ArgChecker& check, int64_t work, int threads);
 

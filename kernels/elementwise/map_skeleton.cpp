@@ -7,35 +7,72 @@ namespace tw::kernels::elementwise {
 
 using namespace tw::dsl;
 
-void map_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
-              const Int64& rows, const Int64& width, int vec, const RunOp& op) {
+namespace {
+
+// Run `col` of row `row`: loads every input's run, applies op, stores every output's run.
+void map_run_at(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
+                const Int64& row, const Int64& col, const Int64& width, int vec, const RunOp& op) {
+  std::vector<Values> in;
+  for (const MapTensor& t : inputs) {
+    const Int64 first = t.start(row), pc = Int64(t.per_col);
+    // One column per run is always whole (col < width): no mask needed.
+    in.push_back(
+        vec == 1 && t.per_col == 1
+            ? load_run(t.ptr, first + col, 1)
+            : load_run_or_tail(t.ptr, first + col * pc, vec * t.per_col, first + width * pc));
+  }
+  const std::vector<Values> out = op(row, col, in);
+  if (out.size() != outputs.size())
+    throw std::logic_error("map_runs: the op returned " + std::to_string(out.size()) +
+                           " runs for " + std::to_string(outputs.size()) + " outputs");
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const MapTensor& t = outputs[o];
+    const Int64 first = t.start(row), pc = Int64(t.per_col);
+    if (vec == 1 && t.per_col == 1)
+      store_run(t.ptr, first + col, out[o]);
+    else
+      store_run_or_tail(t.ptr, first + col * pc, out[o], first + width * pc);
+  }
+}
+
+// Calls fn(row, col) for this thread's run of a [rows, width] map, when it has one.
+void for_this_run(const Int64& rows, const Int64& width, int vec,
+                  const std::function<void(const Int64& row, const Int64& col)>& fn) {
   const Int64 runs_per_row = ceil_div(width, Int64(vec));
   const Int64 unit = cast<i64>(block_id()) * cast<i64>(block_dim()) + cast<i64>(thread_id());
   if_(unit < rows * runs_per_row, [&] {
     const Int64 row = unit / runs_per_row;
-    const Int64 col = (unit - row * runs_per_row) * Int64(vec);
-    std::vector<Values> in;
-    for (const MapTensor& t : inputs) {
-      const Int64 first = t.start(row), pc = Int64(t.per_col);
-      // One column per run is always whole (unit < rows * width): no mask needed.
-      in.push_back(
-          vec == 1 && t.per_col == 1
-              ? load_run(t.ptr, first + col, 1)
-              : load_run_or_tail(t.ptr, first + col * pc, vec * t.per_col, first + width * pc));
-    }
-    const std::vector<Values> out = op(row, col, in);
-    if (out.size() != outputs.size())
-      throw std::logic_error("map_runs: the op returned " + std::to_string(out.size()) +
-                             " runs for " + std::to_string(outputs.size()) + " outputs");
-    for (std::size_t o = 0; o < outputs.size(); ++o) {
-      const MapTensor& t = outputs[o];
-      const Int64 first = t.start(row), pc = Int64(t.per_col);
-      if (vec == 1 && t.per_col == 1)
-        store_run(t.ptr, first + col, out[o]);
-      else
-        store_run_or_tail(t.ptr, first + col * pc, out[o], first + width * pc);
-    }
+    fn(row, (unit - row * runs_per_row) * Int64(vec));
   });
+}
+
+} // namespace
+
+void map_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
+              const Int64& rows, const Int64& width, int vec, const RunOp& op) {
+  for_this_run(rows, width, vec, [&](const Int64& row, const Int64& col) {
+    map_run_at(inputs, outputs, row, col, width, vec, op);
+  });
+}
+
+void map_grouped_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
+                      const Int64& groups, const Int64& inner, const Int64& width, int vec,
+                      const RunSetup& setup) {
+  for_this_run(groups, width, vec, [&](const Int64& group, const Int64& col) {
+    const RunOp op = setup(group, col);
+    const Int64 first = group * inner;
+    for_range(first, first + inner,
+              [&](const Int64& row) { map_run_at(inputs, outputs, row, col, width, vec, op); });
+  });
+}
+
+void map_row_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
+                  const Int64& width, int vec, const RowRunSetup& setup) {
+  const Int64 row = cast<i64>(block_id());
+  const RunOp op = setup(row);
+  const Int64 step = cast<i64>(block_dim()) * Int64(vec);
+  for_range(cast<i64>(thread_id()) * Int64(vec), width, step,
+            [&](const Int64& col) { map_run_at(inputs, outputs, row, col, width, vec, op); });
 }
 
 void map_rows(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,

@@ -42,6 +42,25 @@ void map_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>
 void map_rows(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
               const dsl::Int64& rows, const dsl::Int64& width, int vec, const MapOp& op);
 
+// The map over [groups * inner, width] whose rows come in groups of `inner` consecutive rows
+// sharing per-column data (RoPE: the heads of a token share its cos / sin row): thread u owns run
+// u % ceil(width / vec) of group u / ceil(width / vec) and loops over the group's rows
+// (row = group * inner + i). `setup(group, col)` runs once per thread, before the loop (it
+// loads or computes the shared data: read once per group), and returns the op of the rows.
+// The grid is map_threads(groups, width, vec).
+using RunSetup = std::function<RunOp(const dsl::Int64& group, const dsl::Int64& col)>;
+void map_grouped_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
+                      const dsl::Int64& groups, const dsl::Int64& inner, const dsl::Int64& width,
+                      int vec, const RunSetup& setup);
+
+// The map with one workgroup per row, its threads looping over the row's runs (thread t: runs
+// t, t + threads, ...), for rows that share a value (dequant_fp8's row scale): `setup(row)` runs
+// once per workgroup, before the loop, at a uniform row (a load there reads the value once per
+// wave), and returns the op of the row's runs. The grid is `rows` workgroups.
+using RowRunSetup = std::function<RunOp(const dsl::Int64& row)>;
+void map_row_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
+                  const dsl::Int64& width, int vec, const RowRunSetup& setup);
+
 // Threads of the grid the map needs: rows * ceil(width / vec).
 int64_t map_threads(int64_t rows, int64_t width, int vec);
 

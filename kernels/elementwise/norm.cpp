@@ -1,5 +1,7 @@
 // RMSNorm and LayerNorm: the row skeleton with the statistics as its reduction and the
-// normalization as its second pass over the registers.
+// normalization as its second pass over the registers (the strided row loop: the weight and
+// bias stay in registers across a workgroup's rows); AdaLN (nothing shared between rows: one
+// workgroup per row).
 #include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/elementwise/launch.hpp>
 #include <kernels/elementwise/row_skeleton.hpp>
@@ -51,30 +53,32 @@ void run_norm(runtime::Device& device, const NormArgs& args, NormKind kind) {
     KernelBuilder kb(key, {threads, 1, 1});
     const AnyPtr x = any_ptr_arg(kb, "x", xd), out = any_ptr_arg(kb, "out", od),
                  weight = any_ptr_arg(kb, "weight", xd), bias = any_ptr_arg(kb, "bias", xd);
-    const auto [rows, width, ld_x, ld_out, eps] =
+    const auto [rows, width, ld_x, ld_out, eps, groups] =
         kb.args(scalar<i64>("rows"), scalar<i64>("width"), scalar<i64>("ld_x"),
-                scalar<i64>("ld_out"), scalar<f32>("eps"));
-    (void)rows;
-    row_kernel(kb, plan, width, [&](const RowSlice& s, const Int64& row) {
-      const std::vector<Values> v = s.load(x.offset(row * ld_x));
-      const std::vector<Values> w = s.load(weight);
-      const std::vector<Values> b = has_bias ? s.load(bias) : std::vector<Values>{};
-      const Float32 n = cast<f32>(width);
-      const auto at = [](const std::vector<Values>& t, int k, int j) {
-        return t[std::size_t(k)][std::size_t(j)];
+                scalar<i64>("ld_out"), scalar<f32>("eps"), scalar<i64>("groups"));
+    const auto at = [](const std::vector<Values>& t, int k, int j) {
+      return t[std::size_t(k)][std::size_t(j)];
+    };
+    // The weight and bias are the rows' shared tensors: loaded once per workgroup.
+    strided_row_kernel(kb, plan, width, rows, groups, [&](const RowSlice& slice) -> RowBody {
+      const std::vector<Values> w = slice.load_shared(weight);
+      const std::vector<Values> b = has_bias ? slice.load_shared(bias) : std::vector<Values>{};
+      return [&, w, b](const RowSlice& s, const Int64& row) {
+        const std::vector<Values> v = s.load(x.offset(row * ld_x));
+        const Float32 n = cast<f32>(width);
+        Float32 center(0.0);
+        if (kind == NormKind::layer)
+          center = s.sum([&](int k, int j) { return at(v, k, j); }) / n;
+        const Float32 var = s.sum([&](int k, int j) {
+          const Float32 d = at(v, k, j) - center;
+          return d * d;
+        }) / n;
+        const Float32 inv = Float32(1.0) / sqrt(var + eps);
+        s.store(out.offset(row * ld_out), s.map([&](int k, int j) {
+          const Float32 y = (at(v, k, j) - center) * inv * at(w, k, j);
+          return has_bias ? y + at(b, k, j) : y;
+        }));
       };
-      Float32 center(0.0);
-      if (kind == NormKind::layer)
-        center = s.sum([&](int k, int j) { return at(v, k, j); }) / n;
-      const Float32 var = s.sum([&](int k, int j) {
-        const Float32 d = at(v, k, j) - center;
-        return d * d;
-      }) / n;
-      const Float32 inv = Float32(1.0) / sqrt(var + eps);
-      s.store(out.offset(row * ld_out), s.map([&](int k, int j) {
-        const Float32 y = (at(v, k, j) - center) * inv * at(w, k, j);
-        return has_bias ? y + at(b, k, j) : y;
-      }));
     });
     return kb.finish();
   };
@@ -83,7 +87,9 @@ void run_norm(runtime::Device& device, const NormArgs& args, NormKind kind) {
   a.ptr(has_bias ? args.bias->device_address : 0);
   a.add<int64_t>(shape.rows).add<int64_t>(shape.width);
   a.add<int64_t>(row_stride(args.x)).add<int64_t>(row_stride(args.out)).add<float>(args.eps);
-  launch(device, key, build, shape.rows, threads, a);
+  const int64_t groups = strided_row_groups(plan, shape.rows);
+  a.add<int64_t>(groups);
+  launch(device, key, build, groups, threads, a);
 }
 
 } // namespace

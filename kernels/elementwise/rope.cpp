@@ -1,5 +1,6 @@
-// RoPE (the map skeleton over [tokens * heads, head_dim / 2] pairs) and RMSNorm + RoPE (the row
-// skeleton over each head), both with the RoPE block (rope_block.hpp).
+// RoPE (the map skeleton over [tokens * heads, head_dim / 2] pairs, the heads of a token grouped
+// so its angles are read or computed once) and RMSNorm + RoPE (the strided row skeleton over
+// each head, the weight loaded once per workgroup), both with the RoPE block (rope_block.hpp).
 #include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/elementwise/launch.hpp>
 #include <kernels/elementwise/map_skeleton.hpp>
@@ -104,32 +105,37 @@ void rope(runtime::Device& device, const RopeArgs& args) {
       ins = {{x, Int64(), head_start(ld_x, 0), 2}};
       outs = {{out, Int64(), head_start(ld_out, 0), 2}};
     }
-    map_runs(ins, outs, tokens * heads, angles.half, vec,
-             [&](const Int64& row, const Int64& col, const std::vector<Values>& in) {
-               const auto [c, sn] = angles.cos_sin(angles.position(row / heads), col, vec);
-               std::vector<Values> y(outs.size());
-               for (int j = 0; j < vec; ++j) {
-                 const std::size_t u = std::size_t(j);
-                 if (neox) {
-                   const auto [y1, y2] = rotate(in[0][u], in[1][u], c[u], sn[u]);
-                   y[0].push_back(y1);
-                   y[1].push_back(y2);
-                 } else {
-                   const auto [y1, y2] = rotate(in[0][2 * u], in[0][2 * u + 1], c[u], sn[u]);
-                   y[0].push_back(y1);
-                   y[0].push_back(y2);
-                 }
-               }
-               return y;
-             });
+    // The heads of a token share its angles: each thread gets the (cos, sin) of its run of
+    // pairs once (one read of the token's cache row) and rotates that run in every head.
+    map_grouped_runs(
+        ins, outs, tokens, heads, angles.half, vec, [&](const Int64& token, const Int64& col) {
+          const std::pair<Values, Values> cs = angles.cos_sin(angles.position(token), col, vec);
+          return RunOp([&, cs](const Int64&, const Int64&, const std::vector<Values>& in) {
+            const auto& [c, sn] = cs;
+            std::vector<Values> y(outs.size());
+            for (int j = 0; j < vec; ++j) {
+              const std::size_t u = std::size_t(j);
+              if (neox) {
+                const auto [y1, y2] = rotate(in[0][u], in[1][u], c[u], sn[u]);
+                y[0].push_back(y1);
+                y[1].push_back(y2);
+              } else {
+                const auto [y1, y2] = rotate(in[0][2 * u], in[0][2 * u + 1], c[u], sn[u]);
+                y[0].push_back(y1);
+                y[0].push_back(y2);
+              }
+            }
+            return y;
+          });
+        });
     return kb.finish();
   };
   runtime::KernelArgs a;
   a.ptr(args.x.device_address).ptr(args.out.device_address);
   a.add<int64_t>(s.x.rows).add<int64_t>(row_stride(args.x)).add<int64_t>(row_stride(args.out));
   add_rope_args(a, p, s.max_pos, s.heads);
-  launch(device, key, build,
-         blocks_for(check, map_threads(s.x.rows * s.heads, s.half, vec), threads), threads, a);
+  launch(device, key, build, blocks_for(check, map_threads(s.x.rows, s.half, vec), threads),
+         threads, a);
 }
 
 void rms_norm_rope(runtime::Device& device, const RmsNormRopeArgs& args) {
@@ -160,38 +166,44 @@ void rms_norm_rope(runtime::Device& device, const RmsNormRopeArgs& args) {
     const AnyPtr x = any_ptr_arg(kb, "x", args.x.dtype),
                  out = any_ptr_arg(kb, "out", args.out.dtype),
                  weight = any_ptr_arg(kb, "weight", args.x.dtype);
-    const auto [ld_x, ld_out, eps, tokens] = kb.args(scalar<i64>("ld_x"), scalar<i64>("ld_out"),
-                                                     scalar<f32>("eps"), scalar<i64>("tokens"));
+    const auto [ld_x, ld_out, eps, tokens, groups] =
+        kb.args(scalar<i64>("ld_x"), scalar<i64>("ld_out"), scalar<f32>("eps"),
+                scalar<i64>("tokens"), scalar<i64>("groups"));
     Int64 heads;
     const RopeAngles angles = rope_angles_args(kb, p, heads);
     const Int64 head_dim = angles.half * Int64(2);
-    row_kernel(kb, plan, angles.half, tokens * heads, [&](const RowSlice& sl, const Int64& row) {
-      const Int64 token = row / heads, head = row - token * heads;
-      const AnyPtr xr = x.offset(token * ld_x + head * head_dim),
-                   orow = out.offset(token * ld_out + head * head_dim);
-      const PairRuns x_pairs = load_pairs(sl, xr, p.style, angles.half);
-      const PairRuns w_pairs = load_pairs(sl, weight, p.style, angles.half);
-      const Float32 ss = sl.sum([&](int k, int j) {
-        return x_pairs.lo_at(k, j) * x_pairs.lo_at(k, j) +
-               x_pairs.hi_at(k, j) * x_pairs.hi_at(k, j);
-      });
-      const Float32 inv = Float32(1.0) / sqrt(ss / cast<f32>(head_dim) + eps);
-      PairRuns normed;
-      normed.lo =
-          sl.map([&](int k, int j) { return x_pairs.lo_at(k, j) * inv * w_pairs.lo_at(k, j); });
-      normed.hi =
-          sl.map([&](int k, int j) { return x_pairs.hi_at(k, j) * inv * w_pairs.hi_at(k, j); });
-      store_pairs(sl, orow, p.style, angles.half,
-                  rotate_pairs(sl, angles, angles.position(token), normed));
-    });
+    // The [head_dim] weight is shared by every head: loaded once per wave of a workgroup.
+    strided_row_kernel(
+        kb, plan, angles.half, tokens * heads, groups, [&](const RowSlice& slice) -> RowBody {
+          const PairRuns w_pairs = load_pairs(slice, weight, p.style, angles.half, /*shared=*/true);
+          return [&, w_pairs](const RowSlice& sl, const Int64& row) {
+            const Int64 token = row / heads, head = row - token * heads;
+            const AnyPtr xr = x.offset(token * ld_x + head * head_dim),
+                         orow = out.offset(token * ld_out + head * head_dim);
+            const PairRuns x_pairs = load_pairs(sl, xr, p.style, angles.half);
+            const Float32 ss = sl.sum([&](int k, int j) {
+              return x_pairs.lo_at(k, j) * x_pairs.lo_at(k, j) +
+                     x_pairs.hi_at(k, j) * x_pairs.hi_at(k, j);
+            });
+            const Float32 inv = Float32(1.0) / sqrt(ss / cast<f32>(head_dim) + eps);
+            PairRuns normed;
+            normed.lo = sl.map(
+                [&](int k, int j) { return x_pairs.lo_at(k, j) * inv * w_pairs.lo_at(k, j); });
+            normed.hi = sl.map(
+                [&](int k, int j) { return x_pairs.hi_at(k, j) * inv * w_pairs.hi_at(k, j); });
+            store_pairs(sl, orow, p.style, angles.half,
+                        rotate_pairs(sl, angles, angles.position(token), normed));
+          };
+        });
     return kb.finish();
   };
   runtime::KernelArgs a;
   a.ptr(args.x.device_address).ptr(args.out.device_address).ptr(args.weight.device_address);
   a.add<int64_t>(row_stride(args.x)).add<int64_t>(row_stride(args.out)).add<float>(args.eps);
-  a.add<int64_t>(s.x.rows);
+  const int64_t groups = strided_row_groups(plan, s.x.rows * s.heads);
+  a.add<int64_t>(s.x.rows).add<int64_t>(groups);
   add_rope_args(a, p, s.max_pos, s.heads);
-  launch(device, key, build, row_groups(plan, s.x.rows * s.heads), threads, a);
+  launch(device, key, build, groups, threads, a);
 }
 
 } // namespace tw::kernels

@@ -107,11 +107,15 @@ std::string rope_key_part(const RopeParams& p) {
   return k;
 }
 
-PairRuns load_pairs(const RowSlice& slice, const AnyPtr& base, RopeStyle style, const Int64& half) {
+PairRuns load_pairs(const RowSlice& slice, const AnyPtr& base, RopeStyle style, const Int64& half,
+                    bool shared) {
+  const auto load = [&](const AnyPtr& b, int per_col) {
+    return shared ? slice.load_shared(b, per_col) : slice.load(b, per_col);
+  };
   if (style == RopeStyle::neox)
-    return {slice.load(base), slice.load(base.offset(half))};
+    return {load(base, 1), load(base.offset(half), 1)};
   PairRuns r;
-  for (const Values& run : slice.load(base, 2)) {
+  for (const Values& run : load(base, 2)) {
     r.lo.emplace_back();
     r.hi.emplace_back();
     for (std::size_t u = 0; u < run.size(); u += 2) {

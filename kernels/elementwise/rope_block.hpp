@@ -56,8 +56,9 @@ struct PairRuns {
 
 // The `half` pairs starting at `base`: (base[i], base[i + half]) (neox) or (base[2i],
 // base[2i + 1]) (interleaved), i the slice's columns.
+// shared: the pairs are a tensor every row shares (RowSlice::load_shared).
 PairRuns load_pairs(const RowSlice& slice, const AnyPtr& base, RopeStyle style,
-                    const dsl::Int64& half);
+                    const dsl::Int64& half, bool shared = false);
 void store_pairs(const RowSlice& slice, const AnyPtr& base, RopeStyle style, const dsl::Int64& half,
                  const PairRuns& y);
 // Every pair of `x` rotated by the angles of position `pos`.

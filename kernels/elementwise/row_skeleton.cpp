@@ -2,7 +2,9 @@
 #include <kernels/elementwise/row_skeleton.hpp>
 
 #include <dsl/ops/block_reduce.hpp>
+#include <dsl/ops/reduce.hpp>
 #include <kernels/common/arg_check.hpp>
+#include <kernels/elementwise/launch.hpp>
 
 #include <bit>
 #include <limits>
@@ -67,6 +69,10 @@ int64_t row_groups(const RowPlan& plan, int64_t rows) {
   return (rows + plan.rows_per_group - 1) / plan.rows_per_group;
 }
 
+int64_t strided_row_groups(const RowPlan& plan, int64_t rows) {
+  return std::min(row_groups(plan, rows), resident_workgroups(plan.threads));
+}
+
 RowSlice::RowSlice(RowPlan plan, Int64 width, LdsTile<f32, 1, 32> scratch)
     : plan_(plan), width_(width),
       first_(cast<i64>(plan.rows_per_group > 1 ? thread_id() % plan.row_threads() : thread_id()) *
@@ -128,6 +134,21 @@ std::vector<Values> RowSlice::load(const AnyPtr& row_base, int per_col, const In
   return v;
 }
 
+std::vector<Values> RowSlice::load_shared(const AnyPtr& base, int per_col) const {
+  const int slot_lanes = plan_.row_threads();
+  if (plan_.rows_per_group == 1 || slot_lanes >= 32)
+    return load(base, per_col);
+  // Lane l of a wave holds the columns of lane l % slot_lanes of its first slot.
+  const Int32 lane = lane_id();
+  const Int64 end = select(lane < Int32(slot_lanes), width_ * Int64(per_col), Int64(0));
+  std::vector<Values> v = load(base, per_col, end);
+  const Int32 src = lane % Int32(slot_lanes);
+  for (Values& run : v)
+    for (Float32& x : run)
+      x = shuffle(x, src);
+  return v;
+}
+
 void RowSlice::store(const AnyPtr& row_base, const std::vector<Values>& v, int per_col) const {
   const Int64 pc(per_col);
   for (int k = 0; k < plan_.runs; ++k)
@@ -176,6 +197,25 @@ std::vector<Values> RowSlice::map(const std::function<Float32(int, int)>& fn) co
   return out;
 }
 
+namespace {
+
+// The workgroup's reduction scratch and its slice of the rows (checks the workgroup size).
+RowSlice workgroup_slice(KernelBuilder& kb, const RowPlan& plan, const Int64& width) {
+  if (kb.threads() != plan.threads)
+    throw std::logic_error("row_kernel: the workgroup has " + std::to_string(kb.threads()) +
+                           " threads, the plan " + std::to_string(plan.threads));
+  constexpr auto lds_layout = lds_plan(lds_buffer<f32>("reduce", 1, 32));
+  const auto lds = use_lds<lds_layout>(kb);
+  return RowSlice(plan, width, lds.tile<"reduce">());
+}
+
+// This thread's row of the row group starting at `first` (several rows per workgroup).
+Int64 packed_row(const RowPlan& plan, const Int64& first) {
+  return first + cast<i64>(thread_id() / plan.row_threads());
+}
+
+} // namespace
+
 void row_kernel(KernelBuilder& kb, RowPlan plan, const Int64& width, const RowBody& body) {
   if (plan.rows_per_group != 1)
     throw std::logic_error("row_kernel: a plan of several rows per workgroup needs the rows");
@@ -184,17 +224,26 @@ void row_kernel(KernelBuilder& kb, RowPlan plan, const Int64& width, const RowBo
 
 void row_kernel(KernelBuilder& kb, RowPlan plan, const Int64& width, const Int64& rows,
                 const RowBody& body) {
-  if (kb.threads() != plan.threads)
-    throw std::logic_error("row_kernel: the workgroup has " + std::to_string(kb.threads()) +
-                           " threads, the plan " + std::to_string(plan.threads));
-  constexpr auto lds_layout = lds_plan(lds_buffer<f32>("reduce", 1, 32));
-  const auto lds = use_lds<lds_layout>(kb);
-  const RowSlice slice(plan, width, lds.tile<"reduce">());
+  const RowSlice slice = workgroup_slice(kb, plan, width);
   if (plan.rows_per_group == 1)
     return body(slice, cast<i64>(block_id()));
-  const Int64 row = cast<i64>(block_id()) * Int64(plan.rows_per_group) +
-                    cast<i64>(thread_id() / plan.row_threads());
+  const Int64 row = packed_row(plan, cast<i64>(block_id()) * Int64(plan.rows_per_group));
   if_(row < rows, [&] { body(slice, row); });
+}
+
+void strided_row_kernel(KernelBuilder& kb, RowPlan plan, const Int64& width, const Int64& rows,
+                        const Int64& groups, const RowSetup& setup) {
+  const RowSlice slice = workgroup_slice(kb, plan, width);
+  const RowBody body = setup(slice);
+  const Int64 per_group(plan.rows_per_group);
+  // The loop bounds are uniform across the workgroup (the block reductions' barriers need it);
+  // with several rows per workgroup, the rows past the end skip the body (lane reductions only).
+  for_range(cast<i64>(block_id()) * per_group, rows, groups * per_group, [&](const Int64& first) {
+    if (plan.rows_per_group == 1)
+      return body(slice, first);
+    const Int64 row = packed_row(plan, first);
+    if_(row < rows, [&] { body(slice, row); });
+  });
 }
 
 } // namespace tw::kernels::elementwise

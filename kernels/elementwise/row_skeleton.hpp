@@ -2,7 +2,9 @@
 // The row skeleton: every row kernel (RMSNorm, LayerNorm, AdaLN, int8 rowwise quantization,
 // RMSNorm + RoPE, ...) is one workgroup per row that loads the row into registers once,
 // reduces over it (block_reduce through LDS), then makes a second pass over the registers and
-// writes the row once. The operation is the block passed to row_kernel.
+// writes the row once. The operation is the block passed to row_kernel. Rows that share a
+// tensor (a [width] weight) use strided_row_kernel instead: a machine-sized grid whose
+// workgroups loop over the rows and load the shared tensor once, before the loop.
 //
 // Thread t of a `threads`-thread workgroup holds `runs` runs of `vec` consecutive elements:
 // run k covers columns (k * threads + t) * vec .. + vec (128-bit accesses where the rows are
@@ -79,6 +81,10 @@ public:
   // as 0: a row whose last column is partial (packed pairs of an odd-length row) or that is
   // zero-filled up to a wider width.
   std::vector<Values> load(const AnyPtr& row_base, int per_col, const dsl::Int64& end) const;
+  // A tensor every row of the workgroup shares (a [width] weight): as load, but in a plan of
+  // several rows per workgroup only the first row slot of each wave reads it and the wave's
+  // other slots take it from those lanes (shuffle), so it is read once per wave, not per slot.
+  std::vector<Values> load_shared(const AnyPtr& base, int per_col = 1) const;
   // Writes the valid elements of `v` (same shape as load's result).
   void store(const AnyPtr& row_base, const std::vector<Values>& v, int per_col = 1) const;
 
@@ -123,5 +129,18 @@ void row_kernel(dsl::KernelBuilder& kb, RowPlan plan, const dsl::Int64& width,
                 const dsl::Int64& rows, const RowBody& body);
 // Workgroups of a row kernel over `rows` rows.
 int64_t row_groups(const RowPlan& plan, int64_t rows);
+
+// The strided row loop, for kernels whose rows share a tensor (a [width] weight and bias, a
+// [head_dim] weight): workgroup g of `groups` (the grid, strided_row_groups) takes the plan's row
+// groups g, g + groups, g + 2 * groups, ..., so the shared tensor is read once per workgroup
+// instead of once per row. `setup` runs once per workgroup, before the loop (it loads what the
+// rows share and keeps it in registers), and returns the body every row of the workgroup runs
+// (rows < `rows` only).
+using RowSetup = std::function<RowBody(const RowSlice& slice)>;
+void strided_row_kernel(dsl::KernelBuilder& kb, RowPlan plan, const dsl::Int64& width,
+                        const dsl::Int64& rows, const dsl::Int64& groups, const RowSetup& setup);
+// The grid of a strided row kernel: one workgroup per row group up to what the machine keeps
+// resident (resident_workgroups in launch.hpp), so each shared byte is read `grid` times.
+int64_t strided_row_groups(const RowPlan& plan, int64_t rows);
 
 } // namespace tw::kernels::elementwise

@@ -78,6 +78,19 @@ template <class T, int P>
 void load_piece(const GlobalPtr<T>& g, const Int64& off, Values& out) {
   if constexpr (P == 1) {
     out.push_back(to_f32(g.load(off)));
+  } else if constexpr (T::bits == 8 && P % 4 == 0) {
+    // Bytes move as 32-bit words: LLVM splits a byte vector's load into byte loads, and may sink
+    // one of them into the block it shares with the run's masked tail path, which then reads
+    // that byte a second time.
+    const GlobalPtr<u32> words(g.address(off), P);
+    const Vec<u32, P / 4> w = words.template load_vec<P / 4>(Int64(0), P);
+    for (int j = 0; j < P; ++j) {
+      const Scalar<u8> byte = cast<u8>(w[j / 4] >> UInt32(8 * (j % 4)));
+      if constexpr (std::same_as<T, u8>)
+        out.push_back(to_f32(byte));
+      else
+        out.push_back(to_f32(bit_cast<T>(byte)));
+    }
   } else {
     const Vec<T, P> v = g.template load_vec<P>(off, P * elem_bytes<T>());
     for (int j = 0; j < P; ++j)

@@ -219,23 +219,26 @@ void dequant_fp8(runtime::Device& device, const DequantFp8Args& args) {
     KernelBuilder kb(key, {threads, 1, 1});
     const MapArgs m = map_args(kb, {{"x", args.x.dtype}}, {{"out", args.out.dtype}});
     auto [sp] = kb.args(gptr<f32>("scale"));
-    std::optional<Float32> tensor_scale;
-    if (!rowwise)
-      tensor_scale = sp.load(Int64(0));
-    std::optional<Float32> row_scale; // loaded once per run (the op sees one row per run)
-    map_rows(m.inputs, m.outputs, m.rows, m.width, vec,
-             [&](const Int64& row, const Int64&, const Values& v) {
-               if (tensor_scale)
-                 return Values{v[0] * *tensor_scale};
-               if (!row_scale)
-                 row_scale = sp.load(row);
-               return Values{v[0] * *row_scale};
-             });
+    const auto scaled = [&](const Float32& scale) {
+      return RunOp([scale](const Int64&, const Int64&, const std::vector<Values>& in) {
+        Values y;
+        for (const Float32& v : in[0])
+          y.push_back(v * scale);
+        return std::vector<Values>{y};
+      });
+    };
+    if (rowwise) // a workgroup per row: the row's scale is read once per wave, not per run
+      map_row_runs(m.inputs, m.outputs, m.width, vec,
+                   [&](const Int64& row) { return scaled(sp.load(row)); });
+    else
+      map_runs(m.inputs, m.outputs, m.rows, m.width, vec, scaled(sp.load(Int64(0))));
     return kb.finish();
   };
   runtime::KernelArgs a = map_kernel_args({&args.x}, {&args.out}, shape);
   a.ptr(args.scale.device_address);
-  launch(device, key, build, blocks_for(check, map_threads(shape.rows, shape.width, vec), threads),
+  launch(device, key, build,
+         rowwise ? blocks_for(check, shape.rows, 1)
+                 : blocks_for(check, map_threads(shape.rows, shape.width, vec), threads),
          threads, a);
 }
 

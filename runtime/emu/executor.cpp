@@ -44,6 +44,7 @@ struct LaunchShared {
   GlobalMemory& memory;
   const LaunchConfig& cfg;
   uint64_t kernarg_addr = 0, dispatch_addr = 0, queue_addr = 0;
+  uint64_t kernarg_bytes = 0; // the segment's size (padded)
   uint32_t lds_bytes = 0, scratch_bytes = 0;
   int waves_per_group = 0;
 };
@@ -205,6 +206,8 @@ void run_workgroup(const LaunchShared& L, std::array<uint32_t, 3> id, Workgroup&
       if (w.ended || g.waiting(i))
         continue;
       WaveContext c{w, g, L.memory, stats, L.k, L.cfg.memcheck};
+      c.kernarg_begin = L.kernarg_addr;
+      c.kernarg_end = L.kernarg_addr + L.kernarg_bytes;
       if (!observers.empty())
         c.observer = observers[i];
       ran = true;
@@ -326,6 +329,7 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
   ka.resize((std::max<size_t>(ka.size(), k.kernarg_size) + 63) / 64 * 64, 0);
   fill_hidden_args(k, cfg, ka);
   L.kernarg_addr = memory.allocate(std::max<size_t>(ka.size(), 1), "kernarg segment");
+  L.kernarg_bytes = ka.size();
   std::memcpy(reinterpret_cast<void*>(L.kernarg_addr), ka.data(), ka.size());
   L.queue_addr = memory.allocate(256, "queue");
   L.dispatch_addr = memory.allocate(64, "dispatch packet");

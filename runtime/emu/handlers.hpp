@@ -36,6 +36,8 @@ struct WaveContext {
   const KernelInfo& kernel;
   bool memcheck = true;
   WaveObserver* observer = nullptr; // timing-model capture of this wave, or none
+  // The launch's kernel-argument segment [begin, end): scalar loads from it are counted apart.
+  uint64_t kernarg_begin = 0, kernarg_end = 0;
 
   // Throws EmuError "<what> at pc 0x.. in kernel K (workgroup (x,y,z), wave w): <asm>".
   [[noreturn]] void fail(const DecodedInstr& in, std::string_view what) const;

@@ -64,6 +64,8 @@ void s_load(WaveContext& c, const DecodedInstr& in) {
     addr &= ~uint64_t(3); // dword loads ignore the low address bits
   uint8_t buf[64] = {};
   global_read(c, in, 0, addr, buf, sw.bytes);
+  if (addr >= c.kernarg_begin && addr < c.kernarg_end)
+    c.stats.kernarg_bytes_read += sw.bytes;
   write_result(w, in, buf, sw);
 }
 

@@ -43,6 +43,7 @@ void LaunchStats::merge(const LaunchStats& o) {
     instructions[i] += o.instructions[i];
   global_bytes_read += o.global_bytes_read;
   global_bytes_written += o.global_bytes_written;
+  kernarg_bytes_read += o.kernarg_bytes_read;
   lds_bytes_read += o.lds_bytes_read;
   lds_bytes_written += o.lds_bytes_written;
   wmma_instructions += o.wmma_instructions;
@@ -57,8 +58,10 @@ std::string LaunchStats::to_string() const {
   s += "instructions:";
   for (size_t i = 0; i < instructions.size(); ++i)
     s += fmt::format(" {} {}", class_name(static_cast<InstrClass>(i)), instructions[i]);
-  s += fmt::format("\nglobal bytes read {} written {}\nLDS bytes read {} written {}\n",
-                   global_bytes_read, global_bytes_written, lds_bytes_read, lds_bytes_written);
+  s += fmt::format("\nglobal bytes read {} (kernel arguments {}) written {}\nLDS bytes read {} "
+                   "written {}\n",
+                   global_bytes_read, kernarg_bytes_read, global_bytes_written, lds_bytes_read,
+                   lds_bytes_written);
   s += fmt::format("WMMA instructions {} ops {}\n", wmma_instructions, wmma_ops);
   return s;
 }
@@ -69,11 +72,13 @@ std::string LaunchStats::to_json() const {
     s += fmt::format("{}\"{}\":{}", i ? "," : "", class_name(static_cast<InstrClass>(i)),
                      instructions[i]);
   s += fmt::format("}},\"total_instructions\":{},\"global_bytes_read\":{},"
-                   "\"global_bytes_written\":{},\"lds_bytes_read\":{},\"lds_bytes_written\":{},"
+                   "\"kernarg_bytes_read\":{},\"global_bytes_written\":{},\"lds_bytes_read\":{},"
+                   "\"lds_bytes_written\":{},"
                    "\"wmma_instructions\":{},\"wmma_ops\":{},\"workgroups\":{},\"waves\":{},"
                    "\"seconds\":{}}}",
-                   total_instructions(), global_bytes_read, global_bytes_written, lds_bytes_read,
-                   lds_bytes_written, wmma_instructions, wmma_ops, workgroups, waves, seconds);
+                   total_instructions(), global_bytes_read, kernarg_bytes_read,
+                   global_bytes_written, lds_bytes_read, lds_bytes_written, wmma_instructions,
+                   wmma_ops, workgroups, waves, seconds);
   return s;
 }
 

@@ -1,6 +1,7 @@
 // DSL building blocks of the element-wise kernels, traced into small kernels, emitted through
 // BOTH backends and run on the gfx12 emulator against host references: block_reduce (sum and
-// max across 8 waves through LDS), silu, and sincos over a wide range of angles.
+// max across 8 waves through LDS), shuffle (a lane reads the lane it names), silu, and sincos
+// over a wide range of angles.
 #include <dsl/dsl.hpp>
 #include <dsl/ops/activation.hpp>
 #include <dsl/ops/block_reduce.hpp>
@@ -76,6 +77,30 @@ TEST_CASE("block_reduce: every thread of 8 waves gets the workgroup's sum and ma
       CAPTURE(j);
       CHECK(s[j] == float(want_sum[j / 256]));
       CHECK(m[j] == want_max[j / 256]);
+    }
+  }
+}
+
+TEST_CASE("shuffle: each lane reads the lane it names (broadcast of a row of lanes)") {
+  using namespace tw::dsl;
+  KernelBuilder kb("shuffle_test", {64, 1, 1});
+  auto [x, out] = kb.args(gptr<f32>("x"), gptr<f32>("out"));
+  const Int64 i = cast<i64>(thread_id());
+  // Lane l takes lane (l * 7 + 3) % 8 of its wave: each wave's lanes 0..7 fan out to all 32.
+  const Int32 src = (lane_id() * 7 + 3) % 8;
+  out.store(i, shuffle(x.load(i), src));
+  const ir::Kernel k = kb.finish();
+  std::vector<float> in(64);
+  for (std::size_t j = 0; j < in.size(); ++j)
+    in[j] = float(j) * 1.5f - 20.0f;
+  for (Backend b : {Backend::hip, Backend::llvm}) {
+    CAPTURE(backend_name(b));
+    const auto dx = upload(in), dout = upload(std::vector<float>(64));
+    run(k, b, 1, runtime::KernelArgs().ptr(dx).ptr(dout));
+    const auto got = download<float>(dout, 64);
+    for (std::size_t j = 0; j < 64; ++j) {
+      CAPTURE(j);
+      CHECK(got[j] == in[j / 32 * 32 + (j % 32 * 7 + 3) % 8]);
     }
   }
 }

@@ -115,6 +115,7 @@ struct RopeCase {
   bool ids = false, cache = false, norm = false;
   int64_t ld = 0; // row stride of x (0: contiguous)
   int64_t offset = 5;
+  int block = 0; // block_size (0: the default)
 };
 
 // f32 angle and sincos: a few 2^-24 relative to theta (see the oracle's error scale).
@@ -176,9 +177,9 @@ inline void run_rope(const RopeCase& c, uint64_t seed) {
   k.run(
       [&](runtime::Device& d, auto& v) {
         if (c.norm)
-          kernels::rms_norm_rope(d, {v["x"], v["weight"], v["out"], params(v), 1e-6f});
+          kernels::rms_norm_rope(d, {v["x"], v["weight"], v["out"], params(v), 1e-6f, c.block});
         else
-          kernels::rope(d, {v["x"], v["out"], params(v)});
+          kernels::rope(d, {v["x"], v["out"], params(v), c.block});
       },
       [&](auto& got) {
         check_close(got["out"], want, rope_tolerance(c.dtype, c.norm, c.head_dim));

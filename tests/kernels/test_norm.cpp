@@ -26,6 +26,12 @@ TEST_CASE("layer_norm: mean and variance over ragged rows, strided x") {
   run_norm(Norm::layer, DType::f32, DType::f32, 2, 384, 12, true, 0, 0, 1e-3f);
 }
 
+TEST_CASE("rms_norm / layer_norm: more rows than workgroups (each loops, weight and bias kept)") {
+  run_norm(Norm::rms, DType::bf16, DType::bf16, 300, 64, 13, false); // 256 workgroups
+  run_norm(Norm::layer, DType::f16, DType::f16, 150, 40, 14, true, /*ld_x=*/48, /*block=*/1024);
+  run_norm(Norm::rms, DType::f32, DType::bf16, 1100, 7, 15, true, 0, /*block=*/64); // 1024
+}
+
 TEST_CASE("rms_norm / layer_norm: empty tensors launch nothing") {
   run_norm(Norm::rms, DType::f16, DType::f16, 0, 64, 20, true);
   run_norm(Norm::layer, DType::f16, DType::f16, 3, 0, 21, false);

@@ -141,6 +141,8 @@ TEST_CASE("dequant_fp8: e4m3 / e5m2 with tensorwise and rowwise scales into bf16
   run_dequant(DType::e5m2, DType::f16, 2, 40, false, 2);
   run_dequant(DType::e4m3, DType::f32, 2, 7, false, 3);
   run_dequant(DType::e5m2, DType::bf16, 4, 300, true, 4);
+  run_dequant(DType::e4m3, DType::bf16, 3, 5000, true, 5); // 625 runs: 3 passes of 256 threads
+  run_dequant(DType::e5m2, DType::f32, 2, 1, true, 6);
 }
 
 TEST_CASE("dequant_awq: packed uint4 weights, per-group zero points and scales") {

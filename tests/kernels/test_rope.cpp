@@ -41,6 +41,26 @@ TEST_CASE("rms_norm_rope: per-head RMSNorm then RoPE, both pairings, cache or co
   run_rope({.dtype = DType::f32, .heads = 3, .head_dim = 96, .cache = true, .norm = true}, 32);
 }
 
+TEST_CASE("rms_norm_rope: more heads than the grid holds (each workgroup loops, weight kept)") {
+  // Packed: 4 heads per 32-thread workgroup, 8320 heads over 2048 workgroups.
+  run_rope({.tokens = 260, .heads = 32, .head_dim = 128, .norm = true, .block = 32}, 33);
+  // One head per workgroup (an odd row stride: runs of one pair), 280 heads over 256.
+  run_rope({.tokens = 7, .heads = 40, .head_dim = 128, .norm = true, .ld = 5121}, 34);
+}
+
+TEST_CASE("rope: many heads of a token share its angles (cache, position ids, block sizes)") {
+  run_rope({.dtype = DType::bf16,
+            .tokens = 4,
+            .heads = 12,
+            .head_dim = 64,
+            .ids = true,
+            .cache = true,
+            .block = 64},
+           35);
+  run_rope({.tokens = 9, .heads = 7, .head_dim = 80, .style = RopeStyle::interleaved, .block = 32},
+           36);
+}
+
 TEST_CASE("rope: an empty tensor launches nothing") {
   run_rope({.tokens = 0}, 40);
 }

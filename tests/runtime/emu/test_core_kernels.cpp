@@ -83,6 +83,9 @@ TEST_CASE("emu core: scalar arguments, SALU 32/64-bit ops and a uniform loop") {
       CHECK(run.download<int>(out, 32) == scalar_reference(p, table));
       CHECK(run.stats().count(emu::InstrClass::Smem) > 0);
       CHECK(run.stats().count(emu::InstrClass::Salu) > 0);
+      // Every argument is read from the kernel-argument segment; the table is not in it.
+      CHECK(run.stats().kernarg_bytes_read >= sizeof(Params) + 2 * sizeof(uint64_t));
+      CHECK(run.stats().global_bytes_read > run.stats().kernarg_bytes_read);
     }
   }
 }
