@@ -18,9 +18,13 @@ const char* stall_name(Stall s) {
 }
 
 const InstrTiming& TimingCache::get(const DecodedInstr& in) {
+  Recent& r = recent_[(reinterpret_cast<uintptr_t>(&in) >> 4) % recent_.size()];
+  if (r.in == &in)
+    return *r.timing;
   auto it = map_.find(&in);
   if (it == map_.end())
-    it = map_.emplace(&in, classify_timing(in, m_)).first;
+    it = map_.emplace(&in, classify_timing(in, m_)).first; // node-based: the address stays
+  r = {&in, &it->second};
   return it->second;
 }
 
@@ -42,7 +46,7 @@ struct Wave {
   int simd = 0, serial = 0;
   const std::vector<TraceEvent>* events = nullptr;
   const std::vector<const InstrTiming*>* timings = nullptr; // of each event
-  const InstrTiming* timing = nullptr; // of the current instruction
+  const InstrTiming* timing = nullptr;                      // of the current instruction
   size_t pc = 0;
   int group = 0;
   uint64_t start = 0;
@@ -328,7 +332,8 @@ private:
       r_.vmem_busy += busy;
       uint64_t latency = uint64_t(m_.l2_latency);
       if (t.counter == Counter::Load && levels_ && ev.lines > 0) {
-        const Level l = levels_->level(ev.reuse);
+        const bool first_round = groups_[static_cast<size_t>(w.group)].slot < resident_;
+        const Level l = levels_->level(ev.reuse, first_round);
         ++r_.loads_by_level[static_cast<size_t>(l)];
         latency = uint64_t(levels_->latency(l));
       }
