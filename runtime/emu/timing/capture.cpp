@@ -30,7 +30,7 @@ uint16_t saturate16(size_t n) {
 
 class TimingCapture::Recorder final : public WaveObserver {
 public:
-  Recorder(std::vector<TraceEvent>& events, ReuseTracker& reuse, uint32_t line_bytes, int banks)
+  Recorder(TraceEvents& events, ReuseTracker& reuse, uint32_t line_bytes, int banks)
       : events_(events), reuse_(reuse), global_(line_bytes), banks_(banks) {}
   void on_instruction(const DecodedInstr& in) override {
     flush();
@@ -64,7 +64,7 @@ public:
   }
 
 private:
-  std::vector<TraceEvent>& events_;
+  TraceEvents& events_;
   ReuseTracker& reuse_;
   LineCoalescer global_;
   int banks_;

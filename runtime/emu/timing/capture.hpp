@@ -5,6 +5,7 @@
 // each workgroup (cache_levels.hpp).
 #include <runtime/emu/decoded_instr.hpp>
 #include <runtime/emu/timing/cache_levels.hpp>
+#include <runtime/emu/timing/large_buffer.hpp>
 #include <runtime/emu/timing/memory_cost.hpp>
 #include <runtime/emu/wave_observer.hpp>
 
@@ -27,10 +28,12 @@ struct TraceEvent {
   LineReuse reuse;         // global memory: reuse of its lines within the workgroup
 };
 static_assert(sizeof(TraceEvent) == 24, "TraceEvent: keep the per-instruction record small");
+// One wave's recorded instructions.
+using TraceEvents = std::vector<TraceEvent, LargeBufferAllocator<TraceEvent>>;
 
 struct WorkgroupTrace {
   std::array<uint32_t, 3> id{};
-  std::vector<std::vector<TraceEvent>> waves;
+  std::vector<TraceEvents> waves;
   std::vector<uint64_t> lines; // sorted distinct global lines the workgroup touched
 };
 

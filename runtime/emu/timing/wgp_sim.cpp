@@ -44,7 +44,7 @@ struct Wave {
   // First: the scheduler's scan reads only this line (kNever: done or at a barrier).
   uint64_t next_issue = kNever; // earliest issue cycle of the current instruction
   int simd = 0, serial = 0;
-  const std::vector<TraceEvent>* events = nullptr;
+  const TraceEvents* events = nullptr;
   const std::vector<const InstrTiming*>* timings = nullptr; // of each event
   const InstrTiming* timing = nullptr;                      // of the current instruction
   size_t pc = 0;
@@ -161,7 +161,7 @@ private:
   }
 
   // The timing of each instruction of a recorded wave, looked up once per distinct wave.
-  const std::vector<const InstrTiming*>& resolve(const std::vector<TraceEvent>& events) {
+  const std::vector<const InstrTiming*>& resolve(const TraceEvents& events) {
     auto [it, fresh] = resolved_.try_emplace(&events);
     if (fresh) {
       it->second.reserve(events.size());
@@ -381,7 +381,7 @@ private:
   int resident_;
   TimingCache& cache_;
   const LevelModel* levels_;
-  std::unordered_map<const std::vector<TraceEvent>*, std::vector<const InstrTiming*>> resolved_;
+  std::unordered_map<const TraceEvents*, std::vector<const InstrTiming*>> resolved_;
   size_t next_ = 0;
   int live_groups_ = 0, serial_ = 0, finished_ = 0;
   std::vector<std::unique_ptr<Wave>> waves_;
