@@ -3,9 +3,22 @@
 #include <runtime/emu_device.hpp>
 
 #include <cstring>
+#include <ctime>
 #include <fmt/format.h>
 
 namespace tw::runtime {
+
+namespace {
+
+// CPU seconds of the process, all threads: the timing model's cost measure (a shared host's
+// wall clock is noisy).
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+} // namespace
 
 EmuDevice::EmuDevice() : memcheck_(emu::memcheck_default()) {}
 
@@ -124,9 +137,23 @@ void EmuDevice::launch(KernelHandle kernel, Dim3 grid, Dim3 block,
     cfg.observer = &capture;
     if (timing_->model_only)
       cfg.only_workgroups = capture.sample();
+    double plain_cpu = 0;
+    if (timing_->compare_plain) { // the model's cost is measured against this
+      emu::LaunchConfig plain = cfg;
+      plain.observer = nullptr;
+      const double c0 = process_cpu_seconds();
+      (void)emu::launch(*it->second.co, *it->second.info, memory_, plain);
+      plain_cpu = process_cpu_seconds() - c0;
+    }
+    const double c0 = process_cpu_seconds();
     last_stats_ = emu::launch(*it->second.co, *it->second.info, memory_, cfg);
+    const double recording_cpu = process_cpu_seconds() - c0;
     last_timing_ = emu::timing::model_launch(machine, *it->second.info, cfg, capture.take(),
                                              memory_, *timing_);
+    if (timing_->compare_plain) {
+      last_timing_->recording_cpu_seconds = recording_cpu;
+      last_timing_->plain_cpu_seconds = plain_cpu;
+    }
   } catch (const std::exception& e) {
     throw DeviceError(std::string("Device::launch: ") + e.what());
   }

@@ -9,6 +9,7 @@
 //                                       memory latencies, the sustained clock, the VMEM
 //                                       address rate) on the "fit" rows only and prints the
 //                                       table with the best values
+//   bench_timing_calibration --verbose  each row's full report (bound, stalls, levels)
 //
 // Every workgroup of the grid is not run: each row records 3 sampled workgroups once
 // (the model's --model-only mode) and models them for each parameter candidate.
@@ -138,14 +139,18 @@ Row wmma_loop(Group g) {
   return r;
 }
 
-double modeled_tflops(const Row& r, const MachineModel& m) {
+TimingReport report(const Row& r, const MachineModel& m) {
   TimingOptions o;
   o.model_only = true;
   o.work_flops = r.flops;
-  const TimingReport rep =
-      model_launch(m, r.co->kernel(r.kernel_name), r.cfg, r.traces, *r.memory, o);
-  return rep.tflops;
+  return model_launch(m, r.co->kernel(r.kernel_name), r.cfg, r.traces, *r.memory, o);
 }
+
+double modeled_tflops(const Row& r, const MachineModel& m) {
+  return report(r, m).tflops;
+}
+
+bool verbose = false; // --verbose: each row's full report
 
 std::vector<double> ranks(const std::vector<double>& v) {
   std::vector<size_t> idx(v.size());
@@ -222,6 +227,8 @@ void print_table(const std::vector<Row>& rows, const MachineModel& m) {
       mod.push_back(t);
       fmt::print("| {} | {} | {:.2f} | {:.2f} | {:+.0f}% |\n", r.kernel, r.shape, r.published, t,
                  100 * err);
+      if (verbose)
+        fmt::print("{}", report(r, m).to_string());
     }
     if (pub.size() >= 2)
       fmt::print("Spearman rank correlation {:.2f}, largest error {:.0f}% ({} rows)\n",
@@ -232,7 +239,17 @@ void print_table(const std::vector<Row>& rows, const MachineModel& m) {
 } // namespace
 
 int main(int argc, char** argv) {
-  const bool fit = argc > 1 && std::string(argv[1]) == "--fit";
+  bool fit = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--fit")
+      fit = true;
+    else if (a == "--verbose")
+      verbose = true;
+    else
+      throw std::invalid_argument("bench_timing_calibration: unknown option " + a +
+                                  " (known: --fit, --verbose)");
+  }
   std::vector<Row> rows;
   // The v0-v11 table of opus_attn_gfx1201/README.md (one measurement campaign, bf16, RX 9070
   // XT) for the three versions re-written here, and its WMMA ubench. Fitted rows chosen
@@ -253,18 +270,19 @@ int main(int argc, char** argv) {
   rows.push_back(attention(0, 1, 1, 2048, 3.94, Group::small_grid));
 
   const MachineModel shipped = machine_by_name("gfx1201");
-  fmt::print("machine as shipped: {} GHz sustained, latencies L0 {} / L2 {} / MALL {} / DRAM {} cycles, "
-             "{} VMEM addresses per CU per cycle\n",
-             shipped.sustained_clock_ghz, shipped.l0_latency, shipped.l2_latency, shipped.mall_latency,
-             shipped.dram_latency, shipped.vmem_addresses_per_clk);
+  fmt::print(
+      "machine as shipped: {} GHz sustained, latencies L0 {} / L2 {} / MALL {} / DRAM {} cycles, "
+      "{} VMEM addresses per CU per cycle\n",
+      shipped.sustained_clock_ghz, shipped.l0_latency, shipped.l2_latency, shipped.mall_latency,
+      shipped.dram_latency, shipped.vmem_addresses_per_clk);
   print_table(rows, shipped);
   if (!fit)
     return 0;
-  // The search starts from the first estimates (latencies half the shipped ones, the boost
-  // clock), as it did when the shipped values were fitted.
-  const MachineModel first = with(shipped, 0.5, shipped.clock_ghz, 4);
+  // The search starts from the first estimates (latencies a quarter of the shipped ones, the
+  // boost clock), as it did when the shipped values were fitted.
+  const MachineModel first = with(shipped, 0.25, shipped.clock_ghz, 4);
   double best = 1e300, best_s = 1, best_c = shipped.clock_ghz, best_a = 4;
-  for (double s : {0.5, 0.75, 1.0, 1.5, 2.0})
+  for (double s : {0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0})
     for (double c : {2.4, 2.7, 2.97})
       for (double a : {2.0, 4.0, 8.0, 16.0}) {
         const double e = msle(rows, with(first, s, c, a), Group::fit);
@@ -276,10 +294,11 @@ int main(int argc, char** argv) {
         }
       }
   const MachineModel fitted = with(first, best_s, best_c, best_a);
-  fmt::print("\nfit on the fitted rows: latency scale {:.3f} (L0 {} / L2 {} / MALL {} / DRAM {}), "
-             "sustained clock {} GHz, {} VMEM addresses per CU per cycle, mean squared log error {:.4f}\n",
-             best_s, fitted.l0_latency, fitted.l2_latency, fitted.mall_latency, fitted.dram_latency,
-             best_c, best_a, best);
+  fmt::print(
+      "\nfit on the fitted rows: latency scale {:.3f} (L0 {} / L2 {} / MALL {} / DRAM {}), "
+      "sustained clock {} GHz, {} VMEM addresses per CU per cycle, mean squared log error {:.4f}\n",
+      best_s, fitted.l0_latency, fitted.l2_latency, fitted.mall_latency, fitted.dram_latency,
+      best_c, best_a, best);
   print_table(rows, fitted);
   return 0;
 }

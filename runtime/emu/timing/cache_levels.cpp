@@ -71,7 +71,7 @@ LevelModel::LevelModel(const MachineModel& m, int resident_per_wgp, int waves, u
       static_cast<uint32_t>(std::lround(std::clamp(cold_dram, 0.0, 1.0) * LineReuse::kNoColdLine));
 }
 
-Level LevelModel::level(const LineReuse& r) const {
+Level LevelModel::level(const LineReuse& r, bool in_first_round) const {
   Level l = Level::L0;
   if (r.max_distance > 0) {
     const double bytes = double(r.max_distance) * line_;
@@ -81,7 +81,7 @@ Level LevelModel::level(const LineReuse& r) const {
                              : Level::Dram;
   }
   if (r.min_cold_hash != LineReuse::kNoColdLine)
-    l = std::max(l, r.min_cold_hash < cold_threshold_ ? Level::Dram : Level::L2);
+    l = std::max(l, in_first_round || r.min_cold_hash < cold_threshold_ ? Level::Dram : Level::L2);
   return l;
 }
 

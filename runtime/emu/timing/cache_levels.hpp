@@ -11,6 +11,12 @@
 //    grid's compulsory-miss fraction (DRAM footprint / L2 traffic), else hits L2 (another
 //    workgroup running at the same time brought the line in). A load waits for its slowest
 //    line.
+//  - lockstep first touches: the workgroups of the launch's first round start at the same
+//    cycle and walk the data they share at the same pace, so none of them finds a shared
+//    line already in L2: each first touch merges into the fill another one started and
+//    waits for DRAM. Only workgroups started later (when an earlier one ended) find shared
+//    lines in L2 as above. (Estimate: the order in which other workgroups touch a line is
+//    not recorded; docs/timing.md, "lockstep first touches".)
 #include <runtime/emu/timing/machine.hpp>
 
 #include <array>
@@ -64,7 +70,8 @@ public:
   // cold_dram: fraction of first touches that miss to DRAM (0..1).
   LevelModel(const MachineModel& m, int resident_per_wgp, int waves, uint64_t concurrent,
              double cold_dram);
-  Level level(const LineReuse& r) const;
+  // in_first_round: the load's workgroup started with the launch (lockstep first touches).
+  Level level(const LineReuse& r, bool in_first_round = false) const;
   int latency(Level l) const { return latency_[static_cast<size_t>(l)]; }
 
 private:

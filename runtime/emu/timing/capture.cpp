@@ -22,45 +22,53 @@ std::vector<WorkgroupId> sample_workgroups(std::array<uint32_t, 3> grid, int n) 
   return out;
 }
 
+namespace {
+uint16_t saturate16(size_t n) {
+  return static_cast<uint16_t>(std::min<size_t>(n, 0xffff));
+}
+} // namespace
+
 class TimingCapture::Recorder final : public WaveObserver {
 public:
-  Recorder(std::vector<TraceEvent>& events, ReuseTracker& reuse, uint32_t line_bytes, int banks)
-      : events_(events), reuse_(reuse), line_bytes_(line_bytes), banks_(banks) {}
+  Recorder(TraceEvents& events, ReuseTracker& reuse, uint32_t line_bytes, int banks)
+      : events_(events), reuse_(reuse), global_(line_bytes), banks_(banks) {}
   void on_instruction(const DecodedInstr& in) override {
     flush();
     events_.push_back({&in, 0, 0, 0, {}});
   }
   void on_access(int lane, uint64_t addr, uint32_t bytes, bool lds) override {
-    (lds ? lds_ : global_).push_back({lane, addr, bytes});
+    if (lds)
+      lds_.push_back({lane, addr, bytes});
+    else
+      global_.add(addr, bytes);
   }
   // Summarises the accesses of the last instruction.
   void flush() {
     if (events_.empty())
       return;
     TraceEvent& e = events_.back();
-    if (!global_.empty()) {
-      lines_.clear();
-      e.lines = coalesced_lines(global_, line_bytes_, lines_);
-      e.addresses = static_cast<uint32_t>(global_.size());
+    if (global_.addresses() > 0) {
+      const std::vector<uint64_t>& lines = global_.lines();
+      e.lines = saturate16(lines.size());
+      e.addresses = saturate16(global_.addresses());
       if (e.in->cls == InstrClass::Smem) // the scalar cache: not vector L0 traffic
         e.lines = 0;
       else
-        e.reuse = reuse_.touch(lines_);
+        e.reuse = reuse_.touch(lines);
       global_.clear();
     }
     if (!lds_.empty() || e.in->cls == InstrClass::Lds) {
-      e.lds_cycles = lds_cycles(lds_, banks_);
+      e.lds_cycles = saturate16(lds_cycles(lds_, banks_));
       lds_.clear();
     }
   }
 
 private:
-  std::vector<TraceEvent>& events_;
+  TraceEvents& events_;
   ReuseTracker& reuse_;
-  uint32_t line_bytes_;
+  LineCoalescer global_;
   int banks_;
-  std::vector<LaneAccess> global_, lds_;
-  std::vector<uint64_t> lines_;
+  std::vector<LaneAccess> lds_;
 };
 
 struct TimingCapture::Entry {
@@ -85,7 +93,11 @@ std::vector<WaveObserver*> TimingCapture::begin_workgroup(WorkgroupId id, int wa
   e->trace.id = id;
   e->trace.waves.resize(static_cast<size_t>(waves));
   std::vector<WaveObserver*> out;
+  // Reserved address space is not memory until written, so a generous reserve costs nothing
+  // and spares the regrowth copies of a long wave.
+  const size_t reserve = std::max<size_t>(longest_wave_.load(), size_t(1) << 18);
   for (int w = 0; w < waves; ++w) {
+    e->trace.waves[static_cast<size_t>(w)].reserve(reserve);
     e->recorders.push_back(std::make_unique<Recorder>(e->trace.waves[static_cast<size_t>(w)],
                                                       e->reuse, line_bytes_, lds_banks_));
     out.push_back(e->recorders.back().get());
@@ -104,6 +116,10 @@ void TimingCapture::end_workgroup(WorkgroupId id) {
   for (auto& r : e.recorders)
     r->flush();
   e.recorders.clear();
+  for (const auto& w : e.trace.waves)
+    for (size_t seen = longest_wave_.load(); w.size() > seen;)
+      if (longest_wave_.compare_exchange_weak(seen, w.size()))
+        break;
   e.trace.lines = e.reuse.footprint();
   e.done = true;
 }

@@ -5,10 +5,12 @@
 // each workgroup (cache_levels.hpp).
 #include <runtime/emu/decoded_instr.hpp>
 #include <runtime/emu/timing/cache_levels.hpp>
+#include <runtime/emu/timing/large_buffer.hpp>
 #include <runtime/emu/timing/memory_cost.hpp>
 #include <runtime/emu/wave_observer.hpp>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -16,17 +18,22 @@
 
 namespace tw::emu::timing {
 
+// One executed instruction (24 bytes: a GEMM workgroup records a few hundred thousand per
+// wave). The counts saturate at 65535; a wave32 instruction has at most 64 lane accesses.
 struct TraceEvent {
   const DecodedInstr* in = nullptr;
-  uint32_t lines = 0;      // global memory: distinct cache lines
-  uint32_t lds_cycles = 0; // LDS: bank cycles
-  uint32_t addresses = 0;  // global memory: lane accesses (addresses to process)
+  uint16_t lines = 0;      // global memory: distinct cache lines
+  uint16_t lds_cycles = 0; // LDS: bank cycles
+  uint16_t addresses = 0;  // global memory: lane accesses (addresses to process)
   LineReuse reuse;         // global memory: reuse of its lines within the workgroup
 };
+static_assert(sizeof(TraceEvent) == 24, "TraceEvent: keep the per-instruction record small");
+// One wave's recorded instructions.
+using TraceEvents = std::vector<TraceEvent, LargeBufferAllocator<TraceEvent>>;
 
 struct WorkgroupTrace {
   std::array<uint32_t, 3> id{};
-  std::vector<std::vector<TraceEvent>> waves;
+  std::vector<TraceEvents> waves;
   std::vector<uint64_t> lines; // sorted distinct global lines the workgroup touched
 };
 
@@ -53,6 +60,8 @@ private:
   uint32_t line_bytes_;
   int lds_banks_;
   std::mutex mu_;
+  std::atomic<size_t> longest_wave_{0};         // events of the longest wave recorded so far: the
+                                                // next waves reserve that much (no regrowth copies)
   std::vector<std::unique_ptr<Entry>> entries_; // one per sample slot (null until it runs)
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <fmt/format.h>
 #include <map>
 #include <stdexcept>
@@ -19,9 +20,18 @@ void validate(const TimingOptions& o) {
         fmt::format("timing model: max_simulated_groups {} must be >= 1", o.max_simulated_groups));
   if (o.work_flops < 0 || o.work_bytes < 0)
     throw std::invalid_argument("timing model: work_flops and work_bytes must be >= 0");
+  if (o.compare_plain && !o.model_only)
+    throw std::invalid_argument("timing model: compare_plain needs model_only (the sampled "
+                                "workgroups run twice)");
 }
 
 namespace {
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
 
 // Peak of the matrix shape the kernel issues most, or of f32 VALU without WMMA.
 std::pair<double, std::string> matching_peak(const MachineModel& m,
@@ -56,6 +66,7 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
   if (traces.empty())
     throw std::invalid_argument("timing model: no sampled workgroup ran");
   const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = thread_cpu_seconds();
   TimingReport r;
   r.machine = m.name;
   r.product = m.product;
@@ -182,6 +193,7 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
     r.peak_fraction = o.work_bytes / r.seconds / r.peak;
   }
   r.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.host_cpu_seconds = thread_cpu_seconds() - cpu0;
   return r;
 }
 

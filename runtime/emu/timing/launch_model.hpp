@@ -20,10 +20,14 @@ struct TimingOptions {
   std::string machine = "gfx1201"; // gfx1201 (RX 9070 XT) or gfx1200 (RX 9060 XT)
   int sample = 3;                  // workgroups recorded and simulated in detail (>= 1)
   bool model_only = false;         // run only the sampled workgroups (outputs incomplete)
-  int max_simulated_groups = 12;   // queue length simulated before extrapolating (>= 1; at
+  int max_simulated_groups = 6;    // queue length simulated before extrapolating (>= 1; at
                                    // least two rounds of resident workgroups are simulated)
   double work_flops = 0;           // the caller's useful work, for TFLOP/s ...
   double work_bytes = 0;           // ... or bytes, for GB/s (0: not reported)
+  bool compare_plain = false;      // also emulate the sampled workgroups once without
+                                   // recording, to report the model's own cost against that
+                                   // (TimingReport::*_cpu_seconds; needs model_only: the
+                                   // sampled workgroups then run twice)
 };
 
 struct TimingReport {
@@ -41,8 +45,12 @@ struct TimingReport {
   double peak_fraction = 0;
   Occupancy occupancy;
   uint64_t workgroups = 0, groups_per_wgp = 0, sampled = 0, simulated = 0;
-  uint64_t wgp_cycles = 0; // busiest WGP, extrapolated
-  double host_seconds = 0; // wall time of the modeling (after the recorded launch)
+  uint64_t wgp_cycles = 0;     // busiest WGP, extrapolated
+  double host_seconds = 0;     // wall time of the modeling (after the recorded launch)
+  double host_cpu_seconds = 0; // CPU time of the modeling (one thread)
+  // With TimingOptions::compare_plain (else 0): CPU seconds (all threads) of the recorded
+  // launch and of the same sampled workgroups emulated without recording.
+  double recording_cpu_seconds = 0, plain_cpu_seconds = 0;
   std::vector<std::pair<std::string, double>> utilization; // fraction of the simulated WGP
   std::vector<std::pair<std::string, double>> stalls;      // fraction of wave-cycles
   std::vector<std::pair<std::string, double>> load_levels; // vector loads by serving level

@@ -17,7 +17,7 @@ MachineModel machine_by_name(std::string_view name) {
     m.product = "RX 9060 XT";
     m.cus = 32;
     m.clock_ghz = 3.13;
-    m.sustained_clock_ghz = 2.53; // estimate: gfx1201's fitted 2.4 / 2.97 of the boost
+    m.sustained_clock_ghz = 3.13; // estimate: the boost clock, as fitted for gfx1201
     m.dram_gbs = 320;
     m.l2_bytes = 4u << 20;
     m.mall_bytes = 32u << 20;

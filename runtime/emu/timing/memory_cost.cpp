@@ -5,19 +5,23 @@
 
 namespace tw::emu::timing {
 
+const std::vector<uint64_t>& LineCoalescer::lines() {
+  if (!sorted_) {
+    std::sort(lines_.begin(), lines_.end());
+    lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
+    sorted_ = true;
+  }
+  return lines_;
+}
+
 uint32_t coalesced_lines(std::span<const LaneAccess> accesses, uint32_t line_bytes,
                          std::vector<uint64_t>& lines) {
-  const size_t first = lines.size();
-  for (const auto& a : accesses) {
-    const uint64_t lo = a.addr / line_bytes, hi = (a.addr + std::max(a.bytes, 1u) - 1) / line_bytes;
-    for (uint64_t l = lo; l <= hi; ++l)
-      lines.push_back(l);
-  }
-  const auto begin = lines.begin() + static_cast<std::ptrdiff_t>(first);
-  if (!std::is_sorted(begin, lines.end())) // lanes usually walk memory upwards: skip the sort
-    std::sort(begin, lines.end());
-  lines.erase(std::unique(begin, lines.end()), lines.end());
-  return static_cast<uint32_t>(lines.size() - first);
+  LineCoalescer c(line_bytes);
+  for (const auto& a : accesses)
+    c.add(a.addr, a.bytes);
+  const auto& got = c.lines();
+  lines.insert(lines.end(), got.begin(), got.end());
+  return static_cast<uint32_t>(got.size());
 }
 
 uint32_t lds_cycles(std::span<const LaneAccess> accesses, int banks) {
@@ -29,10 +33,34 @@ uint32_t lds_cycles(std::span<const LaneAccess> accesses, int banks) {
     lane_bytes[static_cast<size_t>(a.lane) & 31] += a.bytes;
   const uint32_t per_lane = std::max(4u, *std::max_element(lane_bytes.begin(), lane_bytes.end()));
   const int lanes_per_phase = std::clamp(static_cast<int>(uint32_t(banks) * 4 / per_lane), 1, 32);
+  const int phases = 32 / lanes_per_phase;
   uint32_t cycles = 0;
+  // Fast path (most accesses): no bank is asked for a second dword within a phase, so each
+  // phase with an access takes one cycle. A bank mask per phase finds that without sorting.
+  if (banks <= 64) {
+    const bool pow2 = (banks & (banks - 1)) == 0; // no division per dword (32 banks)
+    const uint64_t bank_mask = uint64_t(banks) - 1;
+    std::array<uint64_t, 32> used{};
+    bool clash = false;
+    for (const auto& a : accesses) {
+      uint64_t& mask = used[static_cast<size_t>(std::clamp(a.lane / lanes_per_phase, 0, 31))];
+      for (uint64_t d = a.addr / 4; d <= (a.addr + std::max(a.bytes, 1u) - 1) / 4 && !clash; ++d) {
+        const uint64_t bit = uint64_t(1) << (pow2 ? d & bank_mask : d % uint64_t(banks));
+        clash = (mask & bit) != 0;
+        mask |= bit;
+      }
+      if (clash)
+        break;
+    }
+    if (!clash) {
+      for (int phase = 0; phase < phases; ++phase)
+        cycles += used[static_cast<size_t>(phase)] != 0;
+      return std::max(cycles, 1u);
+    }
+  }
   thread_local std::vector<uint64_t> dwords; // (bank << 40) | dword, per phase (no malloc
                                              // per LDS instruction)
-  for (int phase = 0; phase < 32 / lanes_per_phase; ++phase) {
+  for (int phase = 0; phase < phases; ++phase) {
     dwords.clear();
     for (const auto& a : accesses) {
       if (a.lane / lanes_per_phase != phase)

@@ -14,6 +14,37 @@ struct LaneAccess {
   uint32_t bytes = 0;
 };
 
+// The distinct `line_bytes` lines of one instruction's lane accesses, gathered as the lanes
+// access memory (no per-lane buffer): a line equal to the previous one is not stored again,
+// and the list is sorted only when the lanes did not walk memory upwards.
+class LineCoalescer {
+public:
+  explicit LineCoalescer(uint32_t line_bytes) : line_bytes_(line_bytes) {}
+  void add(uint64_t addr, uint32_t bytes) {
+    ++addresses_;
+    const uint64_t lo = addr / line_bytes_, hi = (addr + (bytes ? bytes : 1) - 1) / line_bytes_;
+    for (uint64_t l = lo; l <= hi; ++l)
+      if (lines_.empty() || lines_.back() != l) { // neighbouring lanes share lines
+        sorted_ = sorted_ && (lines_.empty() || lines_.back() < l);
+        lines_.push_back(l);
+      }
+  }
+  uint32_t addresses() const { return addresses_; }
+  // The distinct lines, sorted (valid until the next add / clear).
+  const std::vector<uint64_t>& lines();
+  void clear() {
+    lines_.clear();
+    addresses_ = 0;
+    sorted_ = true;
+  }
+
+private:
+  uint32_t line_bytes_;
+  uint32_t addresses_ = 0;
+  bool sorted_ = true;
+  std::vector<uint64_t> lines_;
+};
+
 // Distinct `line_bytes` lines the accesses touch (appended to `lines`, which the caller
 // may reuse); returns their count.
 uint32_t coalesced_lines(std::span<const LaneAccess> accesses, uint32_t line_bytes,

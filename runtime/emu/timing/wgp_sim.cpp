@@ -18,9 +18,13 @@ const char* stall_name(Stall s) {
 }
 
 const InstrTiming& TimingCache::get(const DecodedInstr& in) {
+  Recent& r = recent_[(reinterpret_cast<uintptr_t>(&in) >> 4) % recent_.size()];
+  if (r.in == &in)
+    return *r.timing;
   auto it = map_.find(&in);
   if (it == map_.end())
-    it = map_.emplace(&in, classify_timing(in, m_)).first;
+    it = map_.emplace(&in, classify_timing(in, m_)).first; // node-based: the address stays
+  r = {&in, &it->second};
   return it->second;
 }
 
@@ -40,9 +44,9 @@ struct Wave {
   // First: the scheduler's scan reads only this line (kNever: done or at a barrier).
   uint64_t next_issue = kNever; // earliest issue cycle of the current instruction
   int simd = 0, serial = 0;
-  const std::vector<TraceEvent>* events = nullptr;
+  const TraceEvents* events = nullptr;
   const std::vector<const InstrTiming*>* timings = nullptr; // of each event
-  const InstrTiming* timing = nullptr; // of the current instruction
+  const InstrTiming* timing = nullptr;                      // of the current instruction
   size_t pc = 0;
   int group = 0;
   uint64_t start = 0;
@@ -157,7 +161,7 @@ private:
   }
 
   // The timing of each instruction of a recorded wave, looked up once per distinct wave.
-  const std::vector<const InstrTiming*>& resolve(const std::vector<TraceEvent>& events) {
+  const std::vector<const InstrTiming*>& resolve(const TraceEvents& events) {
     auto [it, fresh] = resolved_.try_emplace(&events);
     if (fresh) {
       it->second.reserve(events.size());
@@ -328,7 +332,8 @@ private:
       r_.vmem_busy += busy;
       uint64_t latency = uint64_t(m_.l2_latency);
       if (t.counter == Counter::Load && levels_ && ev.lines > 0) {
-        const Level l = levels_->level(ev.reuse);
+        const bool first_round = groups_[static_cast<size_t>(w.group)].slot < resident_;
+        const Level l = levels_->level(ev.reuse, first_round);
         ++r_.loads_by_level[static_cast<size_t>(l)];
         latency = uint64_t(levels_->latency(l));
       }
@@ -376,7 +381,7 @@ private:
   int resident_;
   TimingCache& cache_;
   const LevelModel* levels_;
-  std::unordered_map<const std::vector<TraceEvent>*, std::vector<const InstrTiming*>> resolved_;
+  std::unordered_map<const TraceEvents*, std::vector<const InstrTiming*>> resolved_;
   size_t next_ = 0;
   int live_groups_ = 0, serial_ = 0, finished_ = 0;
   std::vector<std::unique_ptr<Wave>> waves_;

@@ -46,6 +46,12 @@ public:
 private:
   const MachineModel& m_;
   std::unordered_map<const DecodedInstr*, InstrTiming> map_;
+  // Direct-mapped front of map_ (a lookup per recorded instruction when a trace is resolved).
+  struct Recent {
+    const DecodedInstr* in = nullptr;
+    const InstrTiming* timing = nullptr;
+  };
+  std::array<Recent, 4096> recent_{};
 };
 
 struct WgpSimResult {

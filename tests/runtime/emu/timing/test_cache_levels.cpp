@@ -18,7 +18,7 @@ TEST_CASE("cache levels: the reuse distance counts the line accesses since the l
   CHECK(first.min_cold_hash == std::min({spread16(0), spread16(1), spread16(2)}));
   const std::vector<uint64_t> b = {4, 1};
   const LineReuse second = t.touch(b);
-  CHECK(second.max_distance == 4); // line 1: touched at access 0, again at access 4
+  CHECK(second.max_distance == 4);            // line 1: touched at access 0, again at access 4
   CHECK(second.min_cold_hash == spread16(3)); // the fourth first touch
   const std::vector<uint64_t> c = {4};
   CHECK(t.touch(c).max_distance == 2);
@@ -69,4 +69,19 @@ TEST_CASE("cache levels: first touches miss to DRAM with the compulsory fraction
     dram += LevelModel(m, 1, 1, 1, 0.3).level(r) == Level::Dram;
   }
   CHECK(dram / 20000.0 == doctest::Approx(0.3).epsilon(0.05));
+}
+
+TEST_CASE("cache levels: lockstep first touches of the first round wait for DRAM") {
+  // Workgroups that start with the launch walk shared lines together: a first touch merges
+  // into the fill another one started, whatever the compulsory fraction.
+  const MachineModel m = machine_by_name("gfx1201");
+  LineReuse cold;
+  cold.min_cold_hash = 0x8000;
+  const LevelModel shared(m, 1, 1, 64, 0.0); // no compulsory misses: all lines shared
+  CHECK(shared.level(cold) == Level::L2);
+  CHECK(shared.level(cold, true) == Level::Dram);
+  // Re-touched lines keep their level: the workgroup itself brought them in.
+  LineReuse reused;
+  reused.max_distance = 4;
+  CHECK(shared.level(reused, true) == Level::L0);
 }

@@ -1,0 +1,31 @@
+#pragma once
+// An allocator for the timing model's large per-wave buffers (the recorded instruction
+// stream: a GEMM workgroup's is several MB). Allocations of 2 MiB or more are mapped on
+// their own and marked for transparent huge pages, so writing them takes one page fault per
+// 2 MiB instead of one per 4 KiB (page faults dominated the recording's cost on a virtual
+// machine); smaller ones come from operator new.
+#include <cstddef>
+#include <new>
+
+namespace tw::emu::timing {
+
+namespace large_buffer {
+void* allocate(std::size_t bytes);
+void deallocate(void* p, std::size_t bytes) noexcept;
+} // namespace large_buffer
+
+template <class T>
+struct LargeBufferAllocator {
+  using value_type = T;
+  LargeBufferAllocator() = default;
+  template <class U>
+  LargeBufferAllocator(const LargeBufferAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(large_buffer::allocate(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { large_buffer::deallocate(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const LargeBufferAllocator<U>&) const noexcept {
+    return true;
+  }
+};
+
+} // namespace tw::emu::timing
