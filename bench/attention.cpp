@@ -37,6 +37,7 @@ void print_modeled_headline() {
     s.head_dim_pad = s.head_dim_v_pad = int(D);
     s.windowed = causal;
     s.vec_aligned = true;
+    s.v_transpose_loads = true;
     for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
       set_gemm_target({b, Arch::gfx1201});
       const emit::CodeObject co = compile_flash_attn_kernel(s);
@@ -109,6 +110,7 @@ int main(int argc, char** argv) {
         s.head_dim_pad = s.head_dim_v_pad = d;
         s.windowed = causal;
         s.vec_aligned = true;
+        s.v_transpose_loads = true;
         std::printf("== %s D=%d %s (%s)\n", std::string(dtype_name(t)).c_str(), d,
                     causal ? "causal" : "full", s.name().c_str());
         for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {

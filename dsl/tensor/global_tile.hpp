@@ -75,6 +75,22 @@ public:
     }
     return here().template load_vec<N>(t_.offset(r, c), run_align<N>());
   }
+  // As load / store / store_run, for a tile known to be whole() (dsl/tensor/whole_tile.hpp).
+  Scalar<T> load_unmasked(const Int32& r, const Int32& c) const {
+    return here().load(t_.offset(r, c));
+  }
+  void store_unmasked(const Int32& r, const Int32& c, const Scalar<T>& v) const {
+    here().store(t_.offset(r, c), v);
+  }
+  template <int N>
+  void store_run_unmasked(const Int32& r, const Int32& c, const Vec<T, N>& v) const {
+    if (N == 1 || !rows_contiguous()) {
+      for (int j = 0; j < N; ++j)
+        store_unmasked(r, c + j, v[j]);
+      return;
+    }
+    here().template store_vec<N>(t_.offset(r, c), v, run_align<N>());
+  }
   template <int N>
   void store_run(const Int32& r, const Int32& c, const Vec<T, N>& v) const {
     if (N == 1 || !rows_contiguous()) {

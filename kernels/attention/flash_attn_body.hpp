@@ -15,7 +15,7 @@
 #include <kernels/attention/flash_attn_kernel.hpp>
 
 #include <dsl/dsl.hpp>
-#include <dsl/tensor/store_view.hpp>
+#include <dsl/tensor/whole_tile.hpp>
 
 #include <cmath>
 #include <limits>
@@ -37,11 +37,12 @@ struct Tag {
   using type = T;
 };
 
-// Stage bytes of the K and V^T LDS tiles of one KV block (rows padded by 16 bytes).
+// Stage bytes of the K LDS tile of one KV block (rows padded by 16 bytes). V does not pass
+// through LDS: its PV operand tiles come straight from global memory (KvSource::load_vt).
 template <class LE>
-constexpr int stage_bytes(int kb, int dp, int dvp) {
+constexpr int stage_bytes(int kb, int dp) {
   const int pad = 16 / elem_bytes<LE>();
-  return (kb * (dp + pad) + dvp * (kb + pad)) * elem_bytes<LE>();
+  return kb * (dp + pad) * elem_bytes<LE>();
 }
 
 // Calls fn(Tag<O>{}) with the DSL element type of the output dtype.
@@ -67,7 +68,7 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
   // fp8 codes move through global memory and LDS as i8 (like the GEMM); Q is read as E.
   using LE = std::conditional_t<E::bits == 8, i8, E>;
   constexpr int kb = E::bits == 8 ? 64 : 32; // keys per KV block
-  constexpr int n_stages = 2 * stage_bytes<LE>(kb, Dp, Dvp) <= 65536 ? 2 : 1;
+  constexpr int n_stages = 2 * stage_bytes<LE>(kb, Dp) <= 65536 ? 2 : 1;
   constexpr int row_pad = 16 / elem_bytes<LE>();
   // S^T = K Q^T (keys x queries, one 16-query column of atoms per wave) and O^T = V^T P^T;
   // scores, P and O live in f32 in the C layouts of s_f32 / o_f32 (int8: see attn_products).
@@ -77,17 +78,14 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
   constexpr auto s_f32 = Products::s_f32;
   constexpr auto o_f32 = Products::o_f32;
   static_assert(s_mma.tile_n == block_q && o_mma.tile_n == block_q);
-  constexpr auto plan = lds_plan(lds_buffer<LE>("sK", kb, Dp, stages(n_stages), pad(row_pad)),
-                                 lds_buffer<LE>("sVt", Dvp, kb, stages(n_stages), pad(row_pad)));
+  constexpr auto plan = lds_plan(lds_buffer<LE>("sK", kb, Dp, stages(n_stages), pad(row_pad)));
   // 128-bit accesses; a row of the head is split over the largest power of two of threads that
   // divides it (96 = 3 x 32: 4 threads per pass over a 32-wide slice).
   constexpr int vec = 128 / LE::bits;
-  constexpr int tc_k = row_threads(Dp / vec), tc_v = row_threads(Dvp / vec);
+  constexpr int tc_k = row_threads(Dp / vec);
   constexpr auto copy_k =
       make_tiled_copy<LE>(atoms::global_load_b128{}, thread_layout<threads / tc_k, tc_k>);
-  constexpr auto copy_v =
-      make_tiled_copy<LE>(atoms::global_load_b128{}, thread_layout<threads / tc_v, tc_v>);
-  static_assert(kb % (threads / tc_k) == 0 && kb % (threads / tc_v) == 0);
+  static_assert(kb % (threads / tc_k) == 0);
 
   KernelBuilder kb_(s.name(), {threads, 1, 1});
   const int align = s.vec_aligned ? 16 : elem_bytes<LE>();
@@ -169,20 +167,29 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     const auto [first_block, num_blocks] = vis.blocks(row0_32, block_q, kb);
 
     // ---- Q in registers: the B operand of S^T = K Q^T for every k step of the head ----
+    // (an interior tile, the usual case, loads without masks: one uniform branch)
     const auto q_tile = local_tile<block_q, Dp>(q, qt, 0);
+    using QFrags = MmaFragment<Atom, MmaOperand::B, Dp / 16, 1>; // row ks: k step ks
+    const auto load_q = [&](const auto& tile) {
+      QFrags f;
+      for (int ks = 0; ks < Dp / 16; ++ks)
+        f.at(ks, 0) = s_mma.load_b(tile, ks).at(0, 0);
+      return f;
+    };
+    const QFrags q_all = if_(
+        q_tile.whole(), [&] { return load_q(assume_whole(q_tile)); },
+        [&] { return load_q(q_tile); });
     std::array<typename decltype(s_mma)::BFrag, Dp / 16> qf;
     for (int ks = 0; ks < Dp / 16; ++ks)
-      qf[static_cast<std::size_t>(ks)] = s_mma.load_b(q_tile, ks);
+      qf[static_cast<std::size_t>(ks)].at(0, 0) = q_all.at(ks, 0);
 
     auto lds = use_lds<plan>(kb_);
+    // K of block first_block + t: global -> registers (fetch) -> LDS (commit), pipelined.
     const auto fetch = [&](const Int32& t) {
-      const Int32 blk = first_block + t;
-      return std::pair{kv.template load_k<kb, Dp>(copy_k, blk),
-                       kv.template load_v<kb, Dvp>(copy_v, blk)};
+      return kv.template load_k<kb, Dp>(copy_k, first_block + t);
     };
     const auto commit = [&](const auto& regs, const Int32& stage) {
-      copy_k.store(regs.first, lds.template tile<"sK">(stage));
-      copy_v.store(regs.second, transposing_store_view<LE>(lds.template tile<"sVt">(stage)));
+      copy_k.store(regs, lds.template tile<"sK">(stage));
     };
 
     // ---- score modifiers: scale, softcap, ALiBi, bias / mask, visibility (log2 domain) ----
@@ -268,8 +275,9 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         carry(o_f32.make_accumulator(0.0f), Row::filled(neg_inf), Row::filled(0.0f), Int32(0)),
         fetch, commit, [&](const Int32& stage, OFrag o, Row m, Row l, Int32 t) {
           const auto sK = lds_view<E, kb, Dp>(lds.template tile<"sK">(stage));
-          const auto sVt = lds_view<E, Dvp, kb>(lds.template tile<"sVt">(stage));
           const auto st = Products::scores([&](int ks) { return s_mma.load_a(sK, ks); }, qf);
+          // V^T's operand tiles, in flight while the softmax is computed
+          const auto vt = kv.template load_vt<Atom, kb, Dvp>(first_block + t, s.v_transpose_loads);
           const Int32 key0 = (first_block + t) * kb;
           // Interior blocks take the unmasked path; only the edges pay for the mask.
           const auto sc = if_(
@@ -283,7 +291,14 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
           o = broadcast_cols(o, sm.alpha, [](const Float32& x, const Float32& a) { return x * a; });
           // O^T += V^T P^T, P^T straight from registers
           Products::accumulate_pv(
-              o, [&](int ks) { return o_mma.load_a(sVt, ks); }, sm.p, p_scale);
+              o,
+              [&](int ks) {
+                typename decltype(o_mma)::AFrag a;
+                for (int i = 0; i < Dvp / 16; ++i)
+                  a.at(i, 0) = vt.at(i, ks);
+                return a;
+              },
+              sm.p, p_scale);
           return carry(o, sm.m, sm.l, t + 1);
         });
     (void)blocks_done;
@@ -296,6 +311,12 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         return v_descale;
     }();
     const Float32 zero(0.0f);
+    // O^T leaves as O (an interior tile without masks: one uniform branch)
+    const auto store_tile = [&](const OFrag& o, const auto& tile) {
+      if_(
+          tile.whole(), [&] { o_f32.store_transposed(o, assume_whole(tile)); },
+          [&] { o_f32.store_transposed(o, tile); });
+    };
     if (!s.split) {
       RegTensor<f32, 1, 1> inv_l;
       inv_l(0, 0) = select(l_fin(0, 0) == zero, zero, pv_scale * rcp(l_fin(0, 0)));
@@ -305,7 +326,7 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         const GlobalTensor<O> out =
             head_tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
                         bq * o_sb + seq.q_first * o_ss + cast<i64>(h) * o_sh, seq.sq, Dv, o_ss);
-        o_f32.store_transposed(o_n, local_tile<block_q, Dvp>(out, qt, 0));
+        store_tile(o_n, local_tile<block_q, Dvp>(out, qt, 0));
       });
     }
     // Per query (lanes of the first half-wave): lse, or m and l of the split.
@@ -331,7 +352,7 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
       const GlobalTensor<f32> part = head_tensor(OPart, base, seq.sq, Dv, Dv);
       const OFrag o_s = broadcast_cols(o_acc, RegTensor<f32, 1, 1>::filled(pv_scale),
                                        [](const Float32& x, const Float32& a) { return x * a; });
-      o_f32.store_transposed(o_s, local_tile<block_q, Dvp>(part, qt, 0));
+      store_tile(o_s, local_tile<block_q, Dvp>(part, qt, 0));
     }
   });
   return kb_.finish();

@@ -57,6 +57,8 @@ std::string FlashAttnKernelSpec::name() const {
     n += "_split";
   if (paging != KvPaging::none)
     n += paging == KvPaging::table ? "_paged" : "_pagedcsr";
+  if (v_transpose_loads)
+    n += "_vtr";
   return n;
 }
 

@@ -5,8 +5,9 @@
 //    modifiers exist (window / causal, bias or bool mask, ALiBi, softcap), lse, split-KV;
 //  - policy: a query tile of 16 x waves rows (one 16-query atom column per wave), a KV block
 //    of kv_block keys, the head dim padded to a multiple of 32 in registers and LDS;
-//  - pipeline: K and V^T of a KV block staged in LDS (dsl::pipeline, 2 stages when they fit),
-//    S^T = K Q^T on WMMA with Q in registers, P^T fed from the S^T accumulator straight into
+//  - pipeline: K of a KV block staged in LDS (dsl::pipeline, 2 stages when they fit), S^T = K Q^T
+//    on WMMA with Q in registers, V^T's operand tiles read straight into registers (transpose
+//    loads when v_transpose_loads), P^T fed from the S^T accumulator straight into
 //    O^T += V^T P^T (dsl accumulator_as_operand), online softmax with exp2 and f32 state.
 // Feature blocks live in kernels/attention/blocks/ (one per file); flash_attn_kernel.cpp
 // composes them. Everything is written with the DSL.
@@ -36,6 +37,9 @@ struct FlashAttnKernelSpec {
   bool dropout = false;     // p > 0 (p = 0 is the code without dropout)
   bool split = false;       // write the split-KV partials (attn_shared.md) instead of out
   bool vec_aligned = false; // q, k, v: base and every row start 16-byte aligned
+  // V's PV operand tiles by gfx12 transpose loads: v 16-byte aligned (base and rows) and
+  // head_dim_v a multiple of 8; otherwise element-wise loads (kv_source.hpp).
+  bool v_transpose_loads = false;
   // k / v are page pools [num_pages, page_size, Hkv, D] read through a block table (dense
   // [B, max_blocks] or CSR); seqlens_k [B] gives each sequence's key count.
   enum class KvPaging { none, table, csr } paging = KvPaging::none;

@@ -38,6 +38,7 @@ FlashAttnKernelSpec spec_of(const FlashAttnArgs& a, const FlashAttnProblem& p) {
   s.dropout = p.dropout_p > 0.0f;
   s.split = p.num_splits > 1;
   s.vec_aligned = aligned16(a.q) && aligned16(a.k) && aligned16(a.v);
+  s.v_transpose_loads = aligned16(a.v) && p.head_dim_v % 8 == 0;
   return s;
 }
 

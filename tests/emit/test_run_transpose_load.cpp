@@ -178,3 +178,125 @@ TEST_CASE("transpose load, masked: a tile past the tensor's edge reads its missi
       }
   }
 }
+
+// Both transpose loads of a row-gathered B (a paged cache: dsl/tensor/gathered_rows.hpp): the
+// 20 x 24 logical B lives in pages of 4 rows scattered over a pool by a page table, so the 16
+// rows of one tile come from 4 different pages. D = A B[0..16, 0..16] (unmasked) +
+// A B[16..32, 16..32] (masked: 4 rows and 8 columns exist). memcheck proves neither the pool
+// nor the table (5 entries: rows 0 .. 19) is read past its end.
+TEST_CASE("transpose load, gathered rows: a paged B read unmasked and masked") {
+  using Atom = atoms::wmma_f32_16x16x16_bf16;
+  constexpr int rows = 20, cols = 24, page = 4, pages = 5;
+  const std::vector<std::int32_t> table = {3, 0, 4, 1, 2}; // logical page -> pool page
+  KernelBuilder kb("tr_gathered", {32, 1, 1});
+  constexpr auto mma = make_tiled_mma(Atom{}, wave_layout<1, 1>);
+  using TM = std::remove_cvref_t<decltype(mma)>;
+  auto [A, Pool, Table, D] = kb.args(gtensor<bf16>(row_major, "a"), gptr<bf16>("pool"),
+                                     gptr<i32>("table"), gtensor<f32>(row_major, "d"));
+  const RowGatheredTensor<bf16, PagedRows> b(
+      Pool, Int64(rows), Int64(cols),
+      PagedRows{Table, Int32(page), Int64(page * cols), Int64(cols)});
+  const auto fa = mma.load_a(local_tile<16, 16>(A.shape(16, 16), 0, 0), 0);
+  typename TM::BFrag whole, edge;
+  whole.at(0, 0) = load_operand_transposed<Atom, MmaOperand::B>(b, Int64(0), Int64(0));
+  edge.at(0, 0) = load_operand_transposed_masked<Atom, MmaOperand::B>(b, Int64(16), Int64(16));
+  auto acc = mma.make_accumulator(0.0f);
+  gemm(mma, fa, whole, acc);
+  gemm(mma, fa, edge, acc);
+  mma.store(acc, local_tile<16, 16>(D.shape(16, 16), 0, 0));
+  const ir::Kernel k = kb.finish();
+
+  std::vector<std::uint16_t> a(16 * 16), pool(pages * page * cols);
+  for (int m = 0; m < 16; ++m)
+    for (int kk = 0; kk < 16; ++kk)
+      a[m * 16 + kk] = static_cast<std::uint16_t>(num::f64_to_bf16(value(m, kk, 1)));
+  for (int r = 0; r < rows; ++r) // logical row r: slot r % page of pool page table[r / page]
+    for (int n = 0; n < cols; ++n)
+      pool[(table[r / page] * page + r % page) * cols + n] =
+          static_cast<std::uint16_t>(num::f64_to_bf16(value(r, n, 2)));
+  for (emit::Backend backend : test::kBothBackends) {
+    CAPTURE(emit::backend_name(backend));
+    test::DslEmuRun run(k, backend);
+    CHECK(run.uses("global_load_tr_b128"));
+    const runtime::DevicePtr da = run.upload(a), dp = run.upload(pool), dt = run.upload(table),
+                             dd = run.alloc<float>(256);
+    run.launch({1, 1, 1}, {32, 1, 1}, runtime::KernelArgs().ptr(da).ptr(dp).ptr(dt).ptr(dd));
+    const std::vector<float> d = run.download<float>(dd, 256);
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j) {
+        double want = 0;
+        for (int kk = 0; kk < 16; ++kk) {
+          want += value(i, kk, 1) * value(kk, j, 2);
+          if (16 + kk < rows && 16 + j < cols)
+            want += value(i, kk, 1) * value(16 + kk, 16 + j, 2);
+        }
+        CAPTURE(i);
+        CAPTURE(j);
+        CHECK(d[i * 16 + j] == want);
+      }
+  }
+}
+
+// load_operand_transposed_clamped, of a plain and of a row-gathered (paged) B: the 16 x 16 tile
+// at (16, 16) of a 20 x 24 B has 4 k rows and 8 n columns; its missing elements are copies of
+// B's (unspecified which), so A is 0 in the k columns whose B rows are missing and only the
+// n columns that exist are checked. memcheck proves every read stays inside B (and the page
+// table).
+TEST_CASE("transpose load, clamped: a tile past the edge reads only inside the tensor") {
+  using Atom = atoms::wmma_f32_16x16x16_bf16;
+  constexpr int rows = 20, cols = 24, k0 = 16, n0 = 16, page = 4, pages = 5;
+  const std::vector<std::int32_t> table = {3, 0, 4, 1, 2};
+  for (bool gathered : {false, true}) {
+    CAPTURE(gathered);
+    KernelBuilder kb(gathered ? "tr_clamped_paged" : "tr_clamped", {32, 1, 1});
+    constexpr auto mma = make_tiled_mma(Atom{}, wave_layout<1, 1>);
+    using TM = std::remove_cvref_t<decltype(mma)>;
+    auto [A, B, Table, D] = kb.args(gtensor<bf16>(row_major, "a"), gptr<bf16>("b"),
+                                    gptr<i32>("table"), gtensor<f32>(row_major, "d"));
+    const auto fa = mma.load_a(local_tile<16, 16>(A.shape(16, 16), 0, 0), 0);
+    typename TM::BFrag fb;
+    if (gathered)
+      fb.at(0, 0) = load_operand_transposed_clamped<Atom, MmaOperand::B>(
+          RowGatheredTensor<bf16, PagedRows>(
+              B, Int64(rows), Int64(cols),
+              PagedRows{Table, Int32(page), Int64(page * cols), Int64(cols)}),
+          Int64(k0), Int64(n0));
+    else
+      fb.at(0, 0) = load_operand_transposed_clamped<Atom, MmaOperand::B>(
+          GlobalTensor<bf16>(B, Int64(rows), Int64(cols), Int64(cols), Int64(1)), Int64(k0),
+          Int64(n0));
+    auto acc = mma.make_accumulator(0.0f);
+    gemm(mma, fa, fb, acc);
+    mma.store(acc, local_tile<16, 16>(D.shape(16, 16), 0, 0));
+    const ir::Kernel k = kb.finish();
+
+    std::vector<std::uint16_t> a(16 * 16), b(gathered ? pages * page * cols : rows * cols);
+    for (int m = 0; m < 16; ++m)
+      for (int kk = 0; kk < 16; ++kk) // zero where B's row k0 + kk is missing
+        a[m * 16 + kk] =
+            static_cast<std::uint16_t>(num::f64_to_bf16(k0 + kk < rows ? value(m, kk, 1) : 0.0));
+    for (int r = 0; r < rows; ++r)
+      for (int n = 0; n < cols; ++n) {
+        const int row_at = gathered ? table[r / page] * page + r % page : r;
+        b[row_at * cols + n] = static_cast<std::uint16_t>(num::f64_to_bf16(value(r, n, 2)));
+      }
+    for (emit::Backend backend : test::kBothBackends) {
+      CAPTURE(emit::backend_name(backend));
+      test::DslEmuRun run(k, backend);
+      CHECK(run.uses("global_load_tr_b128"));
+      const runtime::DevicePtr da = run.upload(a), db = run.upload(b), dt = run.upload(table),
+                               dd = run.alloc<float>(256);
+      run.launch({1, 1, 1}, {32, 1, 1}, runtime::KernelArgs().ptr(da).ptr(db).ptr(dt).ptr(dd));
+      const std::vector<float> d = run.download<float>(dd, 256);
+      for (int i = 0; i < 16; ++i)
+        for (int j = 0; n0 + j < cols; ++j) {
+          double want = 0;
+          for (int kk = 0; k0 + kk < rows; ++kk)
+            want += value(i, kk, 1) * value(k0 + kk, n0 + j, 2);
+          CAPTURE(i);
+          CAPTURE(j);
+          CHECK(d[i * 16 + j] == want);
+        }
+    }
+  }
+}

@@ -1,9 +1,10 @@
 // "K / V staged in LDS chunks when a head does not fit in 64 KiB" (issue 10): no instantiated
 // flash attention configuration needs chunks, because the KV block (32 keys for 16-bit inputs,
-// 64 for 8-bit ones) times the widest head (256, padded rows) fits one LDS stage of K and V^T
-// well within 64 KiB (docs/kernels.md "LDS budget"). This test builds every dtype x head width
-// the composition is instantiated for and checks the kernel's static LDS, so a change of block
-// size or staging that would need chunking fails here with the configuration named.
+// 64 for 8-bit ones) times the widest head (256, padded rows) fits two LDS stages of K well
+// within 64 KiB (V reaches the PV product by transpose loads; docs/kernels.md "LDS budget"). This
+// test builds every dtype x head width the composition is instantiated for and checks the kernel's
+// static LDS, so a change of block size or staging that would need chunking fails here with the
+// configuration named.
 #include <kernels/attention/flash_attn_kernel.hpp>
 
 #include <doctest/doctest.h>
@@ -25,9 +26,8 @@ TEST_CASE("flash_attn: the LDS plan of every instantiated configuration fits 64 
       CHECK(k.lds_bytes <= 65536);
       largest = std::max(largest, k.lds_bytes);
     }
-  // The widest head takes one stage: 16-bit K [32 x (256 + 8)] and V^T [256 x (32 + 8)] =
-  // 37376 bytes, 8-bit 64 x 272 + 256 x 80 = 37888; narrower heads take two stages when both
-  // fit (the largest: 8-bit, D = 192, 2 x 28672 = 57344 bytes).
+  // The widest head takes two stages of K: 16-bit 2 x 32 x (256 + 8) x 2 = 33792 bytes, 8-bit
+  // 2 x 64 x (256 + 16) = 34816 (the largest).
   MESSAGE("largest flash attention LDS plan: " << largest << " bytes");
   CHECK(largest <= 65536);
 }

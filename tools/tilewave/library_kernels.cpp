@@ -124,6 +124,7 @@ ir::Kernel build_flash_attn(const emit::ParamReader& p) {
   s.dropout = flag(p, "dropout");
   s.split = flag(p, "split");
   s.vec_aligned = flag(p, "aligned");
+  s.v_transpose_loads = s.vec_aligned;   // every listed head dim is a multiple of 8
   return fk::build_flash_attn_kernel(s); // rejects unsupported combinations
 }
 

@@ -6,10 +6,11 @@
 // [num_pages, page_size, Hkv, D]: page stride, token stride, head stride.
 // The block table of sequence b is its own row of a dense [B, max_blocks] table, or its
 // slice indices[indptr[b] ..] of the CSR form; the sequence's key count is seqlens_k[b].
-// The KV loop asks only for the copy registers of one KV block (load_k / load_v): nothing else
-// in the kernel depends on where the rows are.
+// The KV loop asks only for the copy registers of one K block (load_k) and the PV operand
+// tiles of one V block (load_vt): nothing else in the kernel depends on where the rows are.
 #include <kernels/attention/blocks/attn_sequence.hpp>
 
+#include <dsl/copy/transpose_load.hpp>
 #include <dsl/tensor/gathered_rows.hpp>
 
 #include <optional>
@@ -61,27 +62,71 @@ public:
     KvSource s;
     s.pk_.emplace(k_head, seq.sk, d,
                   PagedRows{seq.pages, page_size, k_page_stride, k_token_stride});
-    s.pv_.emplace(v_head, seq.sk, dv,
-                  PagedRows{seq.pages, page_size, v_page_stride, v_token_stride});
+    s.pv_map_.emplace(PagedRows{seq.pages, page_size, v_page_stride, v_token_stride});
+    s.pv_.emplace(v_head, seq.sk, dv, *s.pv_map_);
     return s;
   }
 
-  // The copy registers of KV block `block` (rows block * R .., R x C; rows past the sequence
+  // The copy registers of K block `block` (rows block * R .., R x C; rows past the sequence
   // and columns past the head read 0).
   template <int R, int C, class Copy>
   auto load_k(const Copy& copy, const Int32& block) const {
     return pk_ ? copy.load(local_tile<R, C>(*pk_, block, 0))
                : copy.load(local_tile<R, C>(k_, block, 0));
   }
-  template <int R, int C, class Copy>
-  auto load_v(const Copy& copy, const Int32& block) const {
-    return pv_ ? copy.load(local_tile<R, C>(*pv_, block, 0))
-               : copy.load(local_tile<R, C>(v_, block, 0));
+
+  // V^T of KV block `block` (keys block * KB ..) as the A operand tiles of O^T = V^T P^T:
+  // value dims x keys, DVP / 16 x KB / 16 atom tiles, read straight into registers (V never
+  // passes through LDS). `transpose_loads`: gfx12 transpose loads, one per tile (the host
+  // promises 16-byte aligned rows and a value head a multiple of 8 wide; pages: each lane's row
+  // through the block table). The edge block (past the last key or the value head) takes their
+  // clamped form: its missing elements are copies of real V elements, which is exact here
+  // because keys past the sequence have P = 0 (masked scores) and value dims past the head only
+  // make O columns that are never stored. Otherwise element-wise loads (unaligned V), which
+  // read the missing elements as 0.
+  template <class Atom, int KB, int DVP>
+  MmaFragment<Atom, MmaOperand::A, DVP / 16, KB / 16> load_vt(const Int32& block,
+                                                              bool transpose_loads) const {
+    using E = typename MmaOperandTraits<Atom, MmaOperand::A>::elem; // e4m3 / e5m2 of i8 codes
+    using Frag = MmaFragment<Atom, MmaOperand::A, DVP / 16, KB / 16>;
+    const GlobalPtr<E> p(v_ptr().ir(), v_ptr().align());
+    const auto read = [&](const auto& v) {
+      if (!transpose_loads) { // tile: KB keys x DVP dims in V's own order
+        const auto tile = local_tile<KB, DVP>(v, block, 0);
+        Frag f;
+        for (int i = 0; i < DVP / 16; ++i)
+          for (int ks = 0; ks < KB / 16; ++ks)
+            f.at(i, ks) =
+                load_operand<Atom, MmaOperand::A>(tile, Int32(16 * i), Int32(16 * ks), true);
+        return f;
+      }
+      const Int64 key0 = cast<i64>(block) * Int64(KB);
+      const auto transposed = [&](bool edge) {
+        Frag f;
+        for (int i = 0; i < DVP / 16; ++i)
+          for (int ks = 0; ks < KB / 16; ++ks) {
+            const Int64 k0 = key0 + Int64(16 * ks);
+            f.at(i, ks) =
+                edge ? load_operand_transposed_clamped<Atom, MmaOperand::A>(v, k0, Int64(16 * i))
+                     : load_operand_transposed<Atom, MmaOperand::A>(v, k0, Int64(16 * i));
+          }
+        return f;
+      };
+      const Bool whole = (key0 + Int64(KB) <= v.rows()) && (v.cols() == Int64(DVP));
+      return if_(
+          whole, [&] { return transposed(false); }, [&] { return transposed(true); });
+    };
+    if (pv_)
+      return read(RowGatheredTensor<E, PagedRows>(p, pv_->rows(), pv_->cols(), *pv_map_));
+    return read(GlobalTensor<E>(p, v_.rows(), v_.cols(), v_.row_stride(), v_.col_stride()));
   }
 
 private:
+  const GlobalPtr<T>& v_ptr() const { return pv_ ? pv_->ptr() : v_.ptr(); }
+
   GlobalTensor<T> k_, v_;
   std::optional<Paged> pk_, pv_;
+  std::optional<PagedRows> pv_map_;
 };
 
 } // namespace tw::kernels::attention_blocks
