@@ -45,15 +45,24 @@ public:
     hasher_.update(llvm::StringRef(s.data(), s.size()));
   }
   void type(ir::Type t) {
-    fixed(t.kind());
-    fixed(static_cast<std::uint8_t>(t.elem_bits()));
-    fixed(static_cast<std::uint16_t>(t.lanes()));
-    fixed(t.addr_space());
+    fixed(static_cast<std::uint64_t>(t.kind()) | std::uint64_t(t.elem_bits() & 0xff) << 8 |
+          std::uint64_t(t.lanes() & 0xffff) << 16 | std::uint64_t(t.addr_space()) << 32);
   }
+  // The ids as one block (a Value is its 32-bit id).
   void values(const std::vector<ir::Value>& vs) {
+    static_assert(sizeof(ir::Value) == sizeof(std::uint32_t));
     count(vs.size());
-    for (ir::Value v : vs)
-      fixed(v.id);
+    const std::size_t bytes = vs.size() * sizeof(ir::Value);
+    if (used_ + bytes > sizeof(buffer_)) {
+      flush();
+      if (bytes > sizeof(buffer_)) {
+        hasher_.update(llvm::ArrayRef(reinterpret_cast<const std::uint8_t*>(vs.data()), bytes));
+        return;
+      }
+    }
+    if (bytes)
+      std::memcpy(buffer_ + used_, vs.data(), bytes);
+    used_ += bytes;
   }
 
   // Attributes are mostly defaults: a mask of the fields that differ from a default Attrs,
