@@ -3,10 +3,15 @@
 // (no cache), warm from the disk cache (a fresh process's first compile), warm from the memory
 // cache (every later compile in a process), and the first compile of a new process that hits
 // the disk cache (a child process of this one: toolchain identity, disk read, nothing spawned).
-//   bench_compile [--repeat N] [--arch gfx1200|gfx1201]
+//   bench_compile [--repeat N] [--arch gfx1200|gfx1201] [--kernel NAME]... [--backend hip|llvm]
+//                 [--stages]
+//   --kernel / --backend  only these kernels (repeatable) / this backend
+//   --stages              also where the time of a cold compile, a disk hit and a new process's
+//                         disk hit goes (emit::CompileStageTimes; the median run of each)
 //   bench_compile --first-hit KERNEL BACKEND ARCH CACHE_DIR  (the child: prints microseconds)
 #include <emit/compile.hpp>
 #include <emit/registry.hpp>
+#include <emit/stage_times.hpp>
 #include <emit/subprocess.hpp>
 #include <tilewave/dsl_sample_kernels.hpp>
 #include <tilewave/library_kernels.hpp>
@@ -17,17 +22,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 template <class F>
 double seconds(F&& f) {
@@ -36,8 +38,47 @@ double seconds(F&& f) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// One compile's stages in microseconds, in a fixed order (the child prints them; the table too).
+std::vector<double> stage_us(const tw::emit::CompileStageTimes& t) {
+  const double parts[] = {t.verify_s,    t.key_s,      t.toolchain_s,    t.memory_s,
+                          t.disk_read_s, t.describe_s, t.build_module_s, t.optimize_s,
+                          t.codegen_s,   t.link_s,     t.hip_compile_s,  t.disk_write_s};
+  std::vector<double> us;
+  for (double s : parts)
+    us.push_back(1e6 * s);
+  return us;
+}
+constexpr const char* kStageNames[] = {"verify", "key", "toolch",  "memory", "disk", "describe",
+                                       "build",  "opt", "codegen", "link",   "hip",  "write"};
+
+struct Timed {
+  double total_us = 0;
+  std::vector<double> stages_us; // stage_us order
+};
+
+// The run of median total time.
+Timed median_run(std::vector<Timed> runs) {
+  std::sort(runs.begin(), runs.end(),
+            [](const Timed& a, const Timed& b) { return a.total_us < b.total_us; });
+  return runs[runs.size() / 2];
+}
+
+// One compile of `k`, timed as a whole and by stage.
+Timed timed_compile(const tw::ir::Kernel& k, tw::emit::Backend backend, tw::Arch arch,
+                    tw::emit::CompileOptions options, tw::emit::CodeObject* out = nullptr) {
+  tw::emit::CompileStageTimes times;
+  options.stage_times = &times;
+  tw::emit::CodeObject co;
+  Timed r;
+  r.total_us = 1e6 * seconds([&] { co = tw::emit::compile(k, backend, arch, options); });
+  r.stages_us = stage_us(times);
+  if (out)
+    *out = std::move(co);
+  return r;
+}
+
 // The child of the new-process figure: builds KERNEL, then times its first compile, which must
-// be a disk hit. Prints "<trace us> <compile us>".
+// be a disk hit. Prints "<trace us> <compile us> <stage us>...".
 int first_hit_child(char** argv) {
   using namespace tw::emit;
   const auto t0 = Clock::now();
@@ -49,30 +90,50 @@ int first_hit_child(char** argv) {
   warm.cache_dir = argv[5];
   CacheOutcome outcome = CacheOutcome::miss;
   warm.cache_outcome = &outcome;
-  const double compile_s =
-      seconds([&] { compile(k, parse_backend(argv[3]), tw::parse_arch(argv[4]), warm); });
+  const Timed t = timed_compile(k, parse_backend(argv[3]), tw::parse_arch(argv[4]), warm);
   if (outcome != CacheOutcome::disk_hit) {
     std::fprintf(stderr, "expected a disk hit, got %s\n", std::string(to_string(outcome)).c_str());
     return 1;
   }
-  std::printf("%.1f %.1f\n", 1e6 * trace_s, 1e6 * compile_s);
+  std::printf("%.1f %.1f", 1e6 * trace_s, t.total_us);
+  for (double us : t.stages_us)
+    std::printf(" %.1f", us);
+  std::printf("\n");
   return 0;
 }
 
-// Median over `repeat` child processes of the first compile (a disk hit), in microseconds.
-double new_process_hit_us(const std::string& kernel, tw::emit::Backend backend, tw::Arch arch,
-                          const std::string& cache_dir, int repeat) {
-  std::vector<double> us;
+// The run of median time over `repeat` child processes of the first compile (a disk hit).
+Timed new_process_hit(const std::string& kernel, tw::emit::Backend backend, tw::Arch arch,
+                      const std::string& cache_dir, int repeat) {
+  std::vector<Timed> runs;
   for (int r = 0; r < repeat; ++r) {
     const tw::emit::ProcessResult p = tw::emit::run_process(
         "/proc/self/exe", {"--first-hit", kernel, std::string(tw::emit::backend_name(backend)),
                            std::string(tw::arch_name(arch)), cache_dir});
-    double trace = 0, compile = 0;
-    if (p.exit_code != 0 || std::sscanf(p.output.c_str(), "%lf %lf", &trace, &compile) != 2)
+    std::istringstream in(p.output);
+    double trace = 0;
+    Timed t;
+    t.stages_us.resize(std::size(kStageNames));
+    in >> trace >> t.total_us;
+    for (double& us : t.stages_us)
+      in >> us;
+    if (p.exit_code != 0 || !in)
       throw std::runtime_error("the --first-hit child failed: " + p.failure + p.output);
-    us.push_back(compile);
+    runs.push_back(t);
   }
-  return median(us);
+  return median_run(runs);
+}
+
+void print_stage_row(const std::string& kernel, tw::emit::Backend backend, const char* what,
+                     const Timed& t) {
+  std::printf("%-18s %-7s %-12s %10.1f", kernel.c_str(),
+              std::string(tw::emit::backend_name(backend)).c_str(), what, t.total_us);
+  double sum = 0;
+  for (double us : t.stages_us) {
+    std::printf(" %8.1f", us);
+    sum += us;
+  }
+  std::printf(" %8.1f\n", t.total_us - sum);
 }
 
 } // namespace
@@ -80,21 +141,39 @@ double new_process_hit_us(const std::string& kernel, tw::emit::Backend backend, 
 int main(int argc, char** argv) try {
   if (argc == 6 && !std::strcmp(argv[1], "--first-hit"))
     return first_hit_child(argv);
+  using namespace tw::emit;
   int repeat = 3;
   tw::Arch arch = tw::Arch::gfx1201;
+  std::vector<std::string> only_kernels;
+  std::optional<Backend> only_backend;
+  bool stages = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
       repeat = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--arch") && i + 1 < argc)
       arch = tw::parse_arch(argv[++i]);
+    else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc)
+      only_kernels.emplace_back(argv[++i]);
+    else if (!std::strcmp(argv[i], "--backend") && i + 1 < argc)
+      only_backend = parse_backend(argv[++i]);
+    else if (!std::strcmp(argv[i], "--stages"))
+      stages = true;
     else {
-      std::fprintf(stderr, "usage: bench_compile [--repeat N] [--arch gfx1200|gfx1201]\n");
+      std::fprintf(stderr, "usage: bench_compile [--repeat N] [--arch gfx1200|gfx1201] "
+                           "[--kernel NAME]... [--backend hip|llvm] [--stages]\n");
       return 2;
     }
   }
-  using namespace tw::emit;
   tw::tool::register_library_kernels(kernel_registry());
   tw::tool::register_dsl_sample_kernels(kernel_registry());
+  std::vector<const KernelEntry*> kernels;
+  for (const std::string& name : only_kernels)
+    kernels.push_back(&kernel_registry().find(name)); // throws naming an unknown kernel
+  if (only_kernels.empty())
+    kernels = kernel_registry().entries();
+  std::vector<Backend> backends = {Backend::hip, Backend::llvm};
+  if (only_backend)
+    backends = {*only_backend};
   unsetenv("TILEWAVE_DUMP");
   unsetenv("TILEWAVE_CACHE");
   TempDir cache("tilewave-bench-compile"); // never the user's cache
@@ -103,15 +182,22 @@ int main(int argc, char** argv) try {
               std::string(tw::arch_name(arch)).c_str(), repeat);
   std::printf("%-18s %-7s %10s %14s %16s %18s %6s\n", "kernel", "backend", "cold ms", "disk hit us",
               "memory hit us", "new-process hit us", "VGPRs");
-  for (const KernelEntry* e : kernel_registry().entries()) {
+  if (stages) {
+    std::printf("stage rows (--stages), microseconds: total, then each stage, then the rest\n");
+    std::printf("%-18s %-7s %-12s %10s", "kernel", "backend", "compile", "total us");
+    for (const char* name : kStageNames)
+      std::printf(" %8s", name);
+    std::printf(" %8s\n", "rest");
+  }
+  for (const KernelEntry* e : kernels) {
     const tw::ir::Kernel k = e->build(ParamReader(e->name, e->params, {}));
-    for (Backend backend : {Backend::hip, Backend::llvm}) {
+    for (Backend backend : backends) {
       CompileOptions cold;
       cold.use_cache = false;
-      std::vector<double> cold_s, disk_s;
+      std::vector<Timed> cold_runs, disk_runs;
       CodeObject co;
       for (int r = 0; r < repeat; ++r)
-        cold_s.push_back(seconds([&] { co = compile(k, backend, arch, cold); }));
+        cold_runs.push_back(timed_compile(k, backend, arch, cold, &co));
 
       CompileOptions warm;
       warm.cache_dir = cache.path();
@@ -120,7 +206,7 @@ int main(int argc, char** argv) try {
         clear_memory_cache();
         CacheOutcome outcome = CacheOutcome::miss;
         warm.cache_outcome = &outcome;
-        disk_s.push_back(seconds([&] { compile(k, backend, arch, warm); }));
+        disk_runs.push_back(timed_compile(k, backend, arch, warm));
         if (outcome != CacheOutcome::disk_hit)
           throw std::runtime_error("expected a disk hit, got " + std::string(to_string(outcome)));
       }
@@ -131,10 +217,17 @@ int main(int argc, char** argv) try {
                              compile(k, backend, arch, warm);
                          }) /
                          kMemoryRuns;
-      const double fresh = new_process_hit_us(e->name, backend, arch, cache.path(), repeat);
+      const Timed fresh = new_process_hit(e->name, backend, arch, cache.path(), repeat);
+      const Timed cold_median = median_run(cold_runs), disk_median = median_run(disk_runs);
       std::printf("%-18s %-7s %10.1f %14.1f %16.1f %18.1f %6d\n", e->name.c_str(),
-                  std::string(backend_name(backend)).c_str(), 1e3 * median(cold_s),
-                  1e6 * median(disk_s), 1e6 * mem, fresh, co.resources.vgprs);
+                  std::string(backend_name(backend)).c_str(), 1e-3 * cold_median.total_us,
+                  disk_median.total_us, 1e6 * mem, fresh.total_us, co.resources.vgprs);
+      std::fflush(stdout);
+      if (stages) {
+        print_stage_row(e->name, backend, "cold", cold_median);
+        print_stage_row(e->name, backend, "disk hit", disk_median);
+        print_stage_row(e->name, backend, "new process", fresh);
+      }
     }
   }
   return 0;

@@ -8,7 +8,7 @@
 namespace tw::emit {
 
 struct CacheKeyParts {
-  std::string ir_text; // ir::print(kernel): the canonical IR
+  std::string ir_digest; // kernel_digest(kernel): every field of the IR (emit/kernel_digest.hpp)
   Backend backend = Backend::llvm;
   Arch arch = Arch::gfx1201;
   std::string toolchain_version; // toolchain_version()
@@ -17,7 +17,7 @@ struct CacheKeyParts {
 };
 
 struct CacheKey {
-  std::string description; // readable: every part, with the IR as its SHA-256
+  std::string description; // readable: every part, with the IR as its digest
   std::string digest;      // lowercase hex SHA-256 of `description`: the entry's name
 };
 

@@ -3,6 +3,7 @@
 #include <emit/disk_cache.hpp>
 #include <emit/dump.hpp>
 #include <emit/hip/hip_emitter.hpp>
+#include <emit/kernel_digest.hpp>
 #include <emit/llvm/llvm_backend.hpp>
 #include <emit/memory_cache.hpp>
 #include <emit/toolchain.hpp>
@@ -73,13 +74,16 @@ void adopt_kernarg_layout(CodeObject& co, const ir::Kernel& kernel) {
   }
 }
 
-// The backend itself: every stage when keep_texts, else only what the code object needs.
-CompileArtifacts run_backend(const ir::Kernel& kernel, std::string ir_text, Backend backend,
-                             Arch arch, int opt_level, bool keep_texts) {
+// The backend itself, on a verified kernel: every stage when keep_texts, else only what the
+// code object needs.
+CompileArtifacts run_backend(const ir::Kernel& kernel, Backend backend, Arch arch, int opt_level,
+                             bool keep_texts, CompileStageTimes* times = nullptr) {
   CompileArtifacts a;
-  a.ir = std::move(ir_text);
+  if (keep_texts)
+    a.ir = ir::print(kernel);
   std::vector<std::uint8_t> elf;
   if (backend == Backend::hip) {
+    StageTimer t(times ? &times->hip_compile_s : nullptr);
     a.hip_source = hip::emit_source(kernel);
     HipCompileOutputs out =
         compile_hip_source(a.hip_source, arch, opt_level, keep_texts, keep_texts);
@@ -89,12 +93,13 @@ CompileArtifacts run_backend(const ir::Kernel& kernel, std::string ir_text, Back
     if (!keep_texts)
       a.hip_source.clear();
   } else {
-    LlvmCompileOutputs out = compile_llvm(kernel, arch, opt_level, keep_texts);
+    LlvmCompileOutputs out = compile_llvm(kernel, arch, opt_level, keep_texts, times);
     a.llvm_ir_before_opt = std::move(out.ir_before_opt);
     a.llvm_ir_after_opt = std::move(out.ir_after_opt);
     a.assembly = std::move(out.assembly);
     elf = std::move(out.code_object);
   }
+  StageTimer t(times ? &times->describe_s : nullptr);
   a.code_object = describe_code_object(std::move(elf), backend, arch, kernel.name);
   adopt_kernarg_layout(a.code_object, kernel);
   return a;
@@ -106,7 +111,7 @@ CompileArtifacts compile_with_artifacts(const ir::Kernel& kernel, Backend backen
                                         const CompileOptions& options) {
   check_options(options);
   ir::verify(kernel);
-  return run_backend(kernel, ir::print(kernel), backend, arch, options.opt_level, true);
+  return run_backend(kernel, backend, arch, options.opt_level, true);
 }
 
 CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
@@ -116,33 +121,55 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
     if (options.cache_outcome)
       *options.cache_outcome = o;
   };
-  // Verify before any lookup: a malformed kernel is an error even when a cache holds code
-  // for the same text.
-  ir::verify(kernel);
-  std::string ir_text = ir::print(kernel);
+  CompileStageTimes* times = options.stage_times;
+  auto timer = [times](double CompileStageTimes::*slot) {
+    return StageTimer(times ? &(times->*slot) : nullptr);
+  };
   const std::optional<std::string> dump =
       options.dump_dir ? options.dump_dir : dump_dir_from_environment();
   const bool cached = options.use_cache && cache_enabled_by_environment();
 
+  // A hit is not verified again: entries are made only from kernels that ir::verify accepted,
+  // and the key holds kernel_digest, which covers every field of the kernel, so a kernel that
+  // hits is field for field one that verified. A malformed kernel never hits (no entry is
+  // made for it) and is rejected below before anything is compiled or stored.
   CacheKey key;
   std::optional<DiskCache> disk;
   CacheOutcome outcome = CacheOutcome::disabled;
   if (cached) {
     const std::string dir = options.cache_dir ? *options.cache_dir : default_cache_dir();
-    key = make_cache_key(
-        {ir_text, backend, arch, toolchain_version(dir), TILEWAVE_VERSION, options_key(options)});
+    const std::string& toolchain = [&]() -> const std::string& {
+      auto t = timer(&CompileStageTimes::toolchain_s);
+      return toolchain_version(dir);
+    }();
+    {
+      auto t = timer(&CompileStageTimes::key_s);
+      key = make_cache_key({kernel_digest(kernel), backend, arch, toolchain, TILEWAVE_VERSION,
+                            options_key(options)});
+    }
     if (!dir.empty())
       disk.emplace(dir);
     outcome = CacheOutcome::miss;
     if (!dump) {
-      if (auto hit = process_memory_cache().find(key.digest)) {
+      std::optional<CodeObject> hit;
+      {
+        auto t = timer(&CompileStageTimes::memory_s);
+        hit = process_memory_cache().find(key.digest);
+      }
+      if (hit) {
         report(CacheOutcome::memory_hit);
         return *hit;
       }
       if (disk) {
         DiskLookup lookup = DiskLookup::miss;
-        if (auto bytes = disk->load(key.digest, &lookup)) {
+        std::optional<std::vector<std::uint8_t>> bytes;
+        {
+          auto t = timer(&CompileStageTimes::disk_read_s);
+          bytes = disk->load(key.digest, &lookup);
+        }
+        if (bytes) {
           try {
+            auto t = timer(&CompileStageTimes::describe_s);
             CodeObject co = describe_code_object(std::move(*bytes), backend, arch, kernel.name);
             adopt_kernarg_layout(co, kernel);
             process_memory_cache().insert(key.digest, co);
@@ -162,11 +189,16 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
     }
   }
 
+  {
+    auto t = timer(&CompileStageTimes::verify_s);
+    ir::verify(kernel);
+  }
   CompileArtifacts a =
-      run_backend(kernel, std::move(ir_text), backend, arch, options.opt_level, dump.has_value());
+      run_backend(kernel, backend, arch, options.opt_level, dump.has_value(), times);
   if (dump)
     write_dump(*dump, kernel.name, a);
   if (cached) {
+    auto t = timer(&CompileStageTimes::disk_write_s);
     if (disk && !disk->store(key.digest, a.code_object.elf) && !disk->problem().empty())
       warn_cache_unusable_once(disk->problem());
     process_memory_cache().insert(key.digest, a.code_object);

@@ -7,6 +7,7 @@
 #include <emit/backend.hpp>
 #include <emit/code_object.hpp>
 #include <emit/resources.hpp>
+#include <emit/stage_times.hpp>
 
 #include <optional>
 #include <string>
@@ -25,11 +26,12 @@ enum class CacheOutcome {
 std::string_view to_string(CacheOutcome o);
 
 struct CompileOptions {
-  int opt_level = 3;                     // 0..3; part of the cache key
-  bool use_cache = true;                 // false: always compile (still no cache write)
-  std::optional<std::string> cache_dir;  // default: $TILEWAVE_CACHE_DIR, else ~/.cache/tilewave
-  std::optional<std::string> dump_dir;   // default: $TILEWAVE_DUMP (unset: no dump)
-  CacheOutcome* cache_outcome = nullptr; // when set, receives where the code object came from
+  int opt_level = 3;                        // 0..3; part of the cache key
+  bool use_cache = true;                    // false: always compile (still no cache write)
+  std::optional<std::string> cache_dir;     // default: $TILEWAVE_CACHE_DIR, else ~/.cache/tilewave
+  std::optional<std::string> dump_dir;      // default: $TILEWAVE_DUMP (unset: no dump)
+  CacheOutcome* cache_outcome = nullptr;    // when set, receives where the code object came from
+  CompileStageTimes* stage_times = nullptr; // when set, receives each stage's seconds (added)
 };
 
 // The options text that enters the cache key (every option that changes the code).

@@ -1,23 +1,27 @@
 #include <emit/disk_cache.hpp>
 
 #include <llvm/ADT/SmallString.h>
+#include <llvm/Support/BLAKE3.h>
 #include <llvm/Support/FileSystem.h>
-#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
-#include <llvm/Support/SHA256.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <mutex>
+#include <string_view>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace tw::emit {
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'W', 'C', 'A', 'C', 'H', 'E', '1'};
+constexpr char kMagic[8] = {'T', 'W', 'C', 'A', 'C', 'H', 'E', '2'};
 constexpr std::size_t kDigestChars = 64;
 constexpr std::size_t kHeaderSize = sizeof(kMagic) + 8 + 32 + kDigestChars;
 
@@ -34,7 +38,7 @@ std::uint64_t get_u64(const char* p) {
 }
 
 std::array<std::uint8_t, 32> payload_hash(std::span<const std::uint8_t> payload) {
-  return llvm::SHA256::hash(llvm::ArrayRef<std::uint8_t>(payload.data(), payload.size()));
+  return llvm::BLAKE3::hash<32>(llvm::ArrayRef<std::uint8_t>(payload.data(), payload.size()));
 }
 
 } // namespace
@@ -53,15 +57,26 @@ std::optional<std::vector<std::uint8_t>> DiskCache::load(const std::string& dige
   };
   problem_.clear();
   const std::string path = entry_path(digest);
-  // Only a regular file of bounded size is read: a FIFO would block, a symlink to /dev/zero
-  // would never end, a directory is no entry.
-  llvm::sys::fs::file_status st;
-  if (llvm::sys::fs::status(path, st) || !llvm::sys::fs::exists(st)) {
+  // Plain POSIX reads into the returned vector: an mmap'd buffer (llvm::MemoryBuffer) page-
+  // faults on every page in a new process, which cost milliseconds on the GEMM's entry.
+  // O_NONBLOCK: opening a FIFO must not block; only a regular file of bounded size is read
+  // (a symlink to /dev/zero would never end, a directory is no entry).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
     set(DiskLookup::miss);
     return std::nullopt;
   }
-  if (st.type() != llvm::sys::fs::file_type::regular_file || st.getSize() > kMaxCacheEntryBytes) {
-    const bool regular = st.type() == llvm::sys::fs::file_type::regular_file;
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    set(DiskLookup::miss);
+    return std::nullopt;
+  }
+  const bool regular = S_ISREG(st.st_mode);
+  if (!regular || static_cast<std::uint64_t>(st.st_size) > kMaxCacheEntryBytes) {
     std::error_code ec; // std::filesystem: llvm::sys::fs::remove refuses FIFOs and devices
     if (!std::filesystem::remove(path, ec) || ec)
       problem_ = "entry " + path + " is " +
@@ -71,23 +86,35 @@ std::optional<std::vector<std::uint8_t>> DiskCache::load(const std::string& dige
     set(DiskLookup::corrupt);
     return std::nullopt;
   }
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buf) {
-    set(DiskLookup::miss);
-    return std::nullopt;
-  }
-  const llvm::StringRef data = (*buf)->getBuffer();
-  const auto valid = [&]() -> bool {
-    if (data.size() < kHeaderSize || std::memcmp(data.data(), kMagic, sizeof(kMagic)) != 0)
+  auto read_all = [fd](char* to, std::size_t n) {
+    while (n) {
+      const ssize_t got = ::read(fd, to, n);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        return false;
+      to += got;
+      n -= static_cast<std::size_t>(got);
+    }
+    return true;
+  };
+  const std::size_t file_size = static_cast<std::size_t>(st.st_size);
+  char header[kHeaderSize];
+  std::vector<std::uint8_t> payload;
+  const bool valid = [&]() -> bool {
+    if (file_size < kHeaderSize || !read_all(header, kHeaderSize) ||
+        std::memcmp(header, kMagic, sizeof(kMagic)) != 0)
       return false;
-    const std::uint64_t size = get_u64(data.data() + 8);
-    if (size != data.size() - kHeaderSize)
+    const std::uint64_t size = get_u64(header + 8);
+    if (size != file_size - kHeaderSize)
       return false;
-    if (data.substr(48, kDigestChars) != digest)
+    if (std::string_view(header + 48, kDigestChars) != digest)
       return false;
-    const auto* payload = reinterpret_cast<const std::uint8_t*>(data.data() + kHeaderSize);
-    const auto hash = payload_hash({payload, size});
-    return std::memcmp(hash.data(), data.data() + 16, 32) == 0;
+    payload.resize(size);
+    if (!read_all(reinterpret_cast<char*>(payload.data()), size))
+      return false;
+    const auto hash = payload_hash(payload);
+    return std::memcmp(hash.data(), header + 16, 32) == 0;
   }();
   if (!valid) {
     // Truncated by a crash, damaged, or written by another format: rebuild it.
@@ -96,8 +123,7 @@ std::optional<std::vector<std::uint8_t>> DiskCache::load(const std::string& dige
     return std::nullopt;
   }
   set(DiskLookup::hit);
-  const auto* begin = reinterpret_cast<const std::uint8_t*>(data.data() + kHeaderSize);
-  return std::vector<std::uint8_t>(begin, begin + (data.size() - kHeaderSize));
+  return payload;
 }
 
 void DiskCache::discard(const std::string& digest) const {

@@ -1,7 +1,7 @@
 #pragma once
 // The on-disk layer of the compile cache: one file per code object, named by its key digest.
 //
-// Entry format (little endian): "TWCACHE1" | u64 payload size | 32-byte SHA-256 of the payload
+// Entry format (little endian): "TWCACHE2" | u64 payload size | 32-byte BLAKE3 of the payload
 // | 64-char hex key digest | payload (the code object ELF). A reader checks all four, so a
 // truncated, corrupt or misplaced entry is detected, deleted and reported as `corrupt`.
 // Writers write a unique temporary file in the same directory and rename it over the entry:

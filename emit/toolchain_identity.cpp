@@ -1,7 +1,10 @@
 // Toolchain identity by file stamps, cached on disk (see toolchain_identity.hpp).
 #include <emit/toolchain_identity.hpp>
 
+#include <cerrno>
+#include <climits>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -36,19 +39,52 @@ std::string stamp_line(const ProgramStamp& s) {
   return "program\t" + s.path + "\t" + std::to_string(s.size) + "\t" + std::to_string(s.mtime_ns);
 }
 
+// The whole file, or nullopt when it cannot be read. Plain POSIX calls: this runs on the first
+// compile of every process, where the first use of iostreams alone cost 150 us.
+std::optional<std::string> read_small_file(const std::string& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return std::nullopt;
+  std::string text;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      ::close(fd);
+      if (n < 0)
+        return std::nullopt;
+      return text;
+    }
+    text.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
 // The stored version when the file's stamps equal `stamps`.
 std::optional<std::string> read_identity(const std::string& file,
                                          const std::vector<ProgramStamp>& stamps) {
-  std::ifstream in(file);
-  std::string line;
-  if (!in || !std::getline(in, line) || line != kHeader)
+  const std::optional<std::string> text = read_small_file(file);
+  if (!text)
+    return std::nullopt;
+  std::string_view rest = *text;
+  auto next_line = [&rest](std::string_view& line) {
+    const std::size_t end = rest.find('\n');
+    if (end == std::string_view::npos)
+      return false;
+    line = rest.substr(0, end);
+    rest.remove_prefix(end + 1);
+    return true;
+  };
+  std::string_view line;
+  if (!next_line(line) || line != kHeader)
     return std::nullopt;
   for (const ProgramStamp& s : stamps)
-    if (!std::getline(in, line) || line != stamp_line(s))
+    if (!next_line(line) || line != stamp_line(s))
       return std::nullopt;
-  if (!std::getline(in, line) || line.rfind("version\t", 0) != 0)
+  if (!next_line(line) || line.rfind("version\t", 0) != 0)
     return std::nullopt;
-  return line.substr(8);
+  return std::string(line.substr(8));
 }
 
 void write_identity(const std::string& dir, const std::vector<ProgramStamp>& stamps,
@@ -78,14 +114,15 @@ std::optional<ProgramStamp> stamp_program(const std::string& program) {
       program.find('/') != std::string::npos ? std::optional(program) : find_on_path(program);
   if (!path)
     return std::nullopt;
-  std::error_code ec;
-  const std::filesystem::path resolved = std::filesystem::canonical(*path, ec);
-  if (ec)
+  // realpath(3), not std::filesystem::canonical: the latter's first use in a process cost
+  // about 300 us (this runs on the first compile of every process).
+  char resolved[PATH_MAX];
+  if (!::realpath(path->c_str(), resolved))
     return std::nullopt;
   struct stat st {};
-  if (::stat(resolved.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+  if (::stat(resolved, &st) != 0 || !S_ISREG(st.st_mode))
     return std::nullopt;
-  return ProgramStamp{resolved.string(), static_cast<std::uint64_t>(st.st_size),
+  return ProgramStamp{resolved, static_cast<std::uint64_t>(st.st_size),
                       static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 +
                           st.st_mtim.tv_nsec};
 }

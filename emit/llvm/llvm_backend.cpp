@@ -114,25 +114,37 @@ std::string print_module(const llvm::Module& m) {
 
 } // namespace
 
-LlvmCompileOutputs compile_llvm(const ir::Kernel& kernel, Arch arch, int opt_level,
-                                bool keep_texts) {
+LlvmCompileOutputs compile_llvm(const ir::Kernel& kernel, Arch arch, int opt_level, bool keep_texts,
+                                CompileStageTimes* times) {
   check_opt_level(opt_level);
   llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> m = build_llvm_module(kernel, arch, context);
-  std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(arch, opt_level);
-  m->setDataLayout(tm->createDataLayout());
+  std::unique_ptr<llvm::Module> m;
+  std::unique_ptr<llvm::TargetMachine> tm;
+  {
+    StageTimer t(times ? &times->build_module_s : nullptr);
+    m = build_llvm_module(kernel, arch, context);
+    tm = make_target_machine(arch, opt_level);
+    m->setDataLayout(tm->createDataLayout());
+  }
   LlvmCompileOutputs out;
   if (keep_texts)
     out.ir_before_opt = print_module(*m);
-  optimize(*m, *tm, opt_level);
+  {
+    StageTimer t(times ? &times->optimize_s : nullptr);
+    optimize(*m, *tm, opt_level);
+  }
   if (keep_texts) {
     out.ir_after_opt = print_module(*m);
     // Codegen rewrites the module: print the assembly from a copy.
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*m);
     out.assembly = codegen(*copy, *tm, llvm::CodeGenFileType::AssemblyFile);
   }
-  const std::string obj = codegen(*m, *tm, llvm::CodeGenFileType::ObjectFile);
-  out.object.assign(obj.begin(), obj.end());
+  {
+    StageTimer t(times ? &times->codegen_s : nullptr);
+    const std::string obj = codegen(*m, *tm, llvm::CodeGenFileType::ObjectFile);
+    out.object.assign(obj.begin(), obj.end());
+  }
+  StageTimer t(times ? &times->link_s : nullptr);
   out.code_object = link_code_object_in_process(out.object);
   return out;
 }

@@ -2,6 +2,7 @@
 // LLVM backend: kernel IR -> LLVM IR (IRBuilder) -> new-pass-manager optimization -> AMDGPU
 // codegen -> relocatable object -> lld's ELF driver -> loadable code object, all in-process.
 #include <atoms/arch.hpp>
+#include <emit/stage_times.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -35,9 +36,10 @@ struct LlvmCompileOutputs {
   std::vector<std::uint8_t> code_object; // linked, loadable
 };
 
-// The whole backend. opt_level 0..3 selects both the IR pipeline and codegen level.
+// The whole backend. opt_level 0..3 selects both the IR pipeline and codegen level. `times`
+// (optional) receives the seconds of building, optimising, code generation and linking.
 LlvmCompileOutputs compile_llvm(const ir::Kernel& kernel, Arch arch, int opt_level,
-                                bool keep_texts = false);
+                                bool keep_texts = false, CompileStageTimes* times = nullptr);
 
 // The LLVM IR text of `kernel`, before or after the O<opt_level> pipeline.
 std::string emit_llvm_ir(const ir::Kernel& kernel, Arch arch, bool optimized, int opt_level = 3);

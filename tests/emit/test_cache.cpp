@@ -22,7 +22,7 @@ using namespace tw::emit;
 namespace {
 
 CacheKeyParts base_parts() {
-  return {"kernel @k() { return }", Backend::llvm, Arch::gfx1201, "clang 22.1.8", "0.1.0", "O3"};
+  return {std::string(64, 'a'), Backend::llvm, Arch::gfx1201, "clang 22.1.8", "0.1.0", "O3"};
 }
 
 std::vector<std::uint8_t> payload(std::size_t n, std::uint8_t seed) {
@@ -50,6 +50,7 @@ TEST_CASE("cache key: the digest is SHA-256 of the description, stable across ca
   CHECK(a.digest == sha256_hex(a.description));
   // Known-answer check of the hash itself (FIPS 180-2 example "abc").
   CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(a.description.find("ir-blake3=" + std::string(64, 'a') + "\n") != std::string::npos);
   CHECK(a.description.find("backend=llvm\n") != std::string::npos);
   CHECK(a.description.find("arch=gfx1201\n") != std::string::npos);
 }
@@ -61,7 +62,7 @@ TEST_CASE("cache key: any change of IR, backend, arch, toolchain, version or opt
     edit(p);
     return make_cache_key(p).digest;
   };
-  CHECK(changed([](CacheKeyParts& p) { p.ir_text += " "; }) != base);
+  CHECK(changed([](CacheKeyParts& p) { p.ir_digest.back() = 'b'; }) != base);
   CHECK(changed([](CacheKeyParts& p) { p.backend = Backend::hip; }) != base);
   CHECK(changed([](CacheKeyParts& p) { p.arch = Arch::gfx1200; }) != base);
   CHECK(changed([](CacheKeyParts& p) { p.toolchain_version = "clang 22.1.9"; }) != base);

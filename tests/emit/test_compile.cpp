@@ -4,6 +4,7 @@
 #include <emit/cache_key.hpp>
 #include <emit/compile.hpp>
 #include <emit/disk_cache.hpp>
+#include <emit/kernel_digest.hpp>
 #include <emit/sample_kernels.hpp>
 #include <emit/subprocess.hpp>
 
@@ -111,7 +112,7 @@ TEST_CASE("compile: every part of the key misses (IR, backend, arch, options)") 
   CHECK(entries(tmp.path()).size() == 5);
   // The toolchain and tilewave versions enter the key the same way (test_cache.cpp checks
   // make_cache_key); here the key compile() uses names the running toolchain.
-  const CacheKey key = make_cache_key({ir::print(samples::vector_add(256, 1)), Backend::llvm,
+  const CacheKey key = make_cache_key({kernel_digest(samples::vector_add(256, 1)), Backend::llvm,
                                        Arch::gfx1201, "other toolchain", "0.1.0", "O3"});
   CHECK_FALSE(fs::exists(DiskCache(tmp.path()).entry_path(key.digest)));
 }
@@ -336,4 +337,29 @@ TEST_CASE("compile: bad options and invalid kernels are errors that say why") {
   } catch (const ir::VerifyError& e) {
     CHECK(std::string(e.what()).find("ir.verify: kernel 'ir_loop_sum'") == 0);
   }
+}
+
+TEST_CASE("compile: a hit needs the very kernel that verified, and a malformed kernel never hits") {
+  ScopedEnv no_dump("TILEWAVE_DUMP", nullptr), cache_on("TILEWAVE_CACHE", nullptr);
+  TempDir tmp("tilewave-test-compile");
+  Probe p{tmp.path()};
+  clear_memory_cache();
+  const ir::Kernel k = samples::loop_sum(64);
+  p.run(k, Backend::llvm, Arch::gfx1201);
+  CHECK(p.outcome == CacheOutcome::miss);
+  p.run(k, Backend::llvm, Arch::gfx1201);
+  CHECK(p.outcome == CacheOutcome::memory_hit);
+  // Prints like k (an attribute its opcode does not read) but is another kernel: no hit.
+  ir::Kernel unprinted = k;
+  unprinted.body.ops.front().attrs.index = 7;
+  REQUIRE(ir::print(unprinted) == ir::print(k));
+  p.run(unprinted, Backend::llvm, Arch::gfx1201);
+  CHECK(p.outcome == CacheOutcome::miss);
+  // A malformed variant is verified (no entry exists for it) and rejected, twice, storing nothing.
+  ir::Kernel bad = k;
+  bad.lds_bytes = 1 << 20;
+  const std::size_t stored = entries(tmp.path()).size();
+  for (int i = 0; i < 2; ++i)
+    CHECK_THROWS_AS(p.run(bad, Backend::llvm, Arch::gfx1201), ir::VerifyError);
+  CHECK(entries(tmp.path()).size() == stored);
 }
