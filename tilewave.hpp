@@ -31,6 +31,7 @@
 #include <dsl/ops/philox.hpp>
 #include <dsl/ops/trig.hpp>
 #include <dsl/tensor/gathered_rows.hpp>
+#include <dsl/tensor/whole_tile.hpp>
 
 // IR -> code object: compile, the compile cache, the emitters' outputs, resources.
 #include <emit/code_object_json.hpp>
