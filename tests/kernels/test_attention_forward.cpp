@@ -52,6 +52,20 @@ TEST_CASE("flash_attn bf16: value head dim != query head dim (Dv 40 / 48 / 80)")
   }
 }
 
+// A value head dim that is not a multiple of 8 cannot take V by transpose loads (16-byte
+// rows): the kernel reads V element by element instead (FlashAttnKernelSpec::v_transpose_loads).
+TEST_CASE("flash_attn bf16: head dims not a multiple of 8 (V without transpose loads)") {
+  for (auto [sq, sk, d, dv] :
+       {std::tuple{17, 97, 20, 20}, std::tuple{97, 17, 64, 36}, std::tuple{1, 129, 13, 13}}) {
+    Case c;
+    c.sq = sq;
+    c.sk = sk;
+    c.d = d;
+    c.dv = dv;
+    run_case(c);
+  }
+}
+
 TEST_CASE("flash_attn bf16: GQA and MQA over two batches") {
   Case c;
   c.batch = 2;
