@@ -13,6 +13,7 @@
 #include <kernels/attention/blocks/softcap.hpp>
 #include <kernels/attention/blocks/visible_keys.hpp>
 #include <kernels/attention/flash_attn_kernel.hpp>
+#include <kernels/common/elem_dispatch.hpp>
 
 #include <dsl/dsl.hpp>
 #include <dsl/tensor/whole_tile.hpp>
@@ -32,11 +33,6 @@ namespace body {
 inline constexpr double log2e = 1.4426950408889634;
 inline constexpr double ln2 = 0.6931471805599453;
 
-template <class T>
-struct Tag {
-  using type = T;
-};
-
 // Stage bytes of the K LDS tile of one KV block (rows padded by 16 bytes). V does not pass
 // through LDS: its PV operand tiles come straight from global memory (KvSource::load_vt).
 template <class LE>
@@ -48,12 +44,9 @@ constexpr int stage_bytes(int kb, int dp) {
 // Calls fn(Tag<O>{}) with the DSL element type of the output dtype.
 template <class F>
 void with_out_elem(DType t, F&& fn) {
-  if (t == DType::bf16)
-    return fn(Tag<bf16>{});
-  if (t == DType::f16)
-    return fn(Tag<f16>{});
-  throw std::invalid_argument("flash_attn kernel: output dtype " + std::string(dtype_name(t)) +
-                              " is not bf16 or f16");
+  with_elem_among<bf16, f16>(t, std::forward<F>(fn), [](DType d) {
+    return "flash_attn kernel: output dtype " + std::string(dtype_name(d)) + " is not bf16 or f16";
+  });
 }
 
 // The largest power of two that divides n (threads along one row of a copy).

@@ -1,6 +1,7 @@
 // The linear attention composition (see linear_attn_kernel.hpp), written only with the DSL.
 #include <kernels/attention/blocks/attn_sequence.hpp>
 #include <kernels/attention/linear_attn_kernel.hpp>
+#include <kernels/common/elem_dispatch.hpp>
 
 #include <dsl/dsl.hpp>
 
@@ -13,21 +14,12 @@ using attention_blocks::head_tensor;
 
 namespace {
 
-template <class T>
-struct Tag {
-  using type = T;
-};
-
 template <class F>
 void with_out_elem(DType t, F&& fn) {
-  if (t == DType::bf16)
-    return fn(Tag<bf16>{});
-  if (t == DType::f16)
-    return fn(Tag<f16>{});
-  if (t == DType::f32)
-    return fn(Tag<f32>{});
-  throw std::invalid_argument("linear_attn kernel: output dtype " + std::string(dtype_name(t)) +
-                              " is not bf16, f16 or f32");
+  with_elem_among<bf16, f16, f32>(t, std::forward<F>(fn), [](DType d) {
+    return "linear_attn kernel: output dtype " + std::string(dtype_name(d)) +
+           " is not bf16, f16 or f32";
+  });
 }
 
 template <class Atom, int R>

@@ -1,4 +1,5 @@
 // Runs of elements between global memory and f32 registers (see typed_access.hpp).
+#include <kernels/common/elem_dispatch.hpp>
 #include <kernels/elementwise/typed_access.hpp>
 
 #include <dsl/handles/convert.hpp>
@@ -13,35 +14,14 @@ using namespace tw::dsl;
 
 namespace {
 
-template <class T>
-struct Tag {
-  using type = T;
-};
-
 // fn(Tag<E>{}) with the DSL element type of a dtype that moves as a whole byte or more.
 template <class F>
 decltype(auto) with_elem(DType t, F&& fn) {
-  switch (t) {
-  case DType::f32:
-    return fn(Tag<f32>{});
-  case DType::f16:
-    return fn(Tag<f16>{});
-  case DType::bf16:
-    return fn(Tag<bf16>{});
-  case DType::e4m3:
-    return fn(Tag<e4m3>{});
-  case DType::e5m2:
-    return fn(Tag<e5m2>{});
-  case DType::int8:
-    return fn(Tag<i8>{});
-  case DType::uint8:
-    return fn(Tag<u8>{});
-  case DType::i32:
-    return fn(Tag<i32>{});
-  default:
-    throw std::invalid_argument("elementwise: dtype " + std::string(dtype_name(t)) +
-                                " cannot be moved as whole elements");
-  }
+  return with_elem_among<f32, f16, bf16, e4m3, e5m2, i8, u8, i32>(
+      t, std::forward<F>(fn), [](DType d) {
+        return "elementwise: dtype " + std::string(dtype_name(d)) +
+               " cannot be moved as whole elements";
+      });
 }
 
 template <class T>

@@ -1,5 +1,6 @@
 // The GEMM composition's kernel body (see gemm_kernel.hpp), written only with the DSL.
 #include <kernels/common/compile_traced.hpp>
+#include <kernels/common/elem_dispatch.hpp>
 #include <kernels/gemm/blocks/act_quant.hpp>
 #include <kernels/gemm/blocks/grouped_problem.hpp>
 #include <kernels/gemm/blocks/lora_block.hpp>
@@ -48,27 +49,13 @@ using namespace tw::dsl;
 
 namespace {
 
-template <class T>
-struct Tag {
-  using type = T;
-};
-
 // Calls fn(Tag<E>{}) with the DSL element type of a dtype the composition can hold.
 template <class F>
 void with_elem(DType t, const char* what, F&& fn) {
-  switch (t) {
-  case DType::f16:
-    return fn(Tag<f16>{});
-  case DType::bf16:
-    return fn(Tag<bf16>{});
-  case DType::f32:
-    return fn(Tag<f32>{});
-  case DType::i32:
-    return fn(Tag<i32>{});
-  default:
-    throw std::invalid_argument(std::string("gemm kernel: ") + what + " dtype " +
-                                std::string(dtype_name(t)) + " is not supported here");
-  }
+  with_elem_among<f16, bf16, f32, i32>(t, std::forward<F>(fn), [what](DType d) {
+    return std::string("gemm kernel: ") + what + " dtype " + std::string(dtype_name(d)) +
+           " is not supported here";
+  });
 }
 
 std::string_view scale_code(ScaleKind s) {
