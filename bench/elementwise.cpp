@@ -10,7 +10,12 @@
 // --model: the timing model (docs/timing.md) in sampled mode: only 3 workgroups of each
 // launch run (model_only), their bytes are scaled by workgroups / sampled (every workgroup of
 // these launches does the same work at the default shape), and the modeled time and the
-// minimum bytes over it (GB/s) are printed: "modeled", not measured.
+// minimum bytes over it (GB/s) are printed: "modeled", not measured. So are the DRAM bytes:
+// the grid's distinct cache lines per buffer (the sampled workgroups' lines scaled to the grid,
+// at most the buffer's size), i.e. what DRAM moves when the L2 keeps what several workgroups
+// share. The read ratio above counts every workgroup's requests: a [width] weight that each
+// workgroup reads once shows there (x1.06 for rms_norm at [4096, 4096]: 256 workgroups x 8 KiB),
+// but is served by the L2 after its first read.
 // --only NAME: only the kernels whose name contains NAME (e.g. rms_norm, rope, quant).
 #include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/quant/quant_api.hpp>
@@ -72,7 +77,9 @@ void report(const char* name, runtime::EmuDevice& dev, int64_t min_read, int64_t
               static_cast<long long>(min_written), written / double(min_written), kernarg,
               per_access);
   if (timing)
-    std::printf("  modeled %.1f us, %.0f GB/s of the minimum bytes, bound %s",
+    std::printf("  DRAM %.0f B (x%.3f of min, modeled)  modeled %.1f us, %.0f GB/s of the minimum "
+                "bytes, bound %s",
+                timing->dram_bytes, timing->dram_bytes / double(min_read + min_written),
                 timing->seconds * 1e6, double(min_read + min_written) / timing->seconds * 1e-9,
                 timing->bound.c_str());
   std::printf("\n");
