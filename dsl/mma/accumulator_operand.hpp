@@ -7,8 +7,10 @@
 // 16-bit operands (lane half h holds k 8h .. 8h+7, dsl/mma/mma_atom.hpp k_contiguous). The
 // partner operand must therefore come from the same TiledMMA's load_a / load_b, which use that
 // labelling. Which value goes where is proved at compile time for every lane and value;
-// accumulators whose layout is not an operand layout are rejected with a sentence (a lane
-// exchange or LDS round trip would be needed and is not provided yet).
+// accumulators whose layout is not an operand layout are rejected with a sentence. The other
+// two orientations (A(m, k) = C(m, k), B(k, n) = C(n, k)) need a lane exchange:
+// accumulator_as_operand_exchanged, or the LDS round trip accumulator_via_lds
+// (accumulator_exchange.hpp).
 //   auto p = accumulator_as_operand<MmaOperand::B>(s_mma, s_acc, o_mma, ks);   // k step ks
 #include <dsl/handles/convert.hpp>
 #include <dsl/mma/tiled_mma.hpp>
@@ -68,7 +70,9 @@ auto accumulator_as_operand(const Src&, const FC& acc, const Dst&, int k_step) {
                 "accumulator_as_operand: the accumulator's register layout is not the operand "
                 "layout of the target atom (a lane exchange would be needed): use an f32 / i32 "
                 "accumulator of a 16x16 atom and compute the transposed product so that the "
-                "accumulator's columns are the operand's non-k dimension");
+                "accumulator's columns are the operand's non-k dimension, or exchange lanes "
+                "with accumulator_as_operand_exchanged / go through LDS with "
+                "accumulator_via_lds");
   static_assert((as_b ? D::repeat_n : D::repeat_m) == S::repeat_n,
                 "accumulator_as_operand: the target's atoms along its non-k dimension must be "
                 "the source's atoms along n (repeat_n of the source)");
