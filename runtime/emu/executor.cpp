@@ -2,6 +2,7 @@
 // barrier scheduler of a workgroup, and workgroups in parallel on the host's cores.
 #include <runtime/emu/handlers.hpp>
 #include <runtime/emu/launch.hpp>
+#include <runtime/emu/valu/vop.hpp>
 #include <runtime/emu/workgroup.hpp>
 
 #include <atomic>
@@ -261,6 +262,7 @@ void CodeObject::bind_handlers() {
   const HandlerTable& table = HandlerTable::instance();
   auto bind = [&](DecodedInstr& d) {
     d.handler = table.find(d.mnemonic);
+    d.vop_spec = valu::find_spec(d.mnemonic);
     if (!d.handler)
       d.handler = unimplemented_handler;
   };

@@ -271,6 +271,20 @@ SourceAccess source_access(const WaveState& w, const Operand& op, VT t, bool hi)
   return a;
 }
 
+// Every lane's value of a source (inactive lanes too: reading them is harmless and keeps the
+// loops free of branches). The plain 32-bit VGPR read is a straight copy.
+void gather(const SourceAccess& a, std::array<uint64_t, kWaveSize>& out) {
+  if (!a.low) {
+    out.fill(a.value);
+  } else if (!a.high && !is_16(a.type) && !a.clear && !a.flip && !a.flush) {
+    for (int lane = 0; lane < kWaveSize; ++lane)
+      out[lane] = a.low[lane];
+  } else {
+    for (int lane = 0; lane < kWaveSize; ++lane)
+      out[lane] = a.read(lane);
+  }
+}
+
 } // namespace
 
 void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged& out) {
@@ -322,6 +336,27 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
   out.in = &in;
   out.write_mask = 0;
   out.mask_bits = 0;
+  if (!dpp && spec.batch) {
+    if (exec == 0)
+      return;
+    LaneBatch b;
+    for (int i = 0; i < spec.nsrc; ++i)
+      gather(src[i], b.s[i]);
+    b.exec = exec;
+    b.mask_in = mask;
+    b.clamp = in.mods.clamp;
+    b.wave = &w;
+    b.value = out.value.data();
+    spec.batch(b);
+    if (finish)
+      for (uint32_t m = exec; m; m &= m - 1) {
+        const int lane = std::countr_zero(m);
+        out.value[lane] = finish_float(w, in, spec.dst, out.value[lane], in.mods.clamp);
+      }
+    out.write_mask = exec;
+    out.mask_bits = b.mask_out;
+    return;
+  }
   Lane L;
   L.wave = &w;
   L.clamp = in.mods.clamp;
@@ -383,19 +418,19 @@ void commit(WaveContext& c, const Staged& st) {
   const bool hi = is_16(spec.dst) && printed_srcs < 4 && in.mods.op_sel[printed_srcs];
   if (d.is_vgpr() && (spec.dst == VT::b32 || spec.dst == VT::f32)) {
     uint32_t* row = w.vgpr[d.reg].data();
-    for (uint32_t m = st.write_mask; m; m &= m - 1) {
-      const int lane = std::countr_zero(m);
-      row[lane] = uint32_t(st.value[lane]);
-    }
+    const uint32_t wm = st.write_mask;
+    for (int lane = 0; lane < kWaveSize; ++lane) // a blend the compiler vectorises
+      row[lane] = (wm >> lane) & 1u ? uint32_t(st.value[lane]) : row[lane];
     return;
   }
   if (d.is_vgpr() && is_64(spec.dst) && d.reg + 1 < kMaxVgprs) {
     uint32_t* low = w.vgpr[d.reg].data();
     uint32_t* high = w.vgpr[d.reg + 1].data();
-    for (uint32_t m = st.write_mask; m; m &= m - 1) {
-      const int lane = std::countr_zero(m);
-      low[lane] = uint32_t(st.value[lane]);
-      high[lane] = uint32_t(st.value[lane] >> 32);
+    const uint32_t wm = st.write_mask;
+    for (int lane = 0; lane < kWaveSize; ++lane) {
+      const bool on = (wm >> lane) & 1u;
+      low[lane] = on ? uint32_t(st.value[lane]) : low[lane];
+      high[lane] = on ? uint32_t(st.value[lane] >> 32) : high[lane];
     }
     return;
   }
