@@ -54,7 +54,7 @@ struct LaunchShared {
 // ttmp9 = x, ttmp7 = y | z << 16; packed work-item ids in v0 = x | y << 10 | z << 20).
 void init_wave(const LaunchShared& L, const Workgroup& g, int wave_index, WaveState& w) {
   const KernelInfo& k = L.k;
-  w = WaveState{};
+  w.reset();
   w.wave_id = wave_index;
   w.pc = k.entry;
   w.mode = k.initial_mode;

@@ -226,15 +226,17 @@ namespace {
 
 // One source operand of an instruction, resolved for reading lane by lane (read_source's
 // semantics plus the MODE input denormal flush).
+// No member initializers: compute() keeps four on the stack per instruction and
+// source_access() sets every field (zeroing them showed in profiles).
 struct SourceAccess {
-  const uint32_t* low = nullptr;  // VGPR: the lanes of its (first) register; null: invariant
-  const uint32_t* high = nullptr; // 64-bit VGPR: the lanes of the second register
-  uint64_t value = 0;             // lane-invariant value, modifiers and flushing applied
-  uint64_t clear = 0, flip = 0;   // abs: sign bit cleared, then neg: sign bit flipped
-  uint64_t sign = 0;
-  VT type = VT::none;
-  uint8_t shift = 0;  // 16-bit: 16 selects the high half
-  bool flush = false; // flush input denormals (MODE)
+  const uint32_t* low;  // VGPR: the lanes of its (first) register; null: invariant
+  const uint32_t* high; // 64-bit VGPR: the lanes of the second register
+  uint64_t value;       // lane-invariant value, modifiers and flushing applied
+  uint64_t clear, flip; // abs: sign bit cleared, then neg: sign bit flipped
+  uint64_t sign;
+  VT type;
+  uint8_t shift; // 16-bit: 16 selects the high half
+  bool flush;    // flush input denormals (MODE)
 
   uint64_t read(int lane) const {
     if (!low)
@@ -252,7 +254,7 @@ struct SourceAccess {
 };
 
 SourceAccess source_access(const WaveState& w, const Operand& op, VT t, bool hi) {
-  SourceAccess a;
+  SourceAccess a{nullptr, nullptr, 0, 0, 0, 0, VT::none, 0, false};
   a.type = t;
   a.sign = sign_bit(t);
   a.flush = is_float(t) && !(denorm_field(w, t) & 1u);
@@ -305,7 +307,7 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
   // Sources are resolved once per instruction: a VGPR source reads its row(s) per lane, any
   // other source (SGPR, constant, literal, scc, src_*) is the same for every lane and is read,
   // modified and flushed once.
-  std::array<SourceAccess, 4> src{};
+  std::array<SourceAccess, 4> src; // the first nsrc are set below, and only they are read
   for (int i = 0; w.exec() != 0 && i < spec.nsrc; ++i) { // no lane, nothing read
     const VT t = spec.src[i];
     const bool hi = is_16(t) && i < 4 && in.mods.op_sel[i];
@@ -419,8 +421,10 @@ void commit(WaveContext& c, const Staged& st) {
   if (d.is_vgpr() && (spec.dst == VT::b32 || spec.dst == VT::f32)) {
     uint32_t* row = w.vgpr[d.reg].data();
     const uint32_t wm = st.write_mask;
-    for (int lane = 0; lane < kWaveSize; ++lane) // a blend the compiler vectorises
-      row[lane] = (wm >> lane) & 1u ? uint32_t(st.value[lane]) : row[lane];
+    for (int lane = 0; lane < kWaveSize; ++lane) {    // a blend the compiler vectorises
+      const uint32_t keep = ((wm >> lane) & 1u) - 1u; // all ones: the lane is not written
+      row[lane] = (row[lane] & keep) | (uint32_t(st.value[lane]) & ~keep);
+    }
     return;
   }
   if (d.is_vgpr() && is_64(spec.dst) && d.reg + 1 < kMaxVgprs) {
@@ -428,9 +432,9 @@ void commit(WaveContext& c, const Staged& st) {
     uint32_t* high = w.vgpr[d.reg + 1].data();
     const uint32_t wm = st.write_mask;
     for (int lane = 0; lane < kWaveSize; ++lane) {
-      const bool on = (wm >> lane) & 1u;
-      low[lane] = on ? uint32_t(st.value[lane]) : low[lane];
-      high[lane] = on ? uint32_t(st.value[lane] >> 32) : high[lane];
+      const uint32_t keep = ((wm >> lane) & 1u) - 1u; // all ones: the lane is not written
+      low[lane] = (low[lane] & keep) | (uint32_t(st.value[lane]) & ~keep);
+      high[lane] = (high[lane] & keep) | (uint32_t(st.value[lane] >> 32) & ~keep);
     }
     return;
   }
