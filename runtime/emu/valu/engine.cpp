@@ -395,6 +395,15 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
   }
 }
 
+// 1 << lane as a table: the blends below test it with a vector compare (SSE2 has no
+// per-element shift).
+constexpr std::array<uint32_t, kWaveSize> kLaneBit = [] {
+  std::array<uint32_t, kWaveSize> bits{};
+  for (int lane = 0; lane < kWaveSize; ++lane)
+    bits[lane] = 1u << lane;
+  return bits;
+}();
+
 void commit(WaveContext& c, const Staged& st) {
   WaveState& w = c.wave;
   const VopSpec& spec = *st.spec;
@@ -421,8 +430,8 @@ void commit(WaveContext& c, const Staged& st) {
   if (d.is_vgpr() && (spec.dst == VT::b32 || spec.dst == VT::f32)) {
     uint32_t* row = w.vgpr[d.reg].data();
     const uint32_t wm = st.write_mask;
-    for (int lane = 0; lane < kWaveSize; ++lane) {    // a blend the compiler vectorises
-      const uint32_t keep = ((wm >> lane) & 1u) - 1u; // all ones: the lane is not written
+    for (int lane = 0; lane < kWaveSize; ++lane) {            // a blend the compiler vectorises
+      const uint32_t keep = (wm & kLaneBit[lane]) ? 0u : ~0u; // not written: kept
       row[lane] = (row[lane] & keep) | (uint32_t(st.value[lane]) & ~keep);
     }
     return;
@@ -432,7 +441,7 @@ void commit(WaveContext& c, const Staged& st) {
     uint32_t* high = w.vgpr[d.reg + 1].data();
     const uint32_t wm = st.write_mask;
     for (int lane = 0; lane < kWaveSize; ++lane) {
-      const uint32_t keep = ((wm >> lane) & 1u) - 1u; // all ones: the lane is not written
+      const uint32_t keep = (wm & kLaneBit[lane]) ? 0u : ~0u; // not written: kept
       low[lane] = (low[lane] & keep) | (uint32_t(st.value[lane]) & ~keep);
       high[lane] = (high[lane] & keep) | (uint32_t(st.value[lane] >> 32) & ~keep);
     }
