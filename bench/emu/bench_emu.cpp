@@ -18,8 +18,10 @@
 #define TW_BENCH_MMA_ENGINE 1
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -188,7 +190,28 @@ void gemm_figure(runtime::EmuDevice& dev, runtime::ModuleHandle m, int size) {
 } // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::string_view(argv[1]) == "--quick";
+  // --quick: short versions for profiling; --only alu|lds|global|mma|gemm: one figure
+  // (the loops repeated --repeat N times, so a profile of one figure has enough samples).
+  bool quick = false;
+  std::string_view only;
+  int repeat = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--quick")
+      quick = true;
+    else if (a == "--only" && i + 1 < argc)
+      only = argv[++i];
+    else if (a == "--repeat" && i + 1 < argc)
+      repeat = std::max(1, std::atoi(argv[++i]));
+    else {
+      std::fprintf(stderr,
+                   "bench_emu: unknown argument '%s' (--quick, --only "
+                   "alu|lds|global|mma|gemm, --repeat N)\n",
+                   argv[i]);
+      return 2;
+    }
+  }
+  auto wanted = [&](std::string_view figure) { return only.empty() || only == figure; };
   runtime::EmuDevice dev;
   dev.set_memcheck(false);
   auto m = dev.load_code_object(load("emu_bench.hsaco"));
@@ -203,11 +226,14 @@ int main(int argc, char** argv) {
     runtime::KernelArgs args;
     args.ptr(out).add(iters);
     auto k = dev.get_kernel(m, "alu_loop");
-    loop_figure(dev, k, "alu_loop", groups, args);
-    dev.set_memcheck(true);
-    loop_figure(dev, k, "alu_loop (memcheck on)", groups, args);
-    dev.set_memcheck(false);
-    loop_figure(dev, dev.get_kernel(m, "lds_loop"), "lds_loop", groups, args);
+    for (int r = 0; r < repeat && wanted("alu"); ++r) {
+      loop_figure(dev, k, "alu_loop", groups, args);
+      dev.set_memcheck(true);
+      loop_figure(dev, k, "alu_loop (memcheck on)", groups, args);
+      dev.set_memcheck(false);
+    }
+    for (int r = 0; r < repeat && wanted("lds"); ++r)
+      loop_figure(dev, dev.get_kernel(m, "lds_loop"), "lds_loop", groups, args);
   }
   {
     const unsigned n = 1u << 16;
@@ -216,14 +242,17 @@ int main(int argc, char** argv) {
     dev.copy_to_device(in, host.data(), n * 4);
     runtime::KernelArgs args;
     args.ptr(in).ptr(out).add(n).add(iters);
-    loop_figure(dev, dev.get_kernel(m, "global_loop"), "global_loop", groups, args);
+    for (int r = 0; r < repeat && wanted("global"); ++r)
+      loop_figure(dev, dev.get_kernel(m, "global_loop"), "global_loop", groups, args);
     dev.free(in);
   }
   dev.free(out);
 #ifdef TW_BENCH_MMA_ENGINE
-  mma_figures(quick);
+  if (wanted("mma"))
+    mma_figures(quick);
 #endif
   std::printf("\n");
-  gemm_figure(dev, m, quick ? 128 : 512);
+  for (int r = 0; r < repeat && wanted("gemm"); ++r)
+    gemm_figure(dev, m, quick ? 128 : 512);
   return 0;
 }

@@ -16,6 +16,9 @@ namespace tw::emu {
 
 struct WaveContext;
 struct DecodedInstr;
+namespace valu {
+struct VopSpec; // runtime/emu/valu/vop.hpp
+}
 using Handler = void (*)(WaveContext&, const DecodedInstr&);
 
 // Scalar operand numbering follows the hardware encoding, so a 64-bit pair such as
@@ -107,12 +110,22 @@ struct DecodedInstr {
   // "v_mul_f32", "v_dual_fmac_f32" as "v_fmac_f32", ...), X first.
   std::vector<DecodedInstr> vopd;
   Handler handler = nullptr; // resolved from the HandlerTable when the program is prepared
+  // The table-driven VALU spec of the mnemonic, bound with the handler (VOPD components use
+  // it: no look-up by name when they run); null for other instructions.
+  const valu::VopSpec* vop_spec = nullptr;
   // WMMA / SWMMAC: 2*M*N*K of the shape in the mnemonic (SWMMAC counted dense-equivalent).
   uint64_t wmma_ops = 0;
 
   // Immediate operands of the MCInst in order (SOPP targets, s_nop counts, ...).
   std::vector<int64_t> mc_imms() const;
-  const Operand& op(size_t i) const; // bounds-checked; throws naming the instruction
+  // Bounds-checked (inline: every handler reads its operands through it); throws naming the
+  // instruction.
+  const Operand& op(size_t i) const {
+    if (i >= ops.size()) [[unlikely]]
+      missing_operand(i);
+    return ops[i];
+  }
+  [[noreturn]] void missing_operand(size_t i) const;
 };
 
 // The mnemonic decode_text gives an instruction whose printed registers leave the register

@@ -459,10 +459,8 @@ std::vector<int64_t> DecodedInstr::mc_imms() const {
   return r;
 }
 
-const Operand& DecodedInstr::op(size_t i) const {
-  if (i >= ops.size())
-    throw EmuError("emulator: instruction '" + asm_text + "' has no operand " + std::to_string(i));
-  return ops[i];
+void DecodedInstr::missing_operand(size_t i) const {
+  throw EmuError("emulator: instruction '" + asm_text + "' has no operand " + std::to_string(i));
 }
 
 namespace {

@@ -2,6 +2,7 @@
 // barrier scheduler of a workgroup, and workgroups in parallel on the host's cores.
 #include <runtime/emu/handlers.hpp>
 #include <runtime/emu/launch.hpp>
+#include <runtime/emu/valu/vop.hpp>
 #include <runtime/emu/workgroup.hpp>
 
 #include <atomic>
@@ -53,7 +54,7 @@ struct LaunchShared {
 // ttmp9 = x, ttmp7 = y | z << 16; packed work-item ids in v0 = x | y << 10 | z << 20).
 void init_wave(const LaunchShared& L, const Workgroup& g, int wave_index, WaveState& w) {
   const KernelInfo& k = L.k;
-  w = WaveState{};
+  w.reset();
   w.wave_id = wave_index;
   w.pc = k.entry;
   w.mode = k.initial_mode;
@@ -261,6 +262,7 @@ void CodeObject::bind_handlers() {
   const HandlerTable& table = HandlerTable::instance();
   auto bind = [&](DecodedInstr& d) {
     d.handler = table.find(d.mnemonic);
+    d.vop_spec = valu::find_spec(d.mnemonic);
     if (!d.handler)
       d.handler = unimplemented_handler;
   };

@@ -38,6 +38,10 @@ struct WaveContext {
   WaveObserver* observer = nullptr; // timing-model capture of this wave, or none
   // The launch's kernel-argument segment [begin, end): scalar loads from it are counted apart.
   uint64_t kernarg_begin = 0, kernarg_end = 0;
+  // The allocation the wave's last fast-path global access fell in, [base, base + size): most
+  // accesses of an instruction (and of the next) hit it, so they cost one range check per lane
+  // instead of a look-up in the allocation map. Allocations do not change during a launch.
+  uint64_t region_base = 0, region_size = 0;
 
   // Throws EmuError "<what> at pc 0x.. in kernel K (workgroup (x,y,z), wave w): <asm>".
   [[noreturn]] void fail(const DecodedInstr& in, std::string_view what) const;

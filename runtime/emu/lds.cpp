@@ -3,6 +3,8 @@
 #include <runtime/emu/load_result.hpp>
 #include <runtime/emu/memory_access.hpp>
 
+#include <array>
+#include <bit>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -37,9 +39,73 @@ uint64_t ds_addr(const WaveState& w, const DecodedInstr& in, int addr_op, int la
                                static_cast<uint32_t>(in.mods.offset));
 }
 
+// The fast path of an LDS access of n bytes per lane at addr[lane]: every active lane checked
+// first (inside the group segment; a read with memcheck on: every byte written before), so
+// nothing happens unless the whole instruction runs here. False with an observer (it sees
+// every access) or when a lane fails a check: the general path runs and reports it.
+bool lds_fast_ok(const WaveContext& c, const std::array<uint32_t, kWaveSize>& addr, uint32_t n,
+                 bool read) {
+  if (c.observer)
+    return false;
+  const Workgroup& g = c.group;
+  const bool check_written = read && c.memcheck;
+  for (uint32_t m = c.wave.exec(); m; m &= m - 1) {
+    const uint64_t a = addr[std::countr_zero(m)];
+    if (a + n > g.lds_size)
+      return false;
+    if (check_written &&
+        std::memchr(g.lds_written.data() + a, 0, n) != nullptr) // a byte never written
+      return false;
+  }
+  return true;
+}
+
+// Every lane's ds address (operand addr_op + offset, wrapping at 32 bits); the operand must
+// be a VGPR (else false: the general path).
+bool ds_addresses(const WaveState& w, const DecodedInstr& in, int addr_op,
+                  std::array<uint32_t, kWaveSize>& addr) {
+  const Operand& op = in.op(static_cast<size_t>(addr_op));
+  if (!op.is_vgpr())
+    return false;
+  const uint32_t off = static_cast<uint32_t>(in.mods.offset);
+  const uint32_t* row = w.vgpr[op.reg].data();
+  for (int lane = 0; lane < kWaveSize; ++lane)
+    addr[lane] = row[lane] + off;
+  return true;
+}
+
+template <LoadResult K, uint32_t n>
+bool ds_load_fast(WaveContext& c, const DecodedInstr& in) {
+  WaveState& w = c.wave;
+  std::array<uint32_t, kWaveSize> addr;
+  if (!ds_addresses(w, in, 1, addr) || !lds_fast_ok(c, addr, n, true))
+    return false;
+  const Operand& dst = in.op(0);
+  const uint8_t* lds = c.group.lds.data();
+  const uint32_t exec = w.exec();
+  if (K == LoadResult::Dwords && dst.is_vgpr() && dst.reg + n / 4 <= kMaxVgprs) {
+    for (uint32_t i = 0; i < n / 4; ++i) {
+      uint32_t* row = w.vgpr[dst.reg + i].data();
+      for (uint32_t m = exec; m; m &= m - 1) {
+        const int lane = std::countr_zero(m);
+        std::memcpy(&row[lane], lds + addr[lane] + 4 * i, 4);
+      }
+    }
+  } else {
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      write_load_result(w, dst, lane, K, lds + addr[lane], n);
+    }
+  }
+  c.stats.lds_bytes_read += uint64_t(n) * std::popcount(exec);
+  return true;
+}
+
 template <LoadResult K, uint32_t n>
 void ds_load(WaveContext& c, const DecodedInstr& in) {
   WaveState& w = c.wave;
+  if (ds_load_fast<K, n>(c, in))
+    return;
   w.for_each_active([&](int lane) {
     uint8_t buf[16] = {};
     lds_read(c, in, lane, ds_addr(w, in, 1, lane), buf, n);
@@ -48,9 +114,40 @@ void ds_load(WaveContext& c, const DecodedInstr& in) {
 }
 
 template <DsStore K>
+bool ds_store_fast(WaveContext& c, const DecodedInstr& in) {
+  constexpr uint32_t n = store_bytes(K);
+  const WaveState& w = c.wave;
+  const Operand& data = in.op(1);
+  std::array<uint32_t, kWaveSize> addr;
+  if (!data.is_vgpr() || data.reg + (n + 3) / 4 > kMaxVgprs || !ds_addresses(w, in, 0, addr) ||
+      !lds_fast_ok(c, addr, n, false))
+    return false;
+  Workgroup& g = c.group;
+  const uint32_t exec = w.exec();
+  for (uint32_t m = exec; m; m &= m - 1) { // lane order: the highest lane's store lands last
+    const int lane = std::countr_zero(m);
+    uint8_t* p = g.lds.data() + addr[lane];
+    if constexpr (n >= 4) {
+      for (uint32_t i = 0; i < n / 4; ++i)
+        std::memcpy(p + 4 * i, &w.vgpr[data.reg + i][lane], 4);
+    } else {
+      uint32_t v = w.vgpr[data.reg][lane];
+      if (K == DsStore::B8D16Hi || K == DsStore::B16D16Hi)
+        v >>= 16;
+      std::memcpy(p, &v, n);
+    }
+    std::memset(g.lds_written.data() + addr[lane], 1, n);
+  }
+  c.stats.lds_bytes_written += uint64_t(n) * std::popcount(exec);
+  return true;
+}
+
+template <DsStore K>
 void ds_store(WaveContext& c, const DecodedInstr& in) {
   WaveState& w = c.wave;
   constexpr uint32_t n = store_bytes(K);
+  if (ds_store_fast<K>(c, in))
+    return;
   w.for_each_active([&](int lane) {
     uint8_t buf[16] = {};
     if constexpr (n >= 4) {

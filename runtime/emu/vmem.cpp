@@ -4,6 +4,8 @@
 #include <runtime/emu/load_result.hpp>
 #include <runtime/emu/memory_access.hpp>
 
+#include <array>
+#include <bit>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -224,10 +226,111 @@ uint8_t* resolve(WaveContext& c, const DecodedInstr& in, const LaneAccess& a, in
   return nullptr;
 }
 
+// The fast path of a global load / store: every active lane's address computed, and its whole
+// access [addr, addr + bytes) found inside one allocation (the wave's cached one, or the one the
+// map gives), before anything is read or written. False when a lane falls outside (memcheck's
+// report or the zero-fill / dropped-store rules per 4-byte component are the general path's),
+// when an observer watches every component, or for an unusual operand: the general path runs.
+bool global_fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout& l, uint32_t bytes,
+                           std::array<uint64_t, kWaveSize>& addr) {
+  if (c.observer)
+    return false;
+  const WaveState& w = c.wave;
+  const Operand& sa = in.op(l.saddr);
+  const Operand& va = in.op(l.vaddr);
+  if (!va.is_vgpr())
+    return false;
+  const uint64_t off = static_cast<uint64_t>(in.mods.offset);
+  const uint32_t* low = w.vgpr[va.reg].data();
+  if (sa.kind == OperandKind::Off) {
+    if (va.reg + 1 >= kMaxVgprs)
+      return false;
+    const uint32_t* high = w.vgpr[va.reg + 1].data();
+    for (int lane = 0; lane < kWaveSize; ++lane)
+      addr[lane] = (low[lane] | (uint64_t(high[lane]) << 32)) + off;
+  } else {
+    const uint64_t base = w.sread64(sa) + off;
+    for (int lane = 0; lane < kWaveSize; ++lane)
+      addr[lane] = base + low[lane];
+  }
+  for (uint32_t m = w.exec(); m; m &= m - 1) {
+    const uint64_t a = addr[std::countr_zero(m)];
+    const uint64_t into = a - c.region_base;
+    if (a >= c.region_base && into <= c.region_size && c.region_size - into >= bytes)
+      continue;
+    const GlobalMemory::Region* r = c.memory.find(a, bytes);
+    if (!r)
+      return false;
+    c.region_base = r->base;
+    c.region_size = r->size;
+  }
+  return true;
+}
+
+template <Width W>
+bool global_load_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) {
+  constexpr uint32_t bytes = width_bytes(W);
+  std::array<uint64_t, kWaveSize> addr;
+  if (!global_fast_addresses(c, in, l, bytes, addr))
+    return false;
+  WaveState& w = c.wave;
+  const Operand& dst = in.op(l.vdst);
+  const uint32_t exec = w.exec();
+  if (load_result(W) == LoadResult::Dwords && dst.is_vgpr() && dst.reg + bytes / 4 <= kMaxVgprs) {
+    for (uint32_t i = 0; i < bytes / 4; ++i) {
+      uint32_t* row = w.vgpr[dst.reg + i].data();
+      for (uint32_t m = exec; m; m &= m - 1) {
+        const int lane = std::countr_zero(m);
+        std::memcpy(&row[lane], reinterpret_cast<const uint8_t*>(addr[lane]) + 4 * i, 4);
+      }
+    }
+  } else {
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      uint8_t buf[16];
+      std::memcpy(buf, reinterpret_cast<const uint8_t*>(addr[lane]), bytes);
+      write_load_result(w, dst, lane, load_result(W), buf, bytes);
+    }
+  }
+  c.stats.global_bytes_read += uint64_t(bytes) * std::popcount(exec);
+  return true;
+}
+
+template <Width W>
+bool global_store_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) {
+  constexpr uint32_t bytes = width_bytes(W);
+  const WaveState& w = c.wave;
+  const Operand& data = in.op(l.vdata);
+  if (!data.is_vgpr() || data.reg + (bytes + 3) / 4 > kMaxVgprs)
+    return false;
+  std::array<uint64_t, kWaveSize> addr;
+  if (!global_fast_addresses(c, in, l, bytes, addr))
+    return false;
+  const uint32_t exec = w.exec();
+  for (uint32_t m = exec; m; m &= m - 1) { // lane order: the highest lane's store lands last
+    const int lane = std::countr_zero(m);
+    uint8_t* p = reinterpret_cast<uint8_t*>(addr[lane]);
+    if constexpr (bytes >= 4) {
+      for (uint32_t i = 0; i < bytes / 4; ++i)
+        std::memcpy(p + 4 * i, &w.vgpr[data.reg + i][lane], 4);
+    } else {
+      uint32_t v = w.vgpr[data.reg][lane];
+      if (W == Width::D16HiStore8 || W == Width::D16HiStore16)
+        v >>= 16;
+      std::memcpy(p, &v, bytes);
+    }
+  }
+  c.stats.global_bytes_written += uint64_t(bytes) * std::popcount(exec);
+  return true;
+}
+
 template <Space S, Width W>
 void vmem_load(WaveContext& c, const DecodedInstr& in) {
   WaveState& w = c.wave;
   const Layout l = layout(S, true, false, false);
+  if constexpr (S == Space::Global)
+    if (global_load_fast<W>(c, in, l))
+      return;
   BufferRsrc rsrc{};
   if constexpr (S == Space::Buffer)
     rsrc = read_rsrc(c, in, in.op(l.saddr));
@@ -248,6 +351,9 @@ template <Space S, Width W>
 void vmem_store(WaveContext& c, const DecodedInstr& in) {
   WaveState& w = c.wave;
   const Layout l = layout(S, false, false, false);
+  if constexpr (S == Space::Global)
+    if (global_store_fast<W>(c, in, l))
+      return;
   BufferRsrc rsrc{};
   if constexpr (S == Space::Buffer)
     rsrc = read_rsrc(c, in, in.op(l.saddr));

@@ -35,6 +35,22 @@ struct WaveState {
   std::vector<std::array<uint32_t, kWaveSize>> vgpr =
       std::vector<std::array<uint32_t, kWaveSize>>(kMaxVgprs);
 
+  // The state of a new wave (every register 0), keeping the VGPR file's allocation: the
+  // executor starts thousands of waves per launch.
+  void reset() {
+    sgpr.fill(0);
+    scc = false;
+    pc = 0;
+    mode = 0;
+    trapsts = 0;
+    ended = false;
+    wave_id = 0;
+    if (vgpr.size() != size_t(kMaxVgprs))
+      vgpr.assign(kMaxVgprs, {});
+    else
+      std::memset(vgpr.data(), 0, sizeof(vgpr[0]) * kMaxVgprs);
+  }
+
   uint32_t exec() const { return sgpr[sreg::kExecLo]; }
   void set_exec(uint32_t m) {
     sgpr[sreg::kExecLo] = m;

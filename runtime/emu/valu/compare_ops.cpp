@@ -104,29 +104,30 @@ uint64_t class_cmp(Lane& l) {
 struct Registry {
   std::deque<std::string> names;
   std::vector<VopSpec> specs;
-  void add(std::string name, VT src, LaneFn fn) {
+  template <LaneFn Fn>
+  void add(std::string name, VT src) {
     for (bool x : {false, true}) {
       names.push_back((x ? "v_cmpx_" : "v_cmp_") + name);
-      specs.push_back(
-          VopSpec{names.back(), VT::none, {src, src}, 2, x ? Form::compare_x : Form::compare, fn});
+      specs.push_back(vop(names.back(), VT::none, {src, src}, 2,
+                          x ? Form::compare_x : Form::compare, lane<Fn>));
     }
   }
 };
 
 template <Cond C>
 void add_float(Registry& r, const char* cond) {
-  r.add(std::string(cond) + "_f16", VT::f16, &float_cmp<C, VT::f16>);
-  r.add(std::string(cond) + "_f32", VT::f32, &float_cmp<C, VT::f32>);
-  r.add(std::string(cond) + "_f64", VT::f64, &float_cmp<C, VT::f64>);
+  r.template add<&float_cmp<C, VT::f16>>(std::string(cond) + "_f16", VT::f16);
+  r.template add<&float_cmp<C, VT::f32>>(std::string(cond) + "_f32", VT::f32);
+  r.template add<&float_cmp<C, VT::f64>>(std::string(cond) + "_f64", VT::f64);
 }
 template <Cond C>
 void add_int(Registry& r, const char* cond) {
-  r.add(std::string(cond) + "_i16", VT::b16, &int_cmp<C, IntTy::i16>);
-  r.add(std::string(cond) + "_u16", VT::b16, &int_cmp<C, IntTy::u16>);
-  r.add(std::string(cond) + "_i32", VT::b32, &int_cmp<C, IntTy::i32>);
-  r.add(std::string(cond) + "_u32", VT::b32, &int_cmp<C, IntTy::u32>);
-  r.add(std::string(cond) + "_i64", VT::b64, &int_cmp<C, IntTy::i64>);
-  r.add(std::string(cond) + "_u64", VT::b64, &int_cmp<C, IntTy::u64>);
+  r.template add<&int_cmp<C, IntTy::i16>>(std::string(cond) + "_i16", VT::b16);
+  r.template add<&int_cmp<C, IntTy::u16>>(std::string(cond) + "_u16", VT::b16);
+  r.template add<&int_cmp<C, IntTy::i32>>(std::string(cond) + "_i32", VT::b32);
+  r.template add<&int_cmp<C, IntTy::u32>>(std::string(cond) + "_u32", VT::b32);
+  r.template add<&int_cmp<C, IntTy::i64>>(std::string(cond) + "_i64", VT::b64);
+  r.template add<&int_cmp<C, IntTy::u64>>(std::string(cond) + "_u64", VT::b64);
 }
 
 const Registry& registry() {
@@ -144,13 +145,13 @@ const Registry& registry() {
       const Form f = x ? Form::compare_x : Form::compare;
       g.names.push_back(p + "f16");
       g.specs.push_back(
-          VopSpec{g.names.back(), VT::none, {VT::f16, VT::b16}, 2, f, &class_cmp<VT::f16>});
+          vop(g.names.back(), VT::none, {VT::f16, VT::b16}, 2, f, lane<&class_cmp<VT::f16>>));
       g.names.push_back(p + "f32");
       g.specs.push_back(
-          VopSpec{g.names.back(), VT::none, {VT::f32, VT::b32}, 2, f, &class_cmp<VT::f32>});
+          vop(g.names.back(), VT::none, {VT::f32, VT::b32}, 2, f, lane<&class_cmp<VT::f32>>));
       g.names.push_back(p + "f64");
       g.specs.push_back(
-          VopSpec{g.names.back(), VT::none, {VT::f64, VT::b32}, 2, f, &class_cmp<VT::f64>});
+          vop(g.names.back(), VT::none, {VT::f64, VT::b32}, 2, f, lane<&class_cmp<VT::f64>>));
     }
     return g;
   }();

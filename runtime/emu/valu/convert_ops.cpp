@@ -49,109 +49,97 @@ u64 sat_pk(int64_t lo, int64_t hi, int64_t min, int64_t max) {
 }
 
 #define TW_CVT(name, dst, src, expr)                                                               \
-  VopSpec {                                                                                        \
-    name, dst, {src}, 1, Form::plain, +[](Lane& l) -> u64 { return expr; }                         \
-  }
+  vop(name, dst, {src}, 1, Form::plain, [](Lane& l) -> u64 { return expr; })
 #define TW_CVT2(name, dst, s0, s1, expr)                                                           \
-  VopSpec {                                                                                        \
-    name, dst, {s0, s1}, 2, Form::plain, +[](Lane& l) -> u64 { return expr; }                      \
-  }
+  vop(name, dst, {s0, s1}, 2, Form::plain, [](Lane& l) -> u64 { return expr; })
 
-const VopSpec kConvertSpecs[] =
-    {
-        TW_CVT("v_cvt_f32_f16", VT::f32, VT::f16, put<VT::f32>(get<VT::f16>(l.s[0]))),
-        TW_CVT("v_cvt_f16_f32", VT::f16, VT::f32, put<VT::f16>(get<VT::f32>(l.s[0]))),
-        TW_CVT("v_cvt_f32_f64", VT::f32, VT::f64, put<VT::f32>(get<VT::f64>(l.s[0]))),
-        TW_CVT("v_cvt_f64_f32", VT::f64, VT::f32, put<VT::f64>(get<VT::f32>(l.s[0]))),
-        TW_CVT("v_cvt_f32_i32", VT::f32, VT::b32, f32_bits(float(int32_t(uint32_t(l.s[0]))))),
-        TW_CVT("v_cvt_f32_u32", VT::f32, VT::b32, f32_bits(float(uint32_t(l.s[0])))),
-        TW_CVT("v_cvt_f64_i32", VT::f64, VT::b32, f64_bits(double(int32_t(uint32_t(l.s[0]))))),
-        TW_CVT("v_cvt_f64_u32", VT::f64, VT::b32, f64_bits(double(uint32_t(l.s[0])))),
-        TW_CVT("v_cvt_f16_i16", VT::f16, VT::b16, float_to_f16(float(int16_t(uint16_t(l.s[0]))))),
-        TW_CVT("v_cvt_f16_u16", VT::f16, VT::b16, float_to_f16(float(uint16_t(l.s[0])))),
-        TW_CVT("v_cvt_i32_f32", VT::b32, VT::f32, to_int<int32_t>(get<VT::f32>(l.s[0]))),
-        TW_CVT("v_cvt_u32_f32", VT::b32, VT::f32, to_int<uint32_t>(get<VT::f32>(l.s[0]))),
-        TW_CVT("v_cvt_i32_f64", VT::b32, VT::f64, to_int<int32_t>(get<VT::f64>(l.s[0]))),
-        TW_CVT("v_cvt_u32_f64", VT::b32, VT::f64, to_int<uint32_t>(get<VT::f64>(l.s[0]))),
-        TW_CVT("v_cvt_i16_f16", VT::b16, VT::f16, to_int<int16_t>(get<VT::f16>(l.s[0]))),
-        TW_CVT("v_cvt_u16_f16", VT::b16, VT::f16, to_int<uint16_t>(get<VT::f16>(l.s[0]))),
-        TW_CVT("v_cvt_floor_i32_f32", VT::b32, VT::f32,
-               to_int<int32_t>(std::floor(get<VT::f32>(l.s[0])))),
-        TW_CVT("v_cvt_nearest_i32_f32", VT::b32, VT::f32,
-               to_int<int32_t>(std::floor(get<VT::f32>(l.s[0]) + 0.5))),
-        TW_CVT("v_cvt_i32_i16", VT::b32, VT::b16, uint32_t(int32_t(int16_t(uint16_t(l.s[0]))))),
-        TW_CVT("v_cvt_u32_u16", VT::b32, VT::b16, uint32_t(uint16_t(l.s[0]))),
-        TW_CVT("v_cvt_f32_ubyte0", VT::f32, VT::b32, f32_bits(float(l.s[0] & 0xff))),
-        TW_CVT("v_cvt_f32_ubyte1", VT::f32, VT::b32, f32_bits(float((l.s[0] >> 8) & 0xff))),
-        TW_CVT("v_cvt_f32_ubyte2", VT::f32, VT::b32, f32_bits(float((l.s[0] >> 16) & 0xff))),
-        TW_CVT("v_cvt_f32_ubyte3", VT::f32, VT::b32, f32_bits(float((l.s[0] >> 24) & 0xff))),
-        TW_CVT("v_cvt_off_f32_i4", VT::f32, VT::b32,
-               f32_bits(float(int32_t(uint32_t(l.s[0]) << 28) >> 28) / 16.0f)),
-        TW_CVT("v_cvt_norm_i16_f16", VT::b16, VT::f16, norm_i16(get<VT::f16>(l.s[0]))),
-        TW_CVT("v_cvt_norm_u16_f16", VT::b16, VT::f16, norm_u16(get<VT::f16>(l.s[0]))),
-        // Packing two values into one dword (low = src0, high = src1).
-        TW_CVT2("v_cvt_pk_rtz_f16_f32", VT::b32, VT::f32, VT::f32,
-                u64(tw::num::f32_to_f16_rtz(f32(l.s[0]))) |
-                    (u64(tw::num::f32_to_f16_rtz(f32(l.s[1]))) << 16)),
-        TW_CVT2("v_pack_b32_f16", VT::b32, VT::f16, VT::f16,
-                (l.s[0] & 0xffff) | ((l.s[1] & 0xffff) << 16)),
-        TW_CVT2("v_cvt_pk_norm_i16_f32", VT::b32, VT::f32, VT::f32,
-                norm_i16(f32(l.s[0])) | (norm_i16(f32(l.s[1])) << 16)),
-        TW_CVT2("v_cvt_pk_norm_u16_f32", VT::b32, VT::f32, VT::f32,
-                norm_u16(f32(l.s[0])) | (norm_u16(f32(l.s[1])) << 16)),
-        TW_CVT2("v_cvt_pk_norm_i16_f16", VT::b32, VT::f16, VT::f16,
-                norm_i16(get<VT::f16>(l.s[0])) | (norm_i16(get<VT::f16>(l.s[1])) << 16)),
-        TW_CVT2("v_cvt_pk_norm_u16_f16", VT::b32, VT::f16, VT::f16,
-                norm_u16(get<VT::f16>(l.s[0])) | (norm_u16(get<VT::f16>(l.s[1])) << 16)),
-        TW_CVT2("v_cvt_pk_i16_f32", VT::b32, VT::f32, VT::f32,
-                (to_int<int16_t>(f32(l.s[0])) & 0xffff) |
-                    ((to_int<int16_t>(f32(l.s[1])) & 0xffff) << 16)),
-        TW_CVT2("v_cvt_pk_u16_f32", VT::b32, VT::f32, VT::f32,
-                (to_int<uint16_t>(f32(l.s[0])) & 0xffff) |
-                    ((to_int<uint16_t>(f32(l.s[1])) & 0xffff) << 16)),
-        TW_CVT2("v_cvt_pk_i16_i32", VT::b32, VT::b32, VT::b32,
-                sat_pk(int32_t(uint32_t(l.s[0])), int32_t(uint32_t(l.s[1])), -32768, 32767)),
-        TW_CVT2("v_cvt_pk_u16_u32", VT::b32, VT::b32, VT::b32,
-                sat_pk(uint32_t(l.s[0]), uint32_t(l.s[1]), 0, 65535)),
-        TW_CVT("v_sat_pk_u8_i16", VT::b16, VT::b32,
-               u64(std::clamp<int>(int16_t(uint16_t(l.s[0])), 0, 255)) |
-                   (u64(std::clamp<int>(int16_t(uint16_t(l.s[0] >> 16)), 0, 255)) << 8)),
-        // v_cvt_pk_u8_f32 src0 -> byte src1[1:0] of src2.
-        VopSpec{"v_cvt_pk_u8_f32",
-                VT::b32,
-                {VT::f32, VT::b32, VT::b32},
-                3,
-                Form::plain,
-                +[](Lane& l) -> u64 {
+const VopSpec
+    kConvertSpecs[] =
+        {
+            TW_CVT("v_cvt_f32_f16", VT::f32, VT::f16, put<VT::f32>(get<VT::f16>(l.s[0]))),
+            TW_CVT("v_cvt_f16_f32", VT::f16, VT::f32, put<VT::f16>(get<VT::f32>(l.s[0]))),
+            TW_CVT("v_cvt_f32_f64", VT::f32, VT::f64, put<VT::f32>(get<VT::f64>(l.s[0]))),
+            TW_CVT("v_cvt_f64_f32", VT::f64, VT::f32, put<VT::f64>(get<VT::f32>(l.s[0]))),
+            TW_CVT("v_cvt_f32_i32", VT::f32, VT::b32, f32_bits(float(int32_t(uint32_t(l.s[0]))))),
+            TW_CVT("v_cvt_f32_u32", VT::f32, VT::b32, f32_bits(float(uint32_t(l.s[0])))),
+            TW_CVT("v_cvt_f64_i32", VT::f64, VT::b32, f64_bits(double(int32_t(uint32_t(l.s[0]))))),
+            TW_CVT("v_cvt_f64_u32", VT::f64, VT::b32, f64_bits(double(uint32_t(l.s[0])))),
+            TW_CVT("v_cvt_f16_i16", VT::f16, VT::b16,
+                   float_to_f16(float(int16_t(uint16_t(l.s[0]))))),
+            TW_CVT("v_cvt_f16_u16", VT::f16, VT::b16, float_to_f16(float(uint16_t(l.s[0])))),
+            TW_CVT("v_cvt_i32_f32", VT::b32, VT::f32, to_int<int32_t>(get<VT::f32>(l.s[0]))),
+            TW_CVT("v_cvt_u32_f32", VT::b32, VT::f32, to_int<uint32_t>(get<VT::f32>(l.s[0]))),
+            TW_CVT("v_cvt_i32_f64", VT::b32, VT::f64, to_int<int32_t>(get<VT::f64>(l.s[0]))),
+            TW_CVT("v_cvt_u32_f64", VT::b32, VT::f64, to_int<uint32_t>(get<VT::f64>(l.s[0]))),
+            TW_CVT("v_cvt_i16_f16", VT::b16, VT::f16, to_int<int16_t>(get<VT::f16>(l.s[0]))),
+            TW_CVT("v_cvt_u16_f16", VT::b16, VT::f16, to_int<uint16_t>(get<VT::f16>(l.s[0]))),
+            TW_CVT("v_cvt_floor_i32_f32", VT::b32, VT::f32,
+                   to_int<int32_t>(std::floor(get<VT::f32>(l.s[0])))),
+            TW_CVT("v_cvt_nearest_i32_f32", VT::b32, VT::f32,
+                   to_int<int32_t>(std::floor(get<VT::f32>(l.s[0]) + 0.5))),
+            TW_CVT("v_cvt_i32_i16", VT::b32, VT::b16, uint32_t(int32_t(int16_t(uint16_t(l.s[0]))))),
+            TW_CVT("v_cvt_u32_u16", VT::b32, VT::b16, uint32_t(uint16_t(l.s[0]))),
+            TW_CVT("v_cvt_f32_ubyte0", VT::f32, VT::b32, f32_bits(float(l.s[0] & 0xff))),
+            TW_CVT("v_cvt_f32_ubyte1", VT::f32, VT::b32, f32_bits(float((l.s[0] >> 8) & 0xff))),
+            TW_CVT("v_cvt_f32_ubyte2", VT::f32, VT::b32, f32_bits(float((l.s[0] >> 16) & 0xff))),
+            TW_CVT("v_cvt_f32_ubyte3", VT::f32, VT::b32, f32_bits(float((l.s[0] >> 24) & 0xff))),
+            TW_CVT("v_cvt_off_f32_i4", VT::f32, VT::b32,
+                   f32_bits(float(int32_t(uint32_t(l.s[0]) << 28) >> 28) / 16.0f)),
+            TW_CVT("v_cvt_norm_i16_f16", VT::b16, VT::f16, norm_i16(get<VT::f16>(l.s[0]))),
+            TW_CVT("v_cvt_norm_u16_f16", VT::b16, VT::f16, norm_u16(get<VT::f16>(l.s[0]))),
+            // Packing two values into one dword (low = src0, high = src1).
+            TW_CVT2("v_cvt_pk_rtz_f16_f32", VT::b32, VT::f32, VT::f32,
+                    u64(tw::num::f32_to_f16_rtz(f32(l.s[0]))) |
+                        (u64(tw::num::f32_to_f16_rtz(f32(l.s[1]))) << 16)),
+            TW_CVT2("v_pack_b32_f16", VT::b32, VT::f16, VT::f16,
+                    (l.s[0] & 0xffff) | ((l.s[1] & 0xffff) << 16)),
+            TW_CVT2("v_cvt_pk_norm_i16_f32", VT::b32, VT::f32, VT::f32,
+                    norm_i16(f32(l.s[0])) | (norm_i16(f32(l.s[1])) << 16)),
+            TW_CVT2("v_cvt_pk_norm_u16_f32", VT::b32, VT::f32, VT::f32,
+                    norm_u16(f32(l.s[0])) | (norm_u16(f32(l.s[1])) << 16)),
+            TW_CVT2("v_cvt_pk_norm_i16_f16", VT::b32, VT::f16, VT::f16,
+                    norm_i16(get<VT::f16>(l.s[0])) | (norm_i16(get<VT::f16>(l.s[1])) << 16)),
+            TW_CVT2("v_cvt_pk_norm_u16_f16", VT::b32, VT::f16, VT::f16,
+                    norm_u16(get<VT::f16>(l.s[0])) | (norm_u16(get<VT::f16>(l.s[1])) << 16)),
+            TW_CVT2("v_cvt_pk_i16_f32", VT::b32, VT::f32, VT::f32,
+                    (to_int<int16_t>(f32(l.s[0])) & 0xffff) |
+                        ((to_int<int16_t>(f32(l.s[1])) & 0xffff) << 16)),
+            TW_CVT2("v_cvt_pk_u16_f32", VT::b32, VT::f32, VT::f32,
+                    (to_int<uint16_t>(f32(l.s[0])) & 0xffff) |
+                        ((to_int<uint16_t>(f32(l.s[1])) & 0xffff) << 16)),
+            TW_CVT2("v_cvt_pk_i16_i32", VT::b32, VT::b32, VT::b32,
+                    sat_pk(int32_t(uint32_t(l.s[0])), int32_t(uint32_t(l.s[1])), -32768, 32767)),
+            TW_CVT2("v_cvt_pk_u16_u32", VT::b32, VT::b32, VT::b32,
+                    sat_pk(uint32_t(l.s[0]), uint32_t(l.s[1]), 0, 65535)),
+            TW_CVT("v_sat_pk_u8_i16", VT::b16, VT::b32,
+                   u64(std::clamp<int>(int16_t(uint16_t(l.s[0])), 0, 255)) |
+                       (u64(std::clamp<int>(int16_t(uint16_t(l.s[0] >> 16)), 0, 255)) << 8)),
+            // v_cvt_pk_u8_f32 src0 -> byte src1[1:0] of src2.
+            vop("v_cvt_pk_u8_f32", VT::b32, {VT::f32, VT::b32, VT::b32}, 3, Form::plain,
+                [](Lane& l) -> u64 {
                   const unsigned sh = 8 * (l.s[1] & 3);
                   const u64 byte = to_int<uint8_t>(std::nearbyint(f32(l.s[0])));
                   return (uint32_t(l.s[2]) & ~(0xffu << sh)) | uint32_t(byte << sh);
-                }},
-        // fp8 / bf8 packing: dst word op_sel[2] gets {cvt(src0), cvt(src1) << 8}, the other word
-        // is kept (the dst is typed b16 so the engine writes the selected half). Round to nearest
-        // even; saturation follows the clamp bit.
-        VopSpec{"v_cvt_pk_fp8_f32",
-                VT::b16,
-                {VT::f32, VT::f32},
-                2,
-                Form::plain,
-                +[](Lane& l) -> u64 {
+                }),
+            // fp8 / bf8 packing: dst word op_sel[2] gets {cvt(src0), cvt(src1) << 8}, the other
+            // word is kept (the dst is typed b16 so the engine writes the selected half). Round to
+            // nearest even; saturation follows the clamp bit.
+            vop(
+                "v_cvt_pk_fp8_f32", VT::b16, {VT::f32, VT::f32}, 2, Form::plain,
+                [](Lane& l) -> u64 {
                   const auto sat = l.clamp ? tw::num::Saturate::yes : tw::num::Saturate::no;
                   return u64(tw::num::f32_to_e4m3(f32(l.s[0]), sat)) |
                          (u64(tw::num::f32_to_e4m3(f32(l.s[1]), sat)) << 8);
                 },
-                true},
-        VopSpec{"v_cvt_pk_bf8_f32",
-                VT::b16,
-                {VT::f32, VT::f32},
-                2,
-                Form::plain,
-                +[](Lane& l) -> u64 {
+                true),
+            vop(
+                "v_cvt_pk_bf8_f32", VT::b16, {VT::f32, VT::f32}, 2, Form::plain,
+                [](Lane& l) -> u64 {
                   const auto sat = l.clamp ? tw::num::Saturate::yes : tw::num::Saturate::no;
                   return u64(tw::num::f32_to_e5m2(f32(l.s[0]), sat)) |
                          (u64(tw::num::f32_to_e5m2(f32(l.s[1]), sat)) << 8);
                 },
-                true},
+                true),
 };
 
 #undef TW_CVT

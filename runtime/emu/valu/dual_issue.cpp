@@ -11,8 +11,9 @@ void dual(WaveContext& c, const DecodedInstr& in) {
   if (in.vopd.size() != 2)
     c.fail(in, "VOPD instruction without its two component operations");
   Staged x, y;
-  const VopSpec* sx = find_spec(in.vopd[0].mnemonic);
-  const VopSpec* sy = find_spec(in.vopd[1].mnemonic);
+  // Bound at load; an instruction built by hand (tests) is looked up by name.
+  const VopSpec* sx = in.vopd[0].vop_spec ? in.vopd[0].vop_spec : find_spec(in.vopd[0].mnemonic);
+  const VopSpec* sy = in.vopd[1].vop_spec ? in.vopd[1].vop_spec : find_spec(in.vopd[1].mnemonic);
   if (!sx || !sy)
     c.fail(in, "unimplemented VOPD component '" + (sx ? in.vopd[1].mnemonic : in.vopd[0].mnemonic) +
                    "'");

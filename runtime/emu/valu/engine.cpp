@@ -226,15 +226,17 @@ namespace {
 
 // One source operand of an instruction, resolved for reading lane by lane (read_source's
 // semantics plus the MODE input denormal flush).
+// No member initializers: compute() keeps four on the stack per instruction and
+// source_access() sets every field (zeroing them showed in profiles).
 struct SourceAccess {
-  const uint32_t* low = nullptr;  // VGPR: the lanes of its (first) register; null: invariant
-  const uint32_t* high = nullptr; // 64-bit VGPR: the lanes of the second register
-  uint64_t value = 0;             // lane-invariant value, modifiers and flushing applied
-  uint64_t clear = 0, flip = 0;   // abs: sign bit cleared, then neg: sign bit flipped
-  uint64_t sign = 0;
-  VT type = VT::none;
-  uint8_t shift = 0;  // 16-bit: 16 selects the high half
-  bool flush = false; // flush input denormals (MODE)
+  const uint32_t* low;  // VGPR: the lanes of its (first) register; null: invariant
+  const uint32_t* high; // 64-bit VGPR: the lanes of the second register
+  uint64_t value;       // lane-invariant value, modifiers and flushing applied
+  uint64_t clear, flip; // abs: sign bit cleared, then neg: sign bit flipped
+  uint64_t sign;
+  VT type;
+  uint8_t shift; // 16-bit: 16 selects the high half
+  bool flush;    // flush input denormals (MODE)
 
   uint64_t read(int lane) const {
     if (!low)
@@ -252,7 +254,7 @@ struct SourceAccess {
 };
 
 SourceAccess source_access(const WaveState& w, const Operand& op, VT t, bool hi) {
-  SourceAccess a;
+  SourceAccess a{nullptr, nullptr, 0, 0, 0, 0, VT::none, 0, false};
   a.type = t;
   a.sign = sign_bit(t);
   a.flush = is_float(t) && !(denorm_field(w, t) & 1u);
@@ -269,6 +271,20 @@ SourceAccess source_access(const WaveState& w, const Operand& op, VT t, bool hi)
   if (a.flush && is_denormal(t, a.value))
     a.value &= a.sign;
   return a;
+}
+
+// Every lane's value of a source (inactive lanes too: reading them is harmless and keeps the
+// loops free of branches). The plain 32-bit VGPR read is a straight copy.
+void gather(const SourceAccess& a, std::array<uint64_t, kWaveSize>& out) {
+  if (!a.low) {
+    out.fill(a.value);
+  } else if (!a.high && !is_16(a.type) && !a.clear && !a.flip && !a.flush) {
+    for (int lane = 0; lane < kWaveSize; ++lane)
+      out[lane] = a.low[lane];
+  } else {
+    for (int lane = 0; lane < kWaveSize; ++lane)
+      out[lane] = a.read(lane);
+  }
 }
 
 } // namespace
@@ -291,7 +307,7 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
   // Sources are resolved once per instruction: a VGPR source reads its row(s) per lane, any
   // other source (SGPR, constant, literal, scc, src_*) is the same for every lane and is read,
   // modified and flushed once.
-  std::array<SourceAccess, 4> src{};
+  std::array<SourceAccess, 4> src; // the first nsrc are set below, and only they are read
   for (int i = 0; w.exec() != 0 && i < spec.nsrc; ++i) { // no lane, nothing read
     const VT t = spec.src[i];
     const bool hi = is_16(t) && i < 4 && in.mods.op_sel[i];
@@ -322,6 +338,27 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
   out.in = &in;
   out.write_mask = 0;
   out.mask_bits = 0;
+  if (!dpp && spec.batch) {
+    if (exec == 0)
+      return;
+    LaneBatch b;
+    for (int i = 0; i < spec.nsrc; ++i)
+      gather(src[i], b.s[i]);
+    b.exec = exec;
+    b.mask_in = mask;
+    b.clamp = in.mods.clamp;
+    b.wave = &w;
+    b.value = out.value.data();
+    spec.batch(b);
+    if (finish)
+      for (uint32_t m = exec; m; m &= m - 1) {
+        const int lane = std::countr_zero(m);
+        out.value[lane] = finish_float(w, in, spec.dst, out.value[lane], in.mods.clamp);
+      }
+    out.write_mask = exec;
+    out.mask_bits = b.mask_out;
+    return;
+  }
   Lane L;
   L.wave = &w;
   L.clamp = in.mods.clamp;
@@ -358,6 +395,15 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
   }
 }
 
+// 1 << lane as a table: the blends below test it with a vector compare (SSE2 has no
+// per-element shift).
+constexpr std::array<uint32_t, kWaveSize> kLaneBit = [] {
+  std::array<uint32_t, kWaveSize> bits{};
+  for (int lane = 0; lane < kWaveSize; ++lane)
+    bits[lane] = 1u << lane;
+  return bits;
+}();
+
 void commit(WaveContext& c, const Staged& st) {
   WaveState& w = c.wave;
   const VopSpec& spec = *st.spec;
@@ -383,19 +429,21 @@ void commit(WaveContext& c, const Staged& st) {
   const bool hi = is_16(spec.dst) && printed_srcs < 4 && in.mods.op_sel[printed_srcs];
   if (d.is_vgpr() && (spec.dst == VT::b32 || spec.dst == VT::f32)) {
     uint32_t* row = w.vgpr[d.reg].data();
-    for (uint32_t m = st.write_mask; m; m &= m - 1) {
-      const int lane = std::countr_zero(m);
-      row[lane] = uint32_t(st.value[lane]);
+    const uint32_t wm = st.write_mask;
+    for (int lane = 0; lane < kWaveSize; ++lane) {            // a blend the compiler vectorises
+      const uint32_t keep = (wm & kLaneBit[lane]) ? 0u : ~0u; // not written: kept
+      row[lane] = (row[lane] & keep) | (uint32_t(st.value[lane]) & ~keep);
     }
     return;
   }
   if (d.is_vgpr() && is_64(spec.dst) && d.reg + 1 < kMaxVgprs) {
     uint32_t* low = w.vgpr[d.reg].data();
     uint32_t* high = w.vgpr[d.reg + 1].data();
-    for (uint32_t m = st.write_mask; m; m &= m - 1) {
-      const int lane = std::countr_zero(m);
-      low[lane] = uint32_t(st.value[lane]);
-      high[lane] = uint32_t(st.value[lane] >> 32);
+    const uint32_t wm = st.write_mask;
+    for (int lane = 0; lane < kWaveSize; ++lane) {
+      const uint32_t keep = (wm & kLaneBit[lane]) ? 0u : ~0u; // not written: kept
+      low[lane] = (low[lane] & keep) | (uint32_t(st.value[lane]) & ~keep);
+      high[lane] = (high[lane] & keep) | (uint32_t(st.value[lane] >> 32) & ~keep);
     }
     return;
   }

@@ -263,18 +263,9 @@ uint64_t fma_f32(Lane& l) {
       std::fma(as_f32(uint32_t(l.s[0])), as_f32(uint32_t(l.s[1])), as_f32(uint32_t(l.s[2]))));
 }
 
-#define TW_UN(T, name, op)                                                                         \
-  VopSpec {                                                                                        \
-    name, T, {T}, 1, Form::plain, &unary<T, op>                                                    \
-  }
-#define TW_BIN(T, name, op)                                                                        \
-  VopSpec {                                                                                        \
-    name, T, {T, T}, 2, Form::plain, &binary<T, op>                                                \
-  }
-#define TW_TER(T, name, op)                                                                        \
-  VopSpec {                                                                                        \
-    name, T, {T, T, T}, 3, Form::plain, &ternary<T, op>                                            \
-  }
+#define TW_UN(T, name, op) vop(name, T, {T}, 1, Form::plain, lane<&unary<T, op>>)
+#define TW_BIN(T, name, op) vop(name, T, {T, T}, 2, Form::plain, lane<&binary<T, op>>)
+#define TW_TER(T, name, op) vop(name, T, {T, T, T}, 3, Form::plain, lane<&ternary<T, op>>)
 #define TW_UN_ALL(base, op)                                                                        \
   TW_UN(VT::f32, "v_" base "_f32", op), TW_UN(VT::f16, "v_" base "_f16", op),                      \
       TW_UN(VT::f64, "v_" base "_f64", op)
@@ -299,27 +290,19 @@ const VopSpec kFloatSpecs[] = {
     TW_BIN_ALL("minimum", minimum),
     TW_BIN(VT::f32, "v_mul_dx9_zero_f32", mul_dx9),
     TW_TER(VT::f32, "v_fma_dx9_zero_f32", fma_dx9),
-    VopSpec{"v_fma_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain, &fma_f32},
+    vop("v_fma_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain, lane<&fma_f32>),
     TW_TER(VT::f16, "v_fma_f16", fma3),
     TW_TER(VT::f64, "v_fma_f64", fma3),
     // fmaak / fmamk: the printed order is already src0 * src1 + src2 (K in its place).
-    VopSpec{"v_fmaak_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain, &fma_f32},
-    VopSpec{"v_fmamk_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain, &fma_f32},
+    vop("v_fmaak_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain, lane<&fma_f32>),
+    vop("v_fmamk_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain, lane<&fma_f32>),
     TW_TER(VT::f16, "v_fmaak_f16", fma3),
     TW_TER(VT::f16, "v_fmamk_f16", fma3),
-    VopSpec{"v_fmac_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::accumulate, &fma_f32},
-    VopSpec{"v_fmac_f16",
-            VT::f16,
-            {VT::f16, VT::f16, VT::f16},
-            3,
-            Form::accumulate,
-            &ternary<VT::f16, fma3>},
-    VopSpec{"v_fmac_f64",
-            VT::f64,
-            {VT::f64, VT::f64, VT::f64},
-            3,
-            Form::accumulate,
-            &ternary<VT::f64, fma3>},
+    vop("v_fmac_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::accumulate, lane<&fma_f32>),
+    vop("v_fmac_f16", VT::f16, {VT::f16, VT::f16, VT::f16}, 3, Form::accumulate,
+        lane<&ternary<VT::f16, fma3>>),
+    vop("v_fmac_f64", VT::f64, {VT::f64, VT::f64, VT::f64}, 3, Form::accumulate,
+        lane<&ternary<VT::f64, fma3>>),
     TW_TER_32_16("med3_num", med3_num),
     TW_TER(VT::f32, "v_cubeid_f32", cubeid),
     TW_TER(VT::f32, "v_cubesc_f32", cubesc),
@@ -359,54 +342,26 @@ const VopSpec kFloatSpecs[] = {
     TW_UN_ALL("rndne", rndne),
     TW_UN_ALL("fract", fract),
     TW_UN_ALL("frexp_mant", frexp_mant),
-    VopSpec{"v_frexp_exp_i32_f32", VT::b32, {VT::f32}, 1, Form::plain, &frexp_exp<VT::f32>},
-    VopSpec{"v_frexp_exp_i32_f64", VT::b32, {VT::f64}, 1, Form::plain, &frexp_exp<VT::f64>},
-    VopSpec{"v_frexp_exp_i16_f16", VT::b16, {VT::f16}, 1, Form::plain, &frexp_exp<VT::f16>},
-    VopSpec{"v_ldexp_f32", VT::f32, {VT::f32, VT::b32}, 2, Form::plain, &ldexp_op<VT::f32>},
-    VopSpec{"v_ldexp_f64", VT::f64, {VT::f64, VT::b32}, 2, Form::plain, &ldexp_op<VT::f64>},
-    VopSpec{"v_ldexp_f16", VT::f16, {VT::f16, VT::b16}, 2, Form::plain, &ldexp_op<VT::f16>},
-    VopSpec{"v_div_scale_f32",
-            VT::f32,
-            {VT::f32, VT::f32, VT::f32},
-            3,
-            Form::carry_out,
-            &div_scale<VT::f32>},
-    VopSpec{"v_div_scale_f64",
-            VT::f64,
-            {VT::f64, VT::f64, VT::f64},
-            3,
-            Form::carry_out,
-            &div_scale<VT::f64>},
-    VopSpec{"v_div_fmas_f32",
-            VT::f32,
-            {VT::f32, VT::f32, VT::f32},
-            3,
-            Form::mask_in,
-            &div_fmas<VT::f32>},
-    VopSpec{"v_div_fmas_f64",
-            VT::f64,
-            {VT::f64, VT::f64, VT::f64},
-            3,
-            Form::mask_in,
-            &div_fmas<VT::f64>},
-    VopSpec{"v_div_fixup_f32",
-            VT::f32,
-            {VT::f32, VT::f32, VT::f32},
-            3,
-            Form::plain,
-            &div_fixup<VT::f32>},
-    VopSpec{"v_div_fixup_f64",
-            VT::f64,
-            {VT::f64, VT::f64, VT::f64},
-            3,
-            Form::plain,
-            &div_fixup<VT::f64>},
-    VopSpec{"v_div_fixup_f16",
-            VT::f16,
-            {VT::f16, VT::f16, VT::f16},
-            3,
-            Form::plain,
-            &div_fixup<VT::f16>},
+    vop("v_frexp_exp_i32_f32", VT::b32, {VT::f32}, 1, Form::plain, lane<&frexp_exp<VT::f32>>),
+    vop("v_frexp_exp_i32_f64", VT::b32, {VT::f64}, 1, Form::plain, lane<&frexp_exp<VT::f64>>),
+    vop("v_frexp_exp_i16_f16", VT::b16, {VT::f16}, 1, Form::plain, lane<&frexp_exp<VT::f16>>),
+    vop("v_ldexp_f32", VT::f32, {VT::f32, VT::b32}, 2, Form::plain, lane<&ldexp_op<VT::f32>>),
+    vop("v_ldexp_f64", VT::f64, {VT::f64, VT::b32}, 2, Form::plain, lane<&ldexp_op<VT::f64>>),
+    vop("v_ldexp_f16", VT::f16, {VT::f16, VT::b16}, 2, Form::plain, lane<&ldexp_op<VT::f16>>),
+    vop("v_div_scale_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::carry_out,
+        lane<&div_scale<VT::f32>>),
+    vop("v_div_scale_f64", VT::f64, {VT::f64, VT::f64, VT::f64}, 3, Form::carry_out,
+        lane<&div_scale<VT::f64>>),
+    vop("v_div_fmas_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::mask_in,
+        lane<&div_fmas<VT::f32>>),
+    vop("v_div_fmas_f64", VT::f64, {VT::f64, VT::f64, VT::f64}, 3, Form::mask_in,
+        lane<&div_fmas<VT::f64>>),
+    vop("v_div_fixup_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain,
+        lane<&div_fixup<VT::f32>>),
+    vop("v_div_fixup_f64", VT::f64, {VT::f64, VT::f64, VT::f64}, 3, Form::plain,
+        lane<&div_fixup<VT::f64>>),
+    vop("v_div_fixup_f16", VT::f16, {VT::f16, VT::f16, VT::f16}, 3, Form::plain,
+        lane<&div_fixup<VT::f16>>),
 };
 
 #undef TW_UN

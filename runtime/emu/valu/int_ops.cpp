@@ -121,13 +121,10 @@ T med3(T x, T y, T z) {
 }
 
 #define TW_OP(name, dst, srcs, n, expr)                                                            \
-  VopSpec {                                                                                        \
-    name, dst, srcs, n, Form::plain, +[](Lane& l) -> u64 { return expr; }                          \
-  }
+  vop(name, dst, srcs, n, Form::plain, [](Lane& l) -> u64 { return expr; })
 #define TW_OPC(name, dst, srcs, n, expr)                                                           \
-  VopSpec {                                                                                        \
-    name, dst, srcs, n, Form::plain, +[](Lane& l) -> u64 { return expr; }, true                    \
-  }
+  vop(                                                                                             \
+      name, dst, srcs, n, Form::plain, [](Lane& l) -> u64 { return expr; }, true)
 #define B1                                                                                         \
   { VT::b32 }
 #define B2                                                                                         \
@@ -187,8 +184,8 @@ const VopSpec kIntSpecs[] = {
     TW_OP("v_alignbyte_b32", VT::b32, B3, 3, u32(((u64(a(l)) << 32) | b(l)) >> (8 * (c(l) & 3)))),
     TW_OP("v_perm_b32", VT::b32, B3, 3, perm(l)),
     TW_OP("v_bcnt_u32_b32", VT::b32, B2, 2, u32(std::popcount(a(l)) + b(l))),
-    VopSpec{"v_mbcnt_lo_u32_b32", VT::b32, B2, 2, Form::plain, &mbcnt_lo},
-    VopSpec{"v_mbcnt_hi_u32_b32", VT::b32, B2, 2, Form::plain, &mbcnt_hi},
+    vop("v_mbcnt_lo_u32_b32", VT::b32, B2, 2, Form::plain, lane<&mbcnt_lo>),
+    vop("v_mbcnt_hi_u32_b32", VT::b32, B2, 2, Form::plain, lane<&mbcnt_hi>),
     TW_OP("v_max_u32", VT::b32, B2, 2, std::max(a(l), b(l))),
     TW_OP("v_min_u32", VT::b32, B2, 2, std::min(a(l), b(l))),
     TW_OP("v_max_i32", VT::b32, B2, 2, u32(std::max(i32(a(l)), i32(b(l))))),
@@ -240,48 +237,48 @@ const VopSpec kIntSpecs[] = {
     TW_OP("v_min3_i16", VT::b16, H3, 3, u64(std::min({sx16(l.s[0]), sx16(l.s[1]), sx16(l.s[2])})) & 0xffff),
     TW_OP("v_med3_i16", VT::b16, H3, 3, u64(med3(sx16(l.s[0]), sx16(l.s[1]), sx16(l.s[2]))) & 0xffff),
     // Selects: the mask is the last operand (vcc_lo or an SGPR), VCC in VOPD.
-    VopSpec{"v_cndmask_b32", VT::b32, B2, 2, Form::mask_in, +[](Lane& l) -> u64 { return l.mask_in ? b(l) : a(l); }},
-    VopSpec{"v_cndmask_b16", VT::b16, H2, 2, Form::mask_in, +[](Lane& l) -> u64 { return l.mask_in ? l.s[1] : l.s[0]; }},
+    vop("v_cndmask_b32", VT::b32, B2, 2, Form::mask_in, [](Lane& l) -> u64 { return l.mask_in ? b(l) : a(l); }),
+    vop("v_cndmask_b16", VT::b16, H2, 2, Form::mask_in, [](Lane& l) -> u64 { return l.mask_in ? l.s[1] : l.s[0]; }),
     // Carries: sdst gets the carry / borrow of each active lane.
-    VopSpec{"v_add_co_u32", VT::b32, B2, 2, Form::carry_out, +[](Lane& l) -> u64 {
+    vop("v_add_co_u32", VT::b32, B2, 2, Form::carry_out, [](Lane& l) -> u64 {
               const u64 s = u64(a(l)) + b(l);
               l.mask_out = s >> 32;
               return sat_u32(l, s);
-            }, true},
-    VopSpec{"v_sub_co_u32", VT::b32, B2, 2, Form::carry_out, +[](Lane& l) -> u64 {
+            }, true),
+    vop("v_sub_co_u32", VT::b32, B2, 2, Form::carry_out, [](Lane& l) -> u64 {
               l.mask_out = b(l) > a(l);
               return l.clamp && l.mask_out ? 0 : u32(a(l) - b(l));
-            }, true},
-    VopSpec{"v_subrev_co_u32", VT::b32, B2, 2, Form::carry_out, +[](Lane& l) -> u64 {
+            }, true),
+    vop("v_subrev_co_u32", VT::b32, B2, 2, Form::carry_out, [](Lane& l) -> u64 {
               l.mask_out = a(l) > b(l);
               return l.clamp && l.mask_out ? 0 : u32(b(l) - a(l));
-            }, true},
-    VopSpec{"v_add_co_ci_u32", VT::b32, B2, 2, Form::carry_inout, +[](Lane& l) -> u64 {
+            }, true),
+    vop("v_add_co_ci_u32", VT::b32, B2, 2, Form::carry_inout, [](Lane& l) -> u64 {
               const u64 s = u64(a(l)) + b(l) + (l.mask_in ? 1 : 0);
               l.mask_out = s >> 32;
               return sat_u32(l, s);
-            }, true},
-    VopSpec{"v_sub_co_ci_u32", VT::b32, B2, 2, Form::carry_inout, +[](Lane& l) -> u64 {
+            }, true),
+    vop("v_sub_co_ci_u32", VT::b32, B2, 2, Form::carry_inout, [](Lane& l) -> u64 {
               const u64 sub = u64(b(l)) + (l.mask_in ? 1 : 0);
               l.mask_out = sub > a(l);
               return l.clamp && l.mask_out ? 0 : u32(u64(a(l)) - sub);
-            }, true},
-    VopSpec{"v_subrev_co_ci_u32", VT::b32, B2, 2, Form::carry_inout, +[](Lane& l) -> u64 {
+            }, true),
+    vop("v_subrev_co_ci_u32", VT::b32, B2, 2, Form::carry_inout, [](Lane& l) -> u64 {
               const u64 sub = u64(a(l)) + (l.mask_in ? 1 : 0);
               l.mask_out = sub > b(l);
               return l.clamp && l.mask_out ? 0 : u32(u64(b(l)) - sub);
-            }, true},
+            }, true),
     // 32 x 32 + 64 multiply-add with a carry-out of the 64-bit sum.
-    VopSpec{"v_mad_co_u64_u32", VT::b64, {VT::b32, VT::b32, VT::b64}, 3, Form::carry_out, +[](Lane& l) -> u64 {
+    vop("v_mad_co_u64_u32", VT::b64, {VT::b32, VT::b32, VT::b64}, 3, Form::carry_out, [](Lane& l) -> u64 {
               const unsigned __int128 s = (unsigned __int128)(u64(a(l)) * b(l)) + l.s[2];
               l.mask_out = (s >> 64) != 0;
               return u64(s);
-            }, true},
-    VopSpec{"v_mad_co_i64_i32", VT::b64, {VT::b32, VT::b32, VT::b64}, 3, Form::carry_out, +[](Lane& l) -> u64 {
+            }, true),
+    vop("v_mad_co_i64_i32", VT::b64, {VT::b32, VT::b32, VT::b64}, 3, Form::carry_out, [](Lane& l) -> u64 {
               const __int128 s = (__int128)(i64(i32(a(l))) * i32(b(l))) + i64(l.s[2]);
               l.mask_out = s > std::numeric_limits<i64>::max() || s < std::numeric_limits<i64>::min();
               return u64(s);
-            }, true},
+            }, true),
 };
 
 #undef TW_OP

@@ -258,18 +258,10 @@ uint64_t dot2acc(Lane& l) {
   return f32_bits(float(v));
 }
 const VopSpec kDotAccSpecs[] = {
-    {"v_dot2acc_f32_f16",
-     VT::f32,
-     {VT::b32, VT::b32, VT::f32},
-     3,
-     Form::accumulate,
-     &dot2acc<false>},
-    {"v_dot2acc_f32_bf16",
-     VT::f32,
-     {VT::b32, VT::b32, VT::f32},
-     3,
-     Form::accumulate,
-     &dot2acc<true>},
+    vop("v_dot2acc_f32_f16", VT::f32, {VT::b32, VT::b32, VT::f32}, 3, Form::accumulate,
+        lane<&dot2acc<false>>),
+    vop("v_dot2acc_f32_bf16", VT::f32, {VT::b32, VT::b32, VT::f32}, 3, Form::accumulate,
+        lane<&dot2acc<true>>),
 };
 
 } // namespace

@@ -8,6 +8,7 @@
 #include <runtime/emu/handlers.hpp>
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -57,6 +58,19 @@ struct Lane {
 };
 using LaneFn = uint64_t (*)(Lane&);
 
+// Every active lane of one instruction at once: the sources of all lanes are gathered first,
+// then one loop runs the lane function inlined (all_lanes), which the compiler can vectorise.
+struct LaneBatch {
+  std::array<std::array<uint64_t, kWaveSize>, 4> s; // sources by operand, then lane
+  uint32_t exec = 0;
+  uint32_t mask_in = 0; // carry-in / select bits
+  bool clamp = false;
+  const WaveState* wave = nullptr;
+  uint64_t* value = nullptr; // kWaveSize results (lanes outside exec untouched)
+  uint32_t mask_out = 0;     // carry-out / compare bits of the active lanes
+};
+using BatchFn = void (*)(LaneBatch&);
+
 struct VopSpec {
   std::string_view mnemonic;
   VT dst;
@@ -64,8 +78,52 @@ struct VopSpec {
   uint8_t nsrc;
   Form form;
   LaneFn fn;
-  bool int_clamp = false; // clamp is handled by fn (integer saturation), not as [0,1]
+  bool int_clamp = false;  // clamp is handled by fn (integer saturation), not as [0,1]
+  BatchFn batch = nullptr; // fn over all active lanes (vop() sets it); null: lane by lane
 };
+
+// The lane function F (a captureless lambda or lane<&f>) over every active lane: a dense loop
+// when all 32 lanes are active, else one iteration per set EXEC bit.
+template <class F>
+void all_lanes(LaneBatch& b) {
+  const F f{};
+  auto one = [&](int lane) {
+    Lane l;
+    l.s = {b.s[0][lane], b.s[1][lane], b.s[2][lane], b.s[3][lane]};
+    l.lane = lane;
+    l.mask_in = (b.mask_in >> lane) & 1u;
+    l.clamp = b.clamp;
+    l.wave = b.wave;
+    b.value[lane] = f(l);
+    b.mask_out |= uint32_t(l.mask_out) << lane;
+  };
+  if (b.exec == ~0u) {
+    for (int lane = 0; lane < kWaveSize; ++lane)
+      one(lane);
+  } else {
+    for (uint32_t m = b.exec; m; m &= m - 1)
+      one(std::countr_zero(m));
+  }
+}
+template <class F>
+uint64_t one_lane(Lane& l) {
+  return F{}(l);
+}
+// A lane function given by address as a callable type (for vop()).
+template <LaneFn Fn>
+struct LaneCall {
+  uint64_t operator()(Lane& l) const { return Fn(l); }
+};
+template <LaneFn Fn>
+inline constexpr LaneCall<Fn> lane{};
+
+// A spec whose lane function is also bound into its all-lanes loop. `f` is a captureless
+// lambda (or lane<&function>); the arguments are VopSpec's in order.
+template <class F>
+VopSpec vop(std::string_view mnemonic, VT dst, std::array<VT, 4> src, uint8_t nsrc, Form form, F,
+            bool int_clamp = false) {
+  return VopSpec{mnemonic, dst, src, nsrc, form, &one_lane<F>, int_clamp, &all_lanes<F>};
+}
 
 // The results of one instruction before they are written (VOPD computes both first).
 struct Staged {

@@ -1,0 +1,115 @@
+// The global / LDS fast paths (one range check per lane, direct register rows) against the
+// general per-component path they bypass. A launch with an observer on every wave takes the
+// general path for every memory instruction (the observer sees each component), so the same
+// kernel run with and without one must leave every output byte and every byte count the same.
+// Kernels: every global width incl. sub-dword and d16 forms, every LDS width, LDS exchange with
+// barriers, on every compiled variant.
+#include "emu_test_util.hpp"
+
+#include <runtime/emu/launch.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tw;
+
+namespace {
+
+// Observes every wave of every workgroup and records nothing.
+class SeeEverything final : public emu::LaunchObserver {
+  struct Quiet final : emu::WaveObserver {
+    void on_instruction(const emu::DecodedInstr&) override {}
+    void on_access(int, uint64_t, uint32_t, bool) override {}
+  };
+
+public:
+  std::vector<emu::WaveObserver*> begin_workgroup(std::array<uint32_t, 3>, int waves) override {
+    thread_local std::vector<Quiet> quiet(32);
+    std::vector<emu::WaveObserver*> r;
+    for (int i = 0; i < waves; ++i)
+      r.push_back(&quiet[static_cast<size_t>(i)]);
+    return r;
+  }
+  void end_workgroup(std::array<uint32_t, 3>) override {}
+};
+
+struct Outcome {
+  std::vector<std::vector<uint8_t>> buffers;
+  emu::LaunchStats stats;
+};
+
+// Runs `kernel` with buffers of the given sizes (inputs random, same seed each run), pointers
+// as its arguments in order; returns every buffer afterwards.
+Outcome run(const std::string& path, const std::string& kernel, std::vector<size_t> sizes,
+            std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block, bool observed) {
+  auto co = emu::CodeObject::load(test::read_file_bytes(path));
+  emu::GlobalMemory memory;
+  memory.add_region(co->image_base(), co->image_size(), "code object");
+  std::mt19937 rng(15);
+  std::vector<uint64_t> bases;
+  emu::LaunchConfig cfg;
+  for (size_t bytes : sizes) {
+    const uint64_t base = memory.allocate(bytes);
+    for (size_t i = 0; i < bytes; ++i)
+      reinterpret_cast<uint8_t*>(base)[i] = static_cast<uint8_t>(rng());
+    bases.push_back(base);
+    cfg.kernargs.resize(cfg.kernargs.size() + 8);
+    std::memcpy(cfg.kernargs.data() + cfg.kernargs.size() - 8, &base, 8);
+  }
+  cfg.grid = grid;
+  cfg.block = block;
+  cfg.threads = 1;
+  SeeEverything observer;
+  if (observed)
+    cfg.observer = &observer;
+  Outcome out;
+  out.stats = emu::launch(*co, co->kernel(kernel), memory, cfg);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const auto* p = reinterpret_cast<const uint8_t*>(bases[i]);
+    out.buffers.emplace_back(p, p + sizes[i]);
+  }
+  return out;
+}
+
+void same_with_and_without_observer(const std::string& file, const std::string& kernel,
+                                    const std::vector<size_t>& sizes, std::array<uint32_t, 3> grid,
+                                    std::array<uint32_t, 3> block) {
+  for (const auto& v : test::kernel_variants(file)) {
+    CAPTURE(v.label);
+    CAPTURE(kernel);
+    const Outcome fast = run(v.path, kernel, sizes, grid, block, false);
+    const Outcome general = run(v.path, kernel, sizes, grid, block, true);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      CAPTURE(i);
+      CHECK(fast.buffers[i] == general.buffers[i]);
+    }
+    CHECK(fast.stats.global_bytes_read == general.stats.global_bytes_read);
+    CHECK(fast.stats.global_bytes_written == general.stats.global_bytes_written);
+    CHECK(fast.stats.lds_bytes_read == general.stats.lds_bytes_read);
+    CHECK(fast.stats.lds_bytes_written == general.stats.lds_bytes_written);
+    CHECK(fast.stats.total_instructions() == general.stats.total_instructions());
+  }
+}
+
+} // namespace
+
+TEST_CASE("emu memory fast paths: global loads and stores of every width equal the general "
+          "path") {
+  const size_t n = 128; // 2 workgroups x 64 lanes
+  same_with_and_without_observer(
+      "core_memory", "global_widths",
+      {n, n, 2 * n, 2 * n, 4 * n, 8 * n, 16 * n, 16 * n, 24 * n, n, 2 * n, 8 * n, 16 * n, 16 * n},
+      {2, 1, 1}, {64, 1, 1});
+  same_with_and_without_observer("core_d16", "d16", {2 * 128, 64, 2 * 576}, {1, 1, 1}, {64, 1, 1});
+}
+
+TEST_CASE("emu memory fast paths: LDS loads and stores of every width equal the general path") {
+  same_with_and_without_observer("core_lds", "lds_widths", {4 * 64, 4 * 8 * 64}, {1, 1, 1},
+                                 {64, 1, 1});
+  same_with_and_without_observer("core_lds", "lds_exchange", {4 * 256 * 6, 4 * 256 * 6, 4 * 6},
+                                 {3, 2, 1}, {256, 1, 1});
+}
