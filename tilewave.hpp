@@ -26,6 +26,7 @@
 #include <dsl/dsl.hpp>
 #include <dsl/handles/nan.hpp>
 #include <dsl/ir/ir.hpp>
+#include <dsl/mma/scale_cols.hpp>
 #include <dsl/ops/activation.hpp>
 #include <dsl/ops/block_reduce.hpp>
 #include <dsl/ops/philox.hpp>

@@ -16,6 +16,7 @@
 #include <kernels/common/elem_dispatch.hpp>
 
 #include <dsl/dsl.hpp>
+#include <dsl/mma/scale_cols.hpp>
 #include <dsl/tensor/whole_tile.hpp>
 
 #include <cmath>
@@ -281,7 +282,8 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
             sm.p = map(s_f32, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
               return dropout.apply(p, row0_32 + c, key0 + r);
             });
-          o = broadcast_cols(o, sm.alpha, [](const Float32& x, const Float32& a) { return x * a; });
+          // O's rescale: skipped by waves whose queries' maxima did not move (alpha exactly 1)
+          o = scale_cols_unless_one(o, sm.alpha);
           // O^T += V^T P^T, P^T straight from registers
           Products::accumulate_pv(
               o,
