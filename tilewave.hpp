@@ -27,6 +27,7 @@
 #include <dsl/handles/nan.hpp>
 #include <dsl/ir/ir.hpp>
 #include <dsl/mma/accumulator_exchange.hpp>
+#include <dsl/mma/scale_cols.hpp>
 #include <dsl/ops/activation.hpp>
 #include <dsl/ops/block_reduce.hpp>
 #include <dsl/ops/philox.hpp>

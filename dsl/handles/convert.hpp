@@ -36,6 +36,21 @@ Scalar<U> bit_cast(const Scalar<T>& x) {
   return Scalar<U>(KernelBuilder::current("bit_cast").ops().bitcast(ir_type<U>(), x.ir()));
 }
 
+// x (f32) rounded to bf16, nearest even, by integer arithmetic: 0x7fff plus the bit of bf16's
+// last place, added to the bits, carries into that place exactly when nearest-even rounds up
+// (a tie carries only from an odd last place). Exact for every f32 that is not NaN: zeros,
+// subnormals, infinities, and overflow to inf. A NaN gives an unspecified bf16 (a NaN, an inf
+// or a zero: its payload may carry). gfx12 has no f32 -> bf16 instruction, and cast<bf16> /
+// convert_rne (LLVM's fptrunc) keep NaN with a check per value (v_cmp_u, v_or, v_cndmask and
+// a wait for VCC): about 5.5 VALU per value against 2 here (v_bfe_u32, v_add3_u32) plus one
+// v_perm_b32 per pair packed into an operand. Use it where x cannot be NaN or where a NaN is
+// caught elsewhere (attention's P: docs/kernels.md "Static quality").
+inline BFloat16 to_bf16_rne_nan_unchecked(const Float32& x) {
+  const UInt32 u = bit_cast<u32>(x);
+  const UInt32 rounded = u + UInt32(0x7fffu) + ((u >> UInt32(16u)) & UInt32(1u));
+  return bit_cast<bf16>(cast<u16>(rounded >> UInt32(16u)));
+}
+
 // x rounded to the nearest integer, ties to even, as an f32 (the IR's float -> int cvt only
 // truncates), for every f32: below 2^23, |x| + 2^23 lies in [2^23, 2^24) where the f32 step is
 // 1, so the addition rounds |x| to an integer (nearest even) and the subtraction is exact; the

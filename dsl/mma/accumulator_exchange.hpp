@@ -116,8 +116,10 @@ std::array<Scalar<T>, N> exchange_transpose(std::array<Scalar<T>, N> x) {
 //  - B: B(k, n) = C(n, k_step * K + k): dst multiplies by the transpose of C.
 // Both TiledMMAs place their waves along the operand's non-k dimension only (A: wave_layout
 // <W, 1> for both; B: src <W, 1>, dst <1, W>), so every wave exchanges the tiles it computed.
+// `rounding` as for accumulator_as_operand.
 template <MmaOperand Op, TiledMmaType Src, TiledMmaType Dst, MmaFragmentType FC>
-auto accumulator_as_operand_exchanged(const Src&, const FC& acc, const Dst&, int k_step) {
+auto accumulator_as_operand_exchanged(const Src&, const FC& acc, const Dst&, int k_step,
+                                      OperandRounding rounding = OperandRounding::ieee) {
   using S = std::remove_cvref_t<Src>;
   using D = std::remove_cvref_t<Dst>;
   static_assert(Op == MmaOperand::A || Op == MmaOperand::B,
@@ -163,7 +165,7 @@ auto accumulator_as_operand_exchanged(const Src&, const FC& acc, const Dst&, int
     x = detail::exchange_transpose(x);
     std::array<Scalar<E>, Frag::values_per_tile> e;
     for (int v = 0; v < Frag::values_per_tile; ++v)
-      e[v] = detail::to_operand_elem<E>(x[v]);
+      e[v] = detail::to_operand_elem<E>(x[v], rounding);
     (as_a ? out.at(i, 0) : out.at(0, i)) = Frag::vec_type::from(e);
   }
   return out;

@@ -12,10 +12,18 @@
 // accumulator_as_operand_exchanged, or the LDS round trip accumulator_via_lds
 // (accumulator_exchange.hpp).
 //   auto p = accumulator_as_operand<MmaOperand::B>(s_mma, s_acc, o_mma, ks);   // k step ks
+// An optional last argument, OperandRounding::nan_unchecked, rounds f32 -> bf16 without the
+// NaN check (OperandRounding).
 #include <dsl/handles/convert.hpp>
 #include <dsl/mma/tiled_mma.hpp>
 
 namespace tw::dsl {
+
+// How accumulator values become operand elements. ieee: cast (NaN stays NaN). nan_unchecked:
+// an f32 -> bf16 operand rounds with to_bf16_rne_nan_unchecked (exact except that a NaN gives
+// an unspecified value; 2.5 VALU per value instead of about 5.5 plus a VCC wait); other pairs
+// of types convert as with ieee (their conversions are single instructions).
+enum class OperandRounding { ieee, nan_unchecked };
 
 namespace detail {
 // True when value v of lane l of `c` (row r, col c) is value v of lane l of operand `op` at
@@ -36,8 +44,10 @@ consteval bool c_is_operand_layout(const LaneMap& c, const LaneMap& op, bool as_
 // becoming an int8 operand (iu8 atoms) rounds to nearest, ties to even, and saturates to
 // [-128, 127] (the IR's float -> int conversion alone would truncate).
 template <class E, class CE>
-Scalar<E> to_operand_elem(const Scalar<CE>& x) {
-  if constexpr (std::same_as<E, i8> && std::same_as<CE, f32>)
+Scalar<E> to_operand_elem(const Scalar<CE>& x, OperandRounding rounding) {
+  if constexpr (std::same_as<E, bf16> && std::same_as<CE, f32>)
+    return rounding == OperandRounding::nan_unchecked ? to_bf16_rne_nan_unchecked(x) : cast<E>(x);
+  else if constexpr (std::same_as<E, i8> && std::same_as<CE, f32>)
     return cast<i8>(cast<i32>(min(max(round_half_even(x), Float32(-128.0f)), Float32(127.0f))));
   else
     return cast<E>(x);
@@ -50,7 +60,8 @@ Scalar<E> to_operand_elem(const Scalar<CE>& x) {
 // Both TiledMMAs must spread their waves only along the dimension that is not k (wave_layout
 // <1, W> for both): every wave then holds whole k ranges of the accumulator it consumes.
 template <MmaOperand Op, TiledMmaType Src, TiledMmaType Dst, MmaFragmentType FC>
-auto accumulator_as_operand(const Src&, const FC& acc, const Dst&, int k_step) {
+auto accumulator_as_operand(const Src&, const FC& acc, const Dst&, int k_step,
+                            OperandRounding rounding = OperandRounding::ieee) {
   using S = std::remove_cvref_t<Src>;
   using D = std::remove_cvref_t<Dst>;
   static_assert(Op == MmaOperand::A || Op == MmaOperand::B,
@@ -91,7 +102,7 @@ auto accumulator_as_operand(const Src&, const FC& acc, const Dst&, int k_step) {
     const auto& c = acc.at(k_step, j);
     std::array<Scalar<E>, Frag::values_per_tile> e;
     for (int v = 0; v < Frag::values_per_tile; ++v)
-      e[v] = detail::to_operand_elem<E>(Scalar<CE>(c[v]));
+      e[v] = detail::to_operand_elem<E>(Scalar<CE>(c[v]), rounding);
     (as_b ? out.at(0, j) : out.at(j, 0)) = Frag::vec_type::from(e);
   }
   return out;

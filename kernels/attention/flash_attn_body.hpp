@@ -16,6 +16,7 @@
 #include <kernels/common/elem_dispatch.hpp>
 
 #include <dsl/dsl.hpp>
+#include <dsl/mma/scale_cols.hpp>
 #include <dsl/tensor/whole_tile.hpp>
 
 #include <cmath>
@@ -189,6 +190,9 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     const Float32 qk_scale = sm_scale * q_descale * k_descale;
     const bool plain =
         !s.softcap && s.alibi == FlashAttnProblem::Alibi::none && s.bias == AttnBiasKind::none;
+    // Plain scores stay raw products: the softmax step scales them by s_to_log2 inside its
+    // exp2 argument (one fma) and its maximum once per query (online_softmax.hpp; > 0 since
+    // sm_scale and the descales are validated > 0).
     const Float32 s_to_log2 = plain ? qk_scale * Float32(log2e) : qk_scale;
     const Float32 slope =
         s.alibi == FlashAttnProblem::Alibi::per_head ? SlopesP.load(h) : alibi_slope;
@@ -228,7 +232,7 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     const auto scores = [&](const auto& acc, const Int32& key0, bool masked) {
       return map(s_f32, acc, [&](const Float32& x, const Int32& r, const Int32& c) {
         const Int32 i = row0_32 + c, j = key0 + r;
-        Float32 sc = x * s_to_log2;
+        Float32 sc = plain ? x : x * s_to_log2;
         if (!plain) {
           if (s.softcap)
             sc = softcap_score(sc, inv_softcap, softcap);
@@ -276,12 +280,13 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
           const auto sc = if_(
               vis.whole_block(row0_32, block_q, key0, kb), [&] { return scores(st, key0, false); },
               [&] { return scores(st, key0, true); });
-          auto sm = online_softmax_step(sc, m, l);
+          auto sm = online_softmax_step(sc, plain ? s_to_log2 : Float32(1.0f), m, l);
           if (s.dropout) // P of P V only (m and l keep every probability)
             sm.p = map(s_f32, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
               return dropout.apply(p, row0_32 + c, key0 + r);
             });
-          o = broadcast_cols(o, sm.alpha, [](const Float32& x, const Float32& a) { return x * a; });
+          // O's rescale: skipped by waves whose queries' maxima did not move (alpha exactly 1)
+          o = scale_cols_unless_one(o, sm.alpha);
           // O^T += V^T P^T, P^T straight from registers
           Products::accumulate_pv(
               o,

@@ -4,9 +4,12 @@
 //  - map over an accumulator with (row, col) coordinates,
 //  - reduce_cols / broadcast_cols (the column orientation of the C layout) and reduce_rows /
 //    broadcast_rows,
-//  - pipeline<N> carrying several states, with 1, 2 and 3 LDS stages.
+//  - pipeline<N> carrying several states, with 1, 2 and 3 LDS stages,
+//  - scale_cols_unless_one (O's rescale, skipped by a wave whose factors are all 1).
 #include <dsl/dsl.hpp>
+#include <dsl/mma/scale_cols.hpp>
 #include <emit/compile.hpp>
+#include <runtime/emu_device.hpp>
 
 #include <atoms/formats/f16.hpp>
 #include <runtime/device.hpp>
@@ -16,8 +19,10 @@
 
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -213,4 +218,67 @@ TEST_CASE("pipeline<1>, <2> and <3> carry a tuple of states through an LDS ring"
   check_pipeline_states<1>();
   check_pipeline_states<2>();
   check_pipeline_states<3>();
+}
+
+namespace {
+// One wave: a 16 x 32 f32 accumulator (two atom columns) holding x[r][c] from memory, each
+// column multiplied by f[c] with scale_cols_unless_one, stored back.
+ir::Kernel build_scale_cols() {
+  KernelBuilder kb("attn_pieces_scale_cols", {32, 1, 1});
+  auto [X, F, Out] = kb.args(gptr<f32>("x"), gptr<f32>("f"), gtensor<f32>(row_major, "out"));
+  constexpr auto mma =
+      make_tiled_mma(atoms::wmma_f32_16x16x16_f16{}, wave_layout<1, 1>, repeat<1, 2>);
+  const auto acc =
+      map(mma, mma.make_accumulator(0.0f), [&](const Float32&, const Int32& r, const Int32& c) {
+        return X.load(cast<i64>(r) * Int64(32) + cast<i64>(c));
+      });
+  // Column c of atom column j is lane c % 16 (both half-waves) of entry j.
+  RegTensor<f32, 1, 2> f;
+  for (int j = 0; j < 2; ++j)
+    f(0, j) = F.load(Int32(16 * j) + (lane_id() & 15));
+  const auto out = scale_cols_unless_one(acc, f);
+  mma.store(out, local_tile<16, 32>(Out.shape(16, 32), 0, 0));
+  return kb.finish();
+}
+} // namespace
+
+TEST_CASE("scale_cols_unless_one: columns times their factor, the multiplies skipped when every "
+          "factor is 1") {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  std::vector<float> x(16 * 32);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(int(i * 7 % 23) - 11) * 0.375f;
+  x[3] = -0.0f; // special values stay bit-identical when not scaled
+  x[40] = inf;
+  x[77] = -inf;
+  x[100] = nan;
+  const std::vector<float> ones(32, 1.0f);
+  std::vector<float> mixed = ones;
+  mixed[5] = 0.5f;
+  mixed[20] = 0.0f;
+  mixed[31] = 2.0f;
+  auto* emu = dynamic_cast<runtime::EmuDevice*>(&emulator());
+  REQUIRE(emu != nullptr);
+  for_both_backends(build_scale_cols(), [&](const emit::CodeObject& co) {
+    std::uint64_t executed[2] = {0, 0};
+    for (int c = 0; c < 2; ++c) {
+      const std::vector<float>& f = c == 0 ? ones : mixed;
+      CAPTURE(c);
+      const auto dx = upload(x), df = upload(f), dout = upload(std::vector<float>(x.size()));
+      run(co, 1, 32, runtime::KernelArgs().ptr(dx).ptr(df).ptr(dout));
+      executed[c] = emu->last_stats().total_instructions();
+      const auto got = download<float>(dout, x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        CAPTURE(i);
+        const float want = x[i] * f[i % 32];
+        if (std::isnan(want))
+          CHECK(std::isnan(got[i]));
+        else
+          CHECK(std::bit_cast<std::uint32_t>(got[i]) == std::bit_cast<std::uint32_t>(want));
+      }
+    }
+    // All factors 1: the wave jumps over its lane's 16 multiplies (8 instructions or more:
+    // v_dual_mul_f32 issues two).
+    CHECK(executed[0] + 8 <= executed[1]);
+  });
 }

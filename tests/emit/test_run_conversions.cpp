@@ -1,8 +1,10 @@
 // Numeric conversions of the DSL on the gfx12 emulator through both backends:
 // round_half_even (dsl/handles/convert.hpp) against the host's nearbyint (halves, signed
 // zeros, the 2^22 .. 2^23 range where a 1.5 * 2^23 trick fails, large values, inf, NaN),
-// fp8 constants (the zero code of masked fp8 loads, codes of other exact values), and
-// convert_stochastic (hand-computed codes for given random bits).
+// fp8 constants (the zero code of masked fp8 loads, codes of other exact values),
+// convert_stochastic (hand-computed codes for given random bits), and to_bf16_rne_nan_unchecked
+// against a host rounding that picks the nearer of the two bf16 neighbours (ties, subnormals,
+// overflow to inf, signed zeros).
 #include <dsl/dsl.hpp>
 #include <dsl/handles/convert.hpp>
 #include <emit/compile.hpp>
@@ -61,6 +63,72 @@ TEST_CASE("round_half_even rounds every f32 to the nearest integer, ties to even
         CHECK(std::isnan(out[j]));
       else
         CHECK(std::bit_cast<uint32_t>(out[j]) == std::bit_cast<uint32_t>(want)); // sign of 0 too
+    }
+    dev->free(ds);
+    dev->free(dd);
+  }
+}
+
+namespace {
+// The bf16 magnitude grid as doubles: bits h (sign cleared) -> value, with h = 0x7f80 read as
+// 2^128 (the step past the largest finite bf16, where nearest-even overflows to inf).
+double bf16_grid(std::uint32_t h) {
+  const int e = int(h >> 7), m = int(h & 0x7f);
+  return e == 0 ? std::ldexp(double(m), -133) : std::ldexp(1.0 + m / 128.0, e - 127);
+}
+// Nearest-even bf16 of a non-NaN f32 by comparing the distances to its two neighbours.
+std::uint16_t bf16_nearest_even(float x) {
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(x);
+  const std::uint32_t sign = u & 0x80000000u, mag = u & 0x7fffffffu;
+  if (mag >= 0x7f800000u) // inf
+    return static_cast<std::uint16_t>(u >> 16);
+  const std::uint32_t lo = mag >> 16, hi = lo + 1;
+  const double a = std::fabs(double(x)), dlo = a - bf16_grid(lo), dhi = bf16_grid(hi) - a;
+  const std::uint32_t pick = dlo < dhi ? lo : dhi < dlo ? hi : (lo % 2 == 0 ? lo : hi);
+  return static_cast<std::uint16_t>((sign >> 16) | pick);
+}
+} // namespace
+
+TEST_CASE("to_bf16_rne_nan_unchecked rounds every non-NaN f32 to the nearest bf16, ties to even") {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> in;
+  for (std::uint32_t u :
+       {0x3f808000u, 0x3f818000u, 0x3f808001u, 0x3f807fffu, 0x3f80ffffu, 0x7f7f7fffu, 0x7f7f8000u,
+        0x7f7fffffu, 0x7f7effffu, 0x00008000u, 0x00018000u, 0x00000001u, 0x007fffffu, 0x00800000u,
+        0x80008000u, 0xbf818000u, 0xff7f8000u, 0x80000000u, 0x00000000u, 0x4b7fffffu})
+    in.push_back(std::bit_cast<float>(u));
+  for (float f : {inf, -inf, 1.0f, -1.0f, 0.1f, 3.14159265f, 1e-40f, -2.5e-39f, 65504.0f})
+    in.push_back(f);
+  std::uint32_t seed = 12345;
+  while (in.size() % 64 || in.size() < 256) { // random bit patterns that are not NaN
+    seed = seed * 1664525u + 1013904223u;
+    if ((seed & 0x7fffffffu) <= 0x7f800000u)
+      in.push_back(std::bit_cast<float>(seed));
+  }
+  KernelBuilder kb("to_bf16_rne_nan_unchecked_test", {64, 1, 1});
+  auto [src, dst] = kb.args(gptr<f32>("src"), gptr<bf16>("dst"));
+  const Int64 i = cast<i64>(block_id(ir::Dim::x)) * Int64(64) + cast<i64>(thread_id());
+  dst.store(i, to_bf16_rne_nan_unchecked(src.load(i)));
+  const ir::Kernel k = kb.finish();
+
+  std::unique_ptr<runtime::Device> dev = runtime::make_device(runtime::DeviceKind::Emu);
+  for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
+    CAPTURE(emit::backend_name(b));
+    const runtime::DevicePtr ds = dev->allocate(in.size() * 4), dd = dev->allocate(in.size() * 2);
+    dev->copy_to_device(ds, in.data(), in.size() * 4);
+    emit::CompileOptions o;
+    o.use_cache = false;
+    const emit::CodeObject co = emit::compile(k, b, Arch::gfx1201, o);
+    const runtime::ModuleHandle m = dev->load_code_object(co.elf);
+    const runtime::KernelArgs args = runtime::KernelArgs().ptr(ds).ptr(dd);
+    dev->launch(dev->get_kernel(m, co.kernel_name), {uint32_t(in.size() / 64), 1, 1}, {64, 1, 1},
+                args.span());
+    dev->synchronize();
+    std::vector<std::uint16_t> out(in.size());
+    dev->copy_to_host(out.data(), dd, in.size() * 2);
+    for (size_t j = 0; j < in.size(); ++j) {
+      CAPTURE(std::bit_cast<std::uint32_t>(in[j]));
+      CHECK(out[j] == bf16_nearest_even(in[j]));
     }
     dev->free(ds);
     dev->free(dd);

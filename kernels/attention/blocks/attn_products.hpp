@@ -95,10 +95,14 @@ struct AttnProducts {
       const auto pv_f = to_f32<typename OF32::CFrag>(pv);
       o = add(o, pv_f);
     } else {
+      // P rounds without a NaN check: a NaN p is also summed into l (unrounded), so its query's
+      // l, O and lse are NaN whatever P's rounding made of it (docs/kernels.md).
       (void)p_scale;
       for (int ks = 0; ks < KeysPerBlock / 16; ++ks)
         product(o_mma, load_vt(ks),
-                dsl::accumulator_as_operand<dsl::MmaOperand::B>(s_mma, p, o_mma, ks), o);
+                dsl::accumulator_as_operand<dsl::MmaOperand::B>(
+                    s_mma, p, o_mma, ks, dsl::OperandRounding::nan_unchecked),
+                o);
     }
   }
 

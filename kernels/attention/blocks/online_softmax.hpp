@@ -1,7 +1,11 @@
 #pragma once
-// Attention block: one step of the online softmax in the log2 domain (scores pre-multiplied by
-// log2(e)), for an S^T accumulator whose columns are queries:
-//   m' = max(m, max_j s_j)   p_j = exp2(s_j - m')   alpha = exp2(m - m')   l' = alpha l + sum p
+// Attention block: one step of the online softmax in the log2 domain, for an S^T accumulator
+// whose columns are queries. The scores enter as raw products s and reach the log2 domain by a
+// scale c > 0 (sm_scale log2(e) times the descales; 1 when they are already there):
+//   m' = max(m, c max_j s_j)   p_j = exp2(c s_j - m')   alpha = exp2(m - m')   l' = alpha l + sum p
+// c > 0 keeps the maximum where it was (rounding is monotonic: c max_j s_j is max_j of c s_j
+// rounded), so the block's maximum costs one multiply per query and each p one fma
+// (c s_j - m' in one rounding), not a multiply per score and a subtraction.
 // A query that has seen no key yet keeps m = -inf; exp2 then works from 0 so that masked
 // scores (-inf) give p = 0 and alpha = 0 instead of NaN.
 #include <dsl/dsl.hpp>
@@ -12,25 +16,28 @@ namespace tw::kernels::attention_blocks {
 
 template <class Frag, int RN>
 struct SoftmaxStep {
-  Frag p;                                // exp2(s - m'), f32
+  Frag p;                                // exp2(c s - m'), f32
   dsl::RegTensor<dsl::f32, 1, RN> alpha; // rescale of the previous O and l
   dsl::RegTensor<dsl::f32, 1, RN> m, l;
 };
 
 template <class Frag, int RN>
-SoftmaxStep<Frag, RN> online_softmax_step(const Frag& s, const dsl::RegTensor<dsl::f32, 1, RN>& m,
+SoftmaxStep<Frag, RN> online_softmax_step(const Frag& s, const dsl::Float32& c,
+                                          const dsl::RegTensor<dsl::f32, 1, RN>& m,
                                           const dsl::RegTensor<dsl::f32, 1, RN>& l) {
   using namespace tw::dsl;
   const Float32 neg_inf(-std::numeric_limits<float>::infinity());
   const auto block_max = reduce_cols(s, Reduce::max);
   SoftmaxStep<Frag, RN> out;
-  RegTensor<f32, 1, RN> base;
+  RegTensor<f32, 1, RN> neg_base;
   for (int j = 0; j < RN; ++j) {
-    out.m(0, j) = max(m(0, j), block_max(0, j));
-    base(0, j) = select(out.m(0, j) == neg_inf, Float32(0.0f), out.m(0, j));
-    out.alpha(0, j) = exp2(m(0, j) - base(0, j));
+    out.m(0, j) = max(m(0, j), block_max(0, j) * c);
+    const Float32 base = select(out.m(0, j) == neg_inf, Float32(0.0f), out.m(0, j));
+    neg_base(0, j) = -base;
+    out.alpha(0, j) = exp2(m(0, j) + neg_base(0, j));
   }
-  out.p = broadcast_cols(s, base, [](const Float32& v, const Float32& b) { return exp2(v - b); });
+  out.p = broadcast_cols(s, neg_base,
+                         [&](const Float32& v, const Float32& nb) { return exp2(fma(v, c, nb)); });
   const auto block_sum = reduce_cols(out.p, Reduce::sum);
   for (int j = 0; j < RN; ++j)
     out.l(0, j) = fma(out.alpha(0, j), l(0, j), block_sum(0, j));
