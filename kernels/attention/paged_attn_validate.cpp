@@ -48,7 +48,7 @@ PagedAttnProblem validate_paged_attn(const Device& device, const PagedAttnArgs& 
   check_memory(chk, device, a.k, "k");
   check_memory(chk, device, a.v, "v");
   check_memory(chk, device, a.out, "out");
-  chk.dtype_in(a.q, "q", {DType::bf16, DType::f16, DType::e4m3, DType::e5m2});
+  chk.dtype_in(a.q, "q", {DType::bf16, DType::f16, DType::e4m3, DType::e5m2, DType::int8});
   chk.same_dtype(a.k, "k", a.q, "q");
   chk.same_dtype(a.v, "v", a.q, "q");
   chk.dtype_in(a.out, "out", {DType::bf16, DType::f16});

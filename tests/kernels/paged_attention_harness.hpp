@@ -118,8 +118,11 @@ inline std::vector<uint8_t> run_paged_case(const PagedCase& pc, const PagedEntry
   const Extents out_shape = vl ? Extents{tq, c.hq, c.dv} : Extents{c.batch, c.sq, c.hq, c.dv};
   const Extents lse_shape = vl ? Extents{c.hq, tq} : Extents{c.batch, c.hq, c.sq};
   HostTensor ref_out(c.out, out_shape), ref_lse(DType::f32, lse_shape);
+  kernels::flash_attn_kernel::FlashAttnKernelSpec spec;
+  spec.dtype = c.dtype;
   const AttentionReference want = paged_attn(
-      paged_args_of(pc, in, ref_out, ref_lse, [](const HostTensor& t) { return t.view(); }));
+      paged_args_of(pc, in, ref_out, ref_lse, [](const HostTensor& t) { return t.view(); }),
+      c.dtype == DType::int8 ? kernels::flash_attn_kernel::kv_block(spec) : 0);
   runtime::EmuDevice& dev = emu_device();
   std::vector<uint8_t> last;
   for_each_backend([&](emit::Backend) {

@@ -137,3 +137,22 @@ TEST_CASE("decode_attn window (left 4, right 0) equals the prefill kernel's bott
   pc.seqlens_k = {70, 70};
   run_paged_case(pc, decode);
 }
+
+TEST_CASE("decode_attn int8 pages: Sq 1, GQA 4:1, window (left 4, right 0), lengths 0, 1, 77") {
+  PagedCase pc;
+  pc.attn.dtype = DType::int8;
+  pc.attn.q_descale = 0.02f;
+  pc.attn.k_descale = 0.025f;
+  pc.attn.v_descale = 1.0f / 64;
+  pc.attn.batch = 3;
+  pc.attn.sq = 1;
+  pc.attn.hq = 4;
+  pc.attn.hkv = 1;
+  pc.attn.lse = true;
+  pc.seqlens_k = {0, 1, 77};
+  pc.page_size = 16;
+  run_paged_case(pc, decode);
+  pc.attn.left = 4;
+  pc.attn.right = 0;
+  run_paged_case(pc, decode);
+}
