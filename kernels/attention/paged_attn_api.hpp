@@ -48,9 +48,10 @@ void paged_attn(runtime::Device& device, const PagedAttnArgs& args);
 // Decode over the paged cache: 1 to 16 query rows per sequence (dense Sq, or varlen
 // max_seqlen_q), otherwise paged_attn's arguments and rules (a sliding window sees the last
 // `left` keys before each query's bottom-right origin; split-KV with the combine kernel when
-// num_splits > 1 or the host picks it for a long context). Today it runs the paged prefill
-// composition (one query head per workgroup); GQA packing of a kv head's query heads into the
-// WMMA rows is not implemented yet.
+// num_splits > 1 or the host picks it for a long context). When a kv head serves G > 1 query
+// heads, the G * Sq query rows of its group are packed into the WMMA rows of one query tile
+// (GQA packing, kernels/attention/blocks/gqa_packing.hpp): one pass over the kv head's pages
+// for the whole group; with G = 1 it runs the paged prefill composition.
 PagedAttnProblem validate_decode_attn(const runtime::Device& device, const PagedAttnArgs& args);
 void decode_attn(runtime::Device& device, const PagedAttnArgs& args);
 
