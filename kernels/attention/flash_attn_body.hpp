@@ -204,12 +204,13 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     const Float32 s_to_log2 = plain ? qk_scale * Float32(log2e) : qk_scale;
     const Float32 slope =
         s.alibi == FlashAttnProblem::Alibi::per_head ? SlopesP.load(h) : alibi_slope;
-    const auto bias_at = [&](const Int32& i32, const Int32& j32) {
+    // (the bias of query head `head`: the workgroup's h, or a packed row's own head)
+    const auto bias_at = [&](const Int32& i32, const Int32& j32, const Int32& head) {
       const Int64 i = cast<i64>(i32), j = cast<i64>(j32);
       Float32 r(0.0f);
       const auto of = [&]<class T>(Tag<T>) {
         const BiasSource<T> src{GlobalPtr<T>(BiasP.offset(Int64(0)).ir(), elem_bytes<T>())
-                                    .offset(cast<i64>(h) * bias_sh),
+                                    .offset(cast<i64>(head) * bias_sh),
                                 bias_sq, bias_sk, Sq, Sk};
         r = src.value(i, j);
       };
@@ -251,10 +252,11 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
                                      : slope,
                                  i, j, sq32, sk32);
           Bool keep_mask(true);
+          const auto bias = [&] { return bias_at(i, j, packed ? packed->head(p) : h); };
           if (s.bias == AttnBiasKind::additive)
-            sc = sc + bias_at(i, j);
+            sc = sc + bias();
           else if (s.bias == AttnBiasKind::bool_mask)
-            keep_mask = bias_at(i, j) != Float32(0.0f);
+            keep_mask = bias() != Float32(0.0f);
           sc = select(keep_mask, sc * Float32(log2e), neg_inf);
         }
         return masked ? select(vis.visible(i, j), sc, neg_inf) : sc;

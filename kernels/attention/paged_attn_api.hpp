@@ -16,7 +16,8 @@
 // seqlens_k). Masks and ALiBi are bottom-right per sequence with Sk_b = seqlens_k[b]. Slots of a
 // table past a sequence's last page are not read (padding such as -1 is allowed there); every
 // page a sequence uses must be in [0, num_pages), checked before launch. page_size is a multiple
-// of 16 from 16 to 256. bias / mask are not supported with a paged cache.
+// of 16 from 16 to 256. A bias / mask (dense queries only, as in flash_attn) is [Sq, Sk] or
+// [Hq, Sq, Sk] with Sk the longest seqlens_k, indexed top-left [(h,) i, j] in every sequence.
 #include <kernels/attention/flash_attn_api.hpp>
 
 #include <optional>

@@ -258,3 +258,23 @@ TEST_CASE("decode_attn GQA packing: one workgroup per kv head and query tile, th
   CHECK(double(decoded.global_bytes_read) * 3.9 < double(prefill.global_bytes_read));
   CHECK(decoded.global_bytes_read < 3 * kv_bytes);
 }
+
+TEST_CASE("decode_attn GQA packing with a per-head additive bias (each packed row reads its own "
+          "head's rows) and a shared bool mask, split-KV") {
+  PagedCase pc;
+  pc.attn.batch = 3;
+  pc.attn.sq = 3;
+  pc.attn.hq = 6;
+  pc.attn.hkv = 2;
+  pc.attn.bias = kernels::AttnBiasKind::additive;
+  pc.attn.bias_per_head = true;
+  pc.attn.lse = true;
+  pc.seqlens_k = {20, 1, 77};
+  run_paged_case(pc, decode);
+  pc.attn.bias = kernels::AttnBiasKind::bool_mask;
+  pc.attn.bias_dtype = DType::int8;
+  pc.attn.bias_per_head = false;
+  pc.attn.num_splits = 2;
+  pc.seqlens_k = {300, 1, 77};
+  run_paged_case(pc, decode);
+}

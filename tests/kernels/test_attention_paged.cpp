@@ -159,3 +159,37 @@ TEST_CASE("paged_attn int8 pages: split-KV (each split quantizes P against its o
   pc.page_size = 64;
   run_paged_case(pc, paged);
 }
+
+TEST_CASE("paged_attn with a bias: additive [Sq, Sk] shared, causal, ragged lengths 0, 1, 45, 97 "
+          "(Sk = the longest), page 16") {
+  PagedCase pc;
+  pc.attn.batch = 4;
+  pc.attn.sq = 7;
+  pc.attn.hq = 2;
+  pc.attn.causal = true;
+  pc.attn.bias = kernels::AttnBiasKind::additive;
+  pc.attn.lse = true;
+  pc.seqlens_k = {45, 0, 1, 97};
+  pc.page_size = 16;
+  run_paged_case(pc, paged);
+}
+
+TEST_CASE("paged_attn with a bool mask per head [Hq, Sq, Sk] (uint8), GQA, CSR table, page 64, "
+          "f16 bias dtype additive per head") {
+  PagedCase pc;
+  pc.attn.batch = 2;
+  pc.attn.sq = 17;
+  pc.attn.hq = 4;
+  pc.attn.hkv = 2;
+  pc.attn.bias = kernels::AttnBiasKind::bool_mask;
+  pc.attn.bias_dtype = DType::uint8;
+  pc.attn.bias_per_head = true;
+  pc.attn.lse = true;
+  pc.seqlens_k = {70, 130};
+  pc.page_size = 64;
+  pc.csr = true;
+  run_paged_case(pc, paged);
+  pc.attn.bias = kernels::AttnBiasKind::additive;
+  pc.attn.bias_dtype = DType::f16;
+  run_paged_case(pc, paged);
+}

@@ -876,8 +876,9 @@ const std::map<std::string, KernelRun>& kernel_table() {
         .dtype_follows = {{"k", "q"}, {"v", "q"}}};
     KernelRun paged = t["flash_attn"];
     paged.required = {"q", "k", "v", "seqlens_k"};
-    paged.optional = {"block_table", "block_table_indptr", "block_table_indices", "alibi_slopes",
-                      "cu_seqlens_q"};
+    paged.optional = {"block_table",  "block_table_indptr", "block_table_indices",
+                      "alibi_slopes", "cu_seqlens_q",       "bias",
+                      "mask"};
     paged.call = single([](runtime::Device& d, Problem& p, Params& params) {
       kernels::paged_attn(d, paged_attn_args(d, p, params));
     });
