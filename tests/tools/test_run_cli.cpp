@@ -1157,6 +1157,31 @@ TEST_CASE("tilewave run linear_attn: decay and GQA, then the normalizer, against
   }
 }
 
+TEST_CASE("tilewave run linear_attn: varlen packed sequences (int32 cu_seqlens) against the "
+          "quadratic float64 reference") {
+  const AttnFiles in("lv", {25, 2, 32}, {25, 1, 32}, {25, 1, 24}, 611);
+  HostTensor cu(DType::i32, {4});
+  cu.set({0}, 0);
+  cu.set({1}, 7);
+  cu.set({2}, 8);
+  cu.set({3}, 25);
+  to::Tolerance tol;
+  tol.out = DType::f16;
+  tol.accumulation = 0x1p-10 + to::f32_accumulation(49);
+  const std::string out = fresh("lv_out.npy");
+  const auto r = run_tool("run linear_attn" + in.args +
+                          " --in cu_seqlens=" + save("lv_cu.npy", cu) + " --out out=" + out);
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  const HostTensor got = load_as(out, DType::f16, {25, 2, 24});
+  tw::kernels::LinearAttnArgs args{in.q.view(), in.k.view(), in.v.view(), got.view()};
+  args.cu_seqlens = cu.view();
+  const to::CompareResult c =
+      to::compare(to::decode_attention_rows(got.view()), to::linear_attn(args), tol);
+  INFO(c.summary());
+  CHECK(c.ok);
+}
+
 TEST_CASE("tilewave run linear_attn: command-line and argument errors") {
   const AttnFiles in("le", {1, 4, 2, 8}, {1, 4, 3, 8}, {1, 4, 3, 8}, 701);
   const std::string out = " --out out=" + fresh("le_out.npy");

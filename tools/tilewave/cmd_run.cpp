@@ -857,12 +857,13 @@ const std::map<std::string, KernelRun>& kernel_table() {
                        .dtype_follows = {{"k", "q"}, {"v", "q"}}};
     t["linear_attn"] = {
         .required = {"q", "k", "v"},
-        .optional = {"decay"},
+        .optional = {"decay", "cu_seqlens"},
         .out_shape = attention_out_shape,
         .default_out = [](const Problem& p) { return p.input("q").dtype; },
         .call = single([](runtime::Device& d, Problem& p, Params& params) {
           kernels::LinearAttnArgs a{p.input("q"), p.input("k"), p.input("v"), p.out.at("out")};
           a.decay = p.maybe("decay");
+          a.cu_seqlens = p.maybe("cu_seqlens");
           a.scale = params.take_number("scale");
           if (const auto n = params.take("normalize")) {
             if (*n != "0" && *n != "1")
