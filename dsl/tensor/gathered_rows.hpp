@@ -10,7 +10,9 @@
 //                                                              token_stride});
 //   auto regs = copy_k.load(local_tile<32, 128>(k, block, 0));
 // The row map is evaluated only for rows that exist (r < rows): a table is never read past
-// its sequence's last row.
+// its sequence's last row. A GatheredTile is also written like a GlobalTile (store, store_run:
+// masked, elements past the tensor are not written), e.g. by TiledMMA::store_transposed; other
+// row maps: FoldedRows (dsl/tensor/folded_rows.hpp).
 #include <numeric>
 
 #include <dsl/tensor/global_tensor.hpp>
@@ -114,6 +116,33 @@ public:
   template <int N>
   Vec<T, N> load_run_unmasked(const Int32& r, const Int32& c) const {
     return load_run_at<N>(element(r, c));
+  }
+
+  // Masked writes: nothing past the tensor is written (nor is the row map evaluated there).
+  void store(const Int32& r, const Int32& c, const Scalar<T>& v) const {
+    if_(in_range(r, c), [&] { t_.ptr().store(element(r, c), v); });
+  }
+  // N elements (r, c .. c + N - 1) of one row: one vector store when the whole run exists,
+  // element-wise at the column edge.
+  template <int N>
+  void store_run(const Int32& r, const Int32& c, const Vec<T, N>& v) const {
+    if constexpr (N == 1) {
+      store(r, c, v[0]);
+    } else {
+      if_(r < rows_left_, [&] {
+        const Int64 at = element(r, c);
+        if_(
+            c + N <= cols_left_,
+            [&] {
+              t_.ptr().template store_vec<N>(at, v,
+                                             std::gcd(t_.ptr().align(), N * elem_bytes<T>()));
+            },
+            [&] {
+              for (int j = 0; j < N; ++j)
+                if_(c + j < cols_left_, [&] { t_.ptr().store(at + Int64(j), v[j]); });
+            });
+      });
+    }
   }
 
 private:

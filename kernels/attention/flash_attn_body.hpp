@@ -8,6 +8,7 @@
 #include <kernels/attention/blocks/attn_sequence.hpp>
 #include <kernels/attention/blocks/bias_mask.hpp>
 #include <kernels/attention/blocks/dropout.hpp>
+#include <kernels/attention/blocks/gqa_packing.hpp>
 #include <kernels/attention/blocks/kv_source.hpp>
 #include <kernels/attention/blocks/online_softmax.hpp>
 #include <kernels/attention/blocks/softcap.hpp>
@@ -114,7 +115,9 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
   const Int32 splits = cast<i32>(num_splits);
   const Int32 b = s.split ? bz / splits : bz;
   const Int32 split = s.split ? bz % splits : Int32(0);
-  const Int32 hk = h / cast<i32>(Hq / Hkv); // GQA / MQA: the kv head of query head h
+  // GQA / MQA: the kv head of query head h (GQA packing: grid y is the kv head itself)
+  const Int32 group = cast<i32>(Hq / Hkv);
+  const Int32 hk = s.gqa_packed ? h : h / group;
 
   // ---- KV source block: the sequence of this workgroup ----
   const std::optional<PagedSequence> pages =
@@ -125,8 +128,11 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
   const AttnSequence seq = paged      ? paged_attn_sequence(s.varlen, CuQ, Sq, *pages, b)
                            : s.varlen ? varlen_sequence(CuQ, CuK, b)
                                       : dense_sequence(Sq, Sk);
+  // GQA packing: the tile rows are (query head of the group, query) pairs (gqa_packing.hpp)
+  const std::optional<PackedQueryRows> packed =
+      s.gqa_packed ? std::optional(PackedQueryRows{group, hk, cast<i32>(seq.sq)}) : std::nullopt;
   const Int64 row0 = cast<i64>(qt) * Int64(block_q);
-  if_(row0 < seq.sq, [&] {
+  if_(row0 < (packed ? packed->rows() : seq.sq), [&] {
     const auto typed = [&]<class T>(const GlobalPtr<u8>& p, Tag<T>) {
       return GlobalPtr<T>(p.ir(), align);
     };
@@ -158,7 +164,9 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
       vis.kv_lo = split * per;
       vis.kv_hi = min(sk32, vis.kv_lo + per);
     }
-    const auto [first_block, num_blocks] = vis.blocks(row0_32, block_q, kb);
+    // (packed: every tile row is one of the sequence's sq <= block_q queries)
+    const Int32 vis_row0 = packed ? Int32(0) : row0_32;
+    const auto [first_block, num_blocks] = vis.blocks(vis_row0, block_q, kb);
 
     // ---- Q in registers: the B operand of S^T = K Q^T for every k step of the head ----
     // (an interior tile, the usual case, loads without masks: one uniform branch)
@@ -170,9 +178,13 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         f.at(ks, 0) = s_mma.load_b(tile, ks).at(0, 0);
       return f;
     };
-    const QFrags q_all = if_(
-        q_tile.whole(), [&] { return load_q(assume_whole(q_tile)); },
-        [&] { return load_q(q_tile); });
+    const QFrags q_all = packed ? load_q(local_tile<block_q, Dp>(
+                                      packed->tensor(typed(Qp, Tag<E>{}),
+                                                     bq * q_sb + seq.q_first * q_ss, D, q_ss, q_sh),
+                                      qt, 0))
+                                : if_(
+                                      q_tile.whole(), [&] { return load_q(assume_whole(q_tile)); },
+                                      [&] { return load_q(q_tile); });
     std::array<typename decltype(s_mma)::BFrag, Dp / 16> qf;
     for (int ks = 0; ks < Dp / 16; ++ks)
       qf[static_cast<std::size_t>(ks)].at(0, 0) = q_all.at(ks, 0);
@@ -196,12 +208,13 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     const Float32 s_to_log2 = plain ? qk_scale * Float32(log2e) : qk_scale;
     const Float32 slope =
         s.alibi == FlashAttnProblem::Alibi::per_head ? SlopesP.load(h) : alibi_slope;
-    const auto bias_at = [&](const Int32& i32, const Int32& j32) {
+    // (the bias of query head `head`: the workgroup's h, or a packed row's own head)
+    const auto bias_at = [&](const Int32& i32, const Int32& j32, const Int32& head) {
       const Int64 i = cast<i64>(i32), j = cast<i64>(j32);
       Float32 r(0.0f);
       const auto of = [&]<class T>(Tag<T>) {
         const BiasSource<T> src{GlobalPtr<T>(BiasP.offset(Int64(0)).ir(), elem_bytes<T>())
-                                    .offset(cast<i64>(h) * bias_sh),
+                                    .offset(cast<i64>(head) * bias_sh),
                                 bias_sq, bias_sk, Sq, Sk};
         r = src.value(i, j);
       };
@@ -231,25 +244,30 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     // Scores of one block in the log2 domain; `masked`: hide the keys a row does not see.
     const auto scores = [&](const auto& acc, const Int32& key0, bool masked) {
       return map(s_f32, acc, [&](const Float32& x, const Int32& r, const Int32& c) {
-        const Int32 i = row0_32 + c, j = key0 + r;
+        const Int32 p = row0_32 + c, j = key0 + r;
+        const Int32 i = packed ? packed->query(p) : p;
         Float32 sc = plain ? x : x * s_to_log2;
         if (!plain) {
           if (s.softcap)
             sc = softcap_score(sc, inv_softcap, softcap);
           if (s.alibi != FlashAttnProblem::Alibi::none)
-            sc = sc + alibi_term(slope, i, j, sq32, sk32);
+            sc = sc + alibi_term(packed && s.alibi == FlashAttnProblem::Alibi::per_head
+                                     ? SlopesP.load(packed->head(p))
+                                     : slope,
+                                 i, j, sq32, sk32);
           Bool keep_mask(true);
+          const auto bias = [&] { return bias_at(i, j, packed ? packed->head(p) : h); };
           if (s.bias == AttnBiasKind::additive)
-            sc = sc + bias_at(i, j);
+            sc = sc + bias();
           else if (s.bias == AttnBiasKind::bool_mask)
-            keep_mask = bias_at(i, j) != Float32(0.0f);
+            keep_mask = bias() != Float32(0.0f);
           sc = select(keep_mask, sc * Float32(log2e), neg_inf);
         }
         return masked ? select(vis.visible(i, j), sc, neg_inf) : sc;
       });
     };
 
-    const Dropout dropout{(cast<i64>(b) * Hq + cast<i64>(h)) * Sq,
+    const Dropout dropout{(cast<i64>(b) * Hq + cast<i64>(packed ? hk * group : h)) * Sq,
                           Sk,
                           cast<u64>(drop_seed),
                           cast<u64>(drop_offset),
@@ -278,12 +296,15 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
           const Int32 key0 = (first_block + t) * kb;
           // Interior blocks take the unmasked path; only the edges pay for the mask.
           const auto sc = if_(
-              vis.whole_block(row0_32, block_q, key0, kb), [&] { return scores(st, key0, false); },
+              vis.whole_block(vis_row0, block_q, key0, kb), [&] { return scores(st, key0, false); },
               [&] { return scores(st, key0, true); });
           auto sm = online_softmax_step(sc, plain ? s_to_log2 : Float32(1.0f), m, l);
           if (s.dropout) // P of P V only (m and l keep every probability)
             sm.p = map(s_f32, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
-              return dropout.apply(p, row0_32 + c, key0 + r);
+              const Int32 row = row0_32 + c; // packed: (group head, query) -> g * Sq + i
+              return dropout.apply(
+                  p, packed ? packed->group_head(row) * cast<i32>(Sq) + packed->query(row) : row,
+                  key0 + r);
             });
           // O's rescale: skipped by waves whose queries' maxima did not move (alpha exactly 1)
           o = scale_cols_unless_one(o, sm.alpha);
@@ -321,6 +342,14 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
       const OFrag o_n =
           broadcast_cols(o_acc, inv_l, [](const Float32& x, const Float32& a) { return x * a; });
       with_out_elem(s.out, [&]<class O>(Tag<O>) {
+        if (packed) {
+          o_f32.store_transposed(o_n,
+                                 local_tile<block_q, Dvp>(
+                                     packed->tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
+                                                    bq * o_sb + seq.q_first * o_ss, Dv, o_ss, o_sh),
+                                     qt, 0));
+          return;
+        }
         const GlobalTensor<O> out =
             head_tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
                         bq * o_sb + seq.q_first * o_ss + cast<i64>(h) * o_sh, seq.sq, Dv, o_ss);
@@ -331,26 +360,37 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     const auto [wm, wn] = o_f32.wave_coord();
     (void)wm;
     const Int32 lane = lane_id();
-    const Int64 i = row0 + cast<i64>(wn * 16 + (lane & 15));
-    if_(lane < 16 && i < seq.sq, [&] {
+    const Int64 p = row0 + cast<i64>(wn * 16 + (lane & 15));
+    if_(lane < 16 && p < (packed ? packed->rows() : seq.sq), [&] {
+      // the row's query head and query (packed: from the tile row)
+      const Int32 row_head = packed ? packed->head(cast<i32>(p)) : h;
+      const Int64 i = packed ? cast<i64>(packed->query(cast<i32>(p))) : p;
       const Float32 m_nat = m_fin(0, 0) * Float32(ln2);
       if (s.split) {
-        const Int64 row = ((cast<i64>(split) * B + cast<i64>(b)) * Hq + cast<i64>(h)) * Sq + i;
+        const Int64 row =
+            ((cast<i64>(split) * B + cast<i64>(b)) * Hq + cast<i64>(row_head)) * Sq + i;
         MPart.store(row, m_nat);
         LPart.store(row, l_fin(0, 0));
       } else if (s.lse) {
         const Float32 lse =
             select(l_fin(0, 0) == zero, neg_inf, m_nat + log2(l_fin(0, 0)) * Float32(ln2));
-        LseP.store(cast<i64>(b) * lse_sb + cast<i64>(h) * lse_sh + seq.q_first + i, lse);
+        LseP.store(cast<i64>(b) * lse_sb + cast<i64>(row_head) * lse_sh + seq.q_first + i, lse);
       }
     });
     if (s.split) {
       // o_part [S, B, Hq, Sq, Dv]: the unnormalized O (times v_descale) of this split.
-      const Int64 base = ((cast<i64>(split) * B + cast<i64>(b)) * Hq + cast<i64>(h)) * Sq * Dv;
-      const GlobalTensor<f32> part = head_tensor(OPart, base, seq.sq, Dv, Dv);
       const OFrag o_s = broadcast_cols(o_acc, RegTensor<f32, 1, 1>::filled(pv_scale),
                                        [](const Float32& x, const Float32& a) { return x * a; });
-      store_tile(o_s, local_tile<block_q, Dvp>(part, qt, 0));
+      const Int64 sb = (cast<i64>(split) * B + cast<i64>(b)) * Hq;
+      if (packed) {
+        o_f32.store_transposed(
+            o_s,
+            local_tile<block_q, Dvp>(packed->tensor(OPart, sb * Sq * Dv, Dv, Dv, Sq * Dv), qt, 0));
+      } else {
+        const Int64 base = (sb + cast<i64>(h)) * Sq * Dv;
+        const GlobalTensor<f32> part = head_tensor(OPart, base, seq.sq, Dv, Dv);
+        store_tile(o_s, local_tile<block_q, Dvp>(part, qt, 0));
+      }
     }
   });
   return kb_.finish();

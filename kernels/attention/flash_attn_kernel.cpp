@@ -59,6 +59,8 @@ std::string FlashAttnKernelSpec::name() const {
     n += paging == KvPaging::table ? "_paged" : "_pagedcsr";
   if (v_transpose_loads)
     n += "_vtr";
+  if (gqa_packed)
+    n += "_gqa";
   return n;
 }
 
@@ -107,14 +109,16 @@ runtime::KernelArgs flash_attn_kernel_args(const FlashAttnLaunchArgs& g) {
   return a;
 }
 
-runtime::Dim3 flash_attn_grid(const FlashAttnLaunchArgs& g) {
-  return {static_cast<uint32_t>((g.seqlen_q + block_q - 1) / block_q),
-          static_cast<uint32_t>(g.heads_q), static_cast<uint32_t>(g.batch * g.num_splits)};
+runtime::Dim3 flash_attn_grid(const FlashAttnLaunchArgs& g, bool gqa_packed) {
+  const int64_t group = gqa_packed && g.heads_kv > 0 ? g.heads_q / g.heads_kv : 1;
+  return {static_cast<uint32_t>((group * g.seqlen_q + block_q - 1) / block_q),
+          static_cast<uint32_t>(gqa_packed ? g.heads_kv : g.heads_q),
+          static_cast<uint32_t>(g.batch * g.num_splits)};
 }
 
 void run_flash_attn_kernel(runtime::Device& device, const FlashAttnKernelSpec& spec,
                            const FlashAttnLaunchArgs& g) {
-  const runtime::Dim3 grid = flash_attn_grid(g);
+  const runtime::Dim3 grid = flash_attn_grid(g, spec.gqa_packed);
   if (grid.x == 0 || grid.y == 0 || grid.z == 0)
     return;
   const runtime::KernelHandle kernel =

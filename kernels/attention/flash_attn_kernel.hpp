@@ -43,6 +43,9 @@ struct FlashAttnKernelSpec {
   // k / v are page pools [num_pages, page_size, Hkv, D] read through a block table (dense
   // [B, max_blocks] or CSR); seqlens_k [B] gives each sequence's key count.
   enum class KvPaging { none, table, csr } paging = KvPaging::none;
+  // GQA packing (decode, blocks/gqa_packing.hpp): the tile rows are the Sq <= block_q query rows
+  // of every query head of one kv head; the grid is (ceil(G * Sq / block_q), Hkv, B [* splits]).
+  bool gqa_packed = false;
 
   std::string name() const; // unique per spec: the code object's symbol and cache key
 };
@@ -83,7 +86,7 @@ struct FlashAttnLaunchArgs {
 
 emit::CodeObject compile_flash_attn_kernel(const FlashAttnKernelSpec& spec);
 runtime::KernelArgs flash_attn_kernel_args(const FlashAttnLaunchArgs& args);
-runtime::Dim3 flash_attn_grid(const FlashAttnLaunchArgs& args);
+runtime::Dim3 flash_attn_grid(const FlashAttnLaunchArgs& args, bool gqa_packed = false);
 void run_flash_attn_kernel(runtime::Device& device, const FlashAttnKernelSpec& spec,
                            const FlashAttnLaunchArgs& args);
 

@@ -24,6 +24,11 @@ struct LinearAttnArgs {
   std::optional<float> scale{};      // default 1 / sqrt(D)
   bool normalize = false;
   float eps = 1e-6f;
+  // Varlen: packed sequences q [T, heads_q, D], k [T, heads_kv, D], v [T, heads_kv, Dv], out
+  // [T, heads_q, Dv]; sequence b is tokens cu_seqlens[b] .. cu_seqlens[b + 1] - 1 (int32
+  // [B + 1], starting at 0, non-decreasing, ending at most at T; tokens past the last
+  // sequence are not written). The recurrence restarts at each sequence's first token.
+  std::optional<TensorView> cu_seqlens{};
 };
 void linear_attn(runtime::Device& device, const LinearAttnArgs& args);
 

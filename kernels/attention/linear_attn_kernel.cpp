@@ -41,22 +41,32 @@ ir::Kernel build_body(const LinearAttnKernelSpec& s) {
               scalar<i64>("k_sh"), scalar<i64>("v_sb"), scalar<i64>("v_ss"), scalar<i64>("v_sh"),
               scalar<i64>("o_sb"), scalar<i64>("o_ss"), scalar<i64>("o_sh"), scalar<f32>("scale"),
               scalar<f32>("eps"));
+  auto [CuSeqlens] = kb.args(gptr<i32>("cu_seqlens")); // varlen only (0 otherwise)
   const Int64 tile = cast<i64>(block_id(ir::Dim::x)), h = cast<i64>(block_id(ir::Dim::y)),
               b = cast<i64>(block_id(ir::Dim::z));
   const Int64 hk = h / (Hq / Hkv); // GQA: the kv head of query head h
   const Int64 col0 = tile * Int64(vt);
   const Int64 cols = min(Int64(vt), Dv - col0);
   const auto typed = [](const GlobalPtr<u8>& p) { return GlobalPtr<E>(p.ir(), elem_bytes<E>()); };
-  const GlobalTensor<E> q = head_tensor(typed(Qp), b * q_sb + h * q_sh, S, D, q_ss);
-  const GlobalTensor<E> k = head_tensor(typed(Kp), b * k_sb + hk * k_sh, S, D, k_ss);
-  const GlobalTensor<E> v = head_tensor(typed(Vp), b * v_sb + hk * v_sh + col0, S, cols, v_ss);
+  // The sequence: batch b at batch strides, or (varlen) tokens cu[b] .. cu[b + 1] - 1.
+  const attention_blocks::AttnSequence seq =
+      s.varlen ? attention_blocks::varlen_sequence(CuSeqlens, CuSeqlens, cast<i32>(b))
+               : attention_blocks::dense_sequence(S, S);
+  const Int64 first = seq.q_first, len = seq.sq;
+  const Int64 bq = s.varlen ? Int64(0) : b;
+  const GlobalTensor<E> q =
+      head_tensor(typed(Qp), bq * q_sb + first * q_ss + h * q_sh, len, D, q_ss);
+  const GlobalTensor<E> k =
+      head_tensor(typed(Kp), bq * k_sb + first * k_ss + hk * k_sh, len, D, k_ss);
+  const GlobalTensor<E> v =
+      head_tensor(typed(Vp), bq * v_sb + first * v_ss + hk * v_sh + col0, len, cols, v_ss);
   // log2(lambda): lambda^n = exp2(n * log2(lambda)); 0 without decay.
   const Float32 log2_decay = s.decay ? log2(DecayP.load(h)) : Float32(0.0f);
   const auto decay_pow = [&](const Float32& n) {
     return s.decay ? exp2(n * log2_decay) : Float32(1.0f);
   };
   const Float32 chunk_decay = decay_pow(Float32(float(chunk)));
-  const Int32 chunks = cast<i32>((S + Int64(chunk - 1)) / Int64(chunk));
+  const Int32 chunks = cast<i32>((len + Int64(chunk - 1)) / Int64(chunk));
   const int ones_col = vt; // the normalizer's column (normalize: 15)
 
   using BFrag = typename decltype(mma)::BFrag;
@@ -104,8 +114,9 @@ ir::Kernel build_body(const LinearAttnKernelSpec& s) {
                               [&](const Float32& x, const Float32& d) { return x / (d + eps); });
         }
         with_out_elem(s.out, [&]<class O>(Tag<O>) {
-          const GlobalTensor<O> out = head_tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
-                                                  b * o_sb + h * o_sh + col0, S, cols, o_ss);
+          const GlobalTensor<O> out =
+              head_tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
+                          bq * o_sb + first * o_ss + h * o_sh + col0, len, cols, o_ss);
           mma.store(ot, local_tile<16, chunk>(out.transposed(), 0, c));
         });
         // S = lambda^16 S + K^T (lambda^(15 - j) V_c).
@@ -167,6 +178,8 @@ std::string LinearAttnKernelSpec::name() const {
     n += "_decay";
   if (normalize)
     n += "_norm";
+  if (varlen)
+    n += "_varlen";
   return n;
 }
 

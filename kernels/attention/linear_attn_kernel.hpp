@@ -26,6 +26,7 @@ struct LinearAttnKernelSpec {
   int head_dim_pad = 32; // D rounded up to a multiple of 32 (32 .. 256)
   bool decay = false;
   bool normalize = false;
+  bool varlen = false; // packed sequences: cu_seqlens [B + 1] (the token strides in *_ss)
 
   // Value columns per workgroup: 16, or 15 next to the normalizer's column of ones.
   int value_tile() const { return normalize ? 15 : 16; }

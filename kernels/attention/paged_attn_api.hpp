@@ -16,7 +16,8 @@
 // seqlens_k). Masks and ALiBi are bottom-right per sequence with Sk_b = seqlens_k[b]. Slots of a
 // table past a sequence's last page are not read (padding such as -1 is allowed there); every
 // page a sequence uses must be in [0, num_pages), checked before launch. page_size is a multiple
-// of 16 from 16 to 256. bias / mask are not supported with a paged cache.
+// of 16 from 16 to 256. A bias / mask (dense queries only, as in flash_attn) is [Sq, Sk] or
+// [Hq, Sq, Sk] with Sk the longest seqlens_k, indexed top-left [(h,) i, j] in every sequence.
 #include <kernels/attention/flash_attn_api.hpp>
 
 #include <optional>
@@ -48,9 +49,10 @@ void paged_attn(runtime::Device& device, const PagedAttnArgs& args);
 // Decode over the paged cache: 1 to 16 query rows per sequence (dense Sq, or varlen
 // max_seqlen_q), otherwise paged_attn's arguments and rules (a sliding window sees the last
 // `left` keys before each query's bottom-right origin; split-KV with the combine kernel when
-// num_splits > 1 or the host picks it for a long context). Today it runs the paged prefill
-// composition (one query head per workgroup); GQA packing of a kv head's query heads into the
-// WMMA rows is not implemented yet.
+// num_splits > 1 or the host picks it for a long context). When a kv head serves G > 1 query
+// heads, the G * Sq query rows of its group are packed into the WMMA rows of one query tile
+// (GQA packing, kernels/attention/blocks/gqa_packing.hpp): one pass over the kv head's pages
+// for the whole group; with G = 1 it runs the paged prefill composition.
 PagedAttnProblem validate_decode_attn(const runtime::Device& device, const PagedAttnArgs& args);
 void decode_attn(runtime::Device& device, const PagedAttnArgs& args);
 

@@ -15,10 +15,11 @@ namespace tw::kernels {
 namespace {
 
 void launch_paged_attn(runtime::Device& device, const PagedAttnArgs& args,
-                       const PagedAttnProblem& pp) {
+                       const PagedAttnProblem& pp, bool gqa_packed) {
   using namespace flash_attn_kernel;
   const FlashAttnProblem& p = pp.attn;
   FlashAttnKernelSpec spec = spec_of(args.attn, p);
+  spec.gqa_packed = gqa_packed;
   spec.paging = pp.csr ? FlashAttnKernelSpec::KvPaging::csr : FlashAttnKernelSpec::KvPaging::table;
   FlashAttnLaunchArgs g = launch_args_of(args.attn, p);
   // pools [num_pages, page_size, Hkv, D]: the "batch" stride is the page stride
@@ -58,7 +59,7 @@ void paged_attn(runtime::Device& device, const PagedAttnArgs& args) {
   if (pp.attn.empty())
     return;
   pp.attn.num_splits = choose_num_splits(pp.attn);
-  launch_paged_attn(device, args, pp);
+  launch_paged_attn(device, args, pp, false);
 }
 
 inline constexpr int64_t max_decode_rows = 16;
@@ -79,12 +80,21 @@ PagedAttnProblem validate_decode_attn(const runtime::Device& device, const Paged
   return pp;
 }
 
+// GQA packing when a kv head serves several query heads: the query tiles hold the G * Sq rows of
+// one kv head's group, so the split heuristic counts ceil(G * Sq / 64) x Hkv x B workgroups.
 void decode_attn(runtime::Device& device, const PagedAttnArgs& args) {
   PagedAttnProblem pp = validate_decode_attn(device, args);
   if (pp.attn.empty())
     return;
-  pp.attn.num_splits = choose_num_splits(pp.attn);
-  launch_paged_attn(device, args, pp);
+  const int64_t group = pp.attn.heads_q / pp.attn.heads_kv;
+  const bool packed = group > 1;
+  FlashAttnProblem tiles = pp.attn;
+  if (packed) {
+    tiles.seqlen_q = group * pp.attn.seqlen_q;
+    tiles.heads_q = pp.attn.heads_kv;
+  }
+  pp.attn.num_splits = choose_num_splits(tiles);
+  launch_paged_attn(device, args, pp, packed);
 }
 
 } // namespace tw::kernels

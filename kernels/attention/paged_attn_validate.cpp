@@ -48,7 +48,7 @@ PagedAttnProblem validate_paged_attn(const Device& device, const PagedAttnArgs& 
   check_memory(chk, device, a.k, "k");
   check_memory(chk, device, a.v, "v");
   check_memory(chk, device, a.out, "out");
-  chk.dtype_in(a.q, "q", {DType::bf16, DType::f16, DType::e4m3, DType::e5m2});
+  chk.dtype_in(a.q, "q", {DType::bf16, DType::f16, DType::e4m3, DType::e5m2, DType::int8});
   chk.same_dtype(a.k, "k", a.q, "q");
   chk.same_dtype(a.v, "v", a.q, "q");
   chk.dtype_in(a.out, "out", {DType::bf16, DType::f16});
@@ -63,9 +63,6 @@ PagedAttnProblem validate_paged_attn(const Device& device, const PagedAttnArgs& 
     chk.fail_parameter("max_seqlen_k", "is " + std::to_string(a.max_seqlen_k) +
                                            " with a paged cache; expected 0 (the key lengths "
                                            "are 'seqlens_k')");
-  if (a.bias)
-    chk.fail("bias", "is given with a paged cache; expected no bias or mask (paged attention "
-                     "reads none)");
   p.varlen = a.cu_seqlens_q.has_value();
   const int rank = p.varlen ? 3 : 4, head = p.varlen ? 1 : 2;
   chk.rank(a.q, "q", rank);
@@ -205,6 +202,7 @@ PagedAttnProblem validate_paged_attn(const Device& device, const PagedAttnArgs& 
       {pk.block_table_indptr ? &*pk.block_table_indptr : nullptr, "block_table_indptr"},
       {pk.block_table_indices ? &*pk.block_table_indices : nullptr, "block_table_indices"},
       {a.alibi_slopes ? &*a.alibi_slopes : nullptr, "alibi_slopes"},
+      {a.bias ? &*a.bias : nullptr, "bias"},
       {a.cu_seqlens_q ? &*a.cu_seqlens_q : nullptr, "cu_seqlens_q"}};
   for (const auto& [view, name] : inputs)
     if (view) {

@@ -7,11 +7,13 @@
 #include "dsl_emu_run.hpp"
 
 #include <dsl/dsl.hpp>
+#include <dsl/tensor/folded_rows.hpp>
 #include <dsl/tensor/gathered_rows.hpp>
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 using namespace tw;
@@ -96,4 +98,61 @@ TEST_CASE("gathered rows: a paged tile spans several pages (page 16 < 32 rows), 
 TEST_CASE("gathered rows: a page holds several tiles (page 64 > 32 rows)") {
   check(64, 50, 48, {3});
   check(64, 1, 8, {5}); // one row
+}
+
+namespace {
+
+// FoldedRows (dsl/tensor/folded_rows.hpp), read and written: rows (g, i) = g * inner + i of a
+// [tokens, heads, 16] f16 array (inner = tokens, inner stride heads * 16, outer stride 16),
+// heads h0 .. h0 + groups - 1: one 32 x 16 tile per workgroup, copied from `in` to `out` through
+// the same folded view; a ragged last tile is masked on both sides (memcheck: exact sizes).
+ir::Kernel folded_copy_kernel() {
+  KernelBuilder kb("folded_rows_copy", {64, 1, 1});
+  auto [In, Out, rows, inner, inner_stride, outer_stride, first] =
+      kb.args(gptr<f16>("in", 16), gptr<f16>("out", 16), scalar<i64>("rows"), scalar<i32>("inner"),
+              scalar<i64>("inner_stride"), scalar<i64>("outer_stride"), scalar<i64>("first"));
+  constexpr auto copy = make_tiled_copy<f16>(atoms::global_load_b128{}, thread_layout<32, 2>);
+  const FoldedRows map{inner, inner_stride, outer_stride};
+  const RowGatheredTensor src(GlobalPtr<f16>(In.offset(first).ir(), 16), rows, Int64(16), map);
+  const RowGatheredTensor dst(GlobalPtr<f16>(Out.offset(first).ir(), 16), rows, Int64(16), map);
+  const Int32 t = block_id(ir::Dim::x);
+  copy.store(copy.load(local_tile<32, 16>(src, t, 0)), local_tile<32, 16>(dst, t, 0));
+  return kb.finish();
+}
+
+} // namespace
+
+TEST_CASE("folded rows: (head, token) rows of [tokens, heads, 16] read and written through one "
+          "view, whole and ragged tiles") {
+  // rows = groups * tokens: 25 (one ragged tile of 32) and 64 (two whole tiles)
+  for (auto [tokens, heads, h0, groups] : {std::tuple{5, 8, 2, 5}, std::tuple{16, 4, 0, 4}}) {
+    CAPTURE(tokens);
+    const int n = tokens * heads * 16, rows = groups * tokens;
+    std::vector<std::uint16_t> in(std::size_t(n), 0);
+    for (int e = 0; e < n; ++e)
+      in[std::size_t(e)] = static_cast<std::uint16_t>(0x1000 + e);
+    std::vector<std::uint16_t> want(std::size_t(n), 0xfffe);
+    for (int r = 0; r < rows; ++r) // row r = (g, i): token i of head h0 + g
+      for (int c = 0; c < 16; ++c) {
+        const int e = ((r % tokens) * heads + h0 + r / tokens) * 16 + c;
+        want[std::size_t(e)] = in[std::size_t(e)];
+      }
+    const ir::Kernel k = folded_copy_kernel();
+    for (emit::Backend backend : test::kBothBackends) {
+      CAPTURE(emit::backend_name(backend));
+      test::DslEmuRun run(k, backend);
+      const auto din = run.upload(in);
+      const auto dout = run.upload(std::vector<std::uint16_t>(std::size_t(n), 0xfffe));
+      run.launch({uint32_t((rows + 31) / 32), 1, 1}, {64, 1, 1},
+                 runtime::KernelArgs()
+                     .ptr(din)
+                     .ptr(dout)
+                     .add<std::int64_t>(rows)
+                     .add<std::int32_t>(tokens)
+                     .add<std::int64_t>(heads * 16)
+                     .add<std::int64_t>(16)
+                     .add<std::int64_t>(h0 * 16));
+      CHECK(run.download<std::uint16_t>(dout, want.size()) == want);
+    }
+  }
 }

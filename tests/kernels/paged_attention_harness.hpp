@@ -1,6 +1,7 @@
 #pragma once
 // What the paged attention tests share: a case (the queries and options of attention_harness's
-// Case plus the key lengths, page size and table form), page pools whose pages are handed out
+// Case, a bias / mask of [(Hq,) Sq, max seqlens_k], plus the key lengths, page size and table
+// form), page pools whose pages are handed out
 // in a shuffled order (the table permutes pages; spare pages are never used), the run through
 // an entry (paged_attn, decode_attn) with both emitters on the memcheck emulator, and the
 // comparison against the float64 paged oracle (oracles/paged_attention.hpp), which gathers the
@@ -42,6 +43,11 @@ inline PagedInputs make_paged_inputs(const PagedCase& pc) {
   PagedInputs in;
   in.q_side = make_inputs(query_case(pc));
   const int64_t batch = int64_t(pc.seqlens_k.size()), ps = pc.page_size;
+  if (c.bias != kernels::AttnBiasKind::none) { // [(Hq,) Sq, Sk] with Sk the longest sequence
+    Case bc = c;
+    bc.sk = *std::max_element(pc.seqlens_k.begin(), pc.seqlens_k.end());
+    in.q_side.bias = make_inputs(bc).bias;
+  }
   std::vector<int64_t> used(static_cast<size_t>(batch));
   int64_t total = 0, widest = 0;
   for (int64_t b = 0; b < batch; ++b) {
@@ -118,8 +124,11 @@ inline std::vector<uint8_t> run_paged_case(const PagedCase& pc, const PagedEntry
   const Extents out_shape = vl ? Extents{tq, c.hq, c.dv} : Extents{c.batch, c.sq, c.hq, c.dv};
   const Extents lse_shape = vl ? Extents{c.hq, tq} : Extents{c.batch, c.hq, c.sq};
   HostTensor ref_out(c.out, out_shape), ref_lse(DType::f32, lse_shape);
+  kernels::flash_attn_kernel::FlashAttnKernelSpec spec;
+  spec.dtype = c.dtype;
   const AttentionReference want = paged_attn(
-      paged_args_of(pc, in, ref_out, ref_lse, [](const HostTensor& t) { return t.view(); }));
+      paged_args_of(pc, in, ref_out, ref_lse, [](const HostTensor& t) { return t.view(); }),
+      c.dtype == DType::int8 ? kernels::flash_attn_kernel::kv_block(spec) : 0);
   runtime::EmuDevice& dev = emu_device();
   std::vector<uint8_t> last;
   for_each_backend([&](emit::Backend) {

@@ -137,3 +137,144 @@ TEST_CASE("decode_attn window (left 4, right 0) equals the prefill kernel's bott
   pc.seqlens_k = {70, 70};
   run_paged_case(pc, decode);
 }
+
+TEST_CASE("decode_attn int8 pages: Sq 1, GQA 4:1, window (left 4, right 0), lengths 0, 1, 77") {
+  PagedCase pc;
+  pc.attn.dtype = DType::int8;
+  pc.attn.q_descale = 0.02f;
+  pc.attn.k_descale = 0.025f;
+  pc.attn.v_descale = 1.0f / 64;
+  pc.attn.batch = 3;
+  pc.attn.sq = 1;
+  pc.attn.hq = 4;
+  pc.attn.hkv = 1;
+  pc.attn.lse = true;
+  pc.seqlens_k = {0, 1, 77};
+  pc.page_size = 16;
+  run_paged_case(pc, decode);
+  pc.attn.left = 4;
+  pc.attn.right = 0;
+  run_paged_case(pc, decode);
+}
+
+// GQA packing (kernels/attention/blocks/gqa_packing.hpp): decode_attn packs the Sq query rows of
+// the G = Hq / Hkv query heads of one kv head into the rows of one query tile.
+
+TEST_CASE("decode_attn GQA packing: G * Sq = 80 rows over two tiles (G 16, Sq 5), causal, lse") {
+  PagedCase pc;
+  pc.attn.batch = 2;
+  pc.attn.sq = 5;
+  pc.attn.hq = 16;
+  pc.attn.hkv = 1;
+  pc.attn.d = pc.attn.dv = 32;
+  pc.attn.causal = true;
+  pc.attn.lse = true;
+  pc.seqlens_k = {3, 90};
+  pc.page_size = 16;
+  run_paged_case(pc, decode);
+}
+
+TEST_CASE("decode_attn GQA packing: varlen query rows (ragged 1, 4, 3) with a window, per-head "
+          "ALiBi, head dims 40 / 24") {
+  PagedCase pc;
+  pc.attn.sq = 4;
+  pc.attn.cu_q = {0, 1, 5, 8};
+  pc.attn.hq = 6;
+  pc.attn.hkv = 2;
+  pc.attn.d = 40;
+  pc.attn.dv = 24;
+  pc.attn.left = 9;
+  pc.attn.right = 0;
+  pc.attn.alibi = kernels::FlashAttnProblem::Alibi::per_head;
+  pc.attn.lse = true;
+  pc.seqlens_k = {33, 1, 70};
+  pc.page_size = 32;
+  pc.csr = true;
+  run_paged_case(pc, decode);
+}
+
+TEST_CASE("decode_attn GQA packing: split-KV partials of packed rows, softcap, e4m3 pages") {
+  PagedCase pc;
+  pc.attn.dtype = DType::e4m3;
+  pc.attn.batch = 2;
+  pc.attn.sq = 2;
+  pc.attn.hq = 8;
+  pc.attn.hkv = 2;
+  pc.attn.softcap = 5.0f;
+  pc.attn.q_descale = 0.5f;
+  pc.attn.k_descale = 0.25f;
+  pc.attn.num_splits = 3;
+  pc.attn.lse = true;
+  pc.seqlens_k = {400, 0};
+  pc.page_size = 64;
+  run_paged_case(pc, decode);
+}
+
+TEST_CASE("decode_attn GQA packing: dropout indexes each packed row by its own head and query") {
+  PagedCase pc;
+  pc.attn.batch = 2;
+  pc.attn.sq = 3;
+  pc.attn.hq = 4;
+  pc.attn.hkv = 2;
+  pc.attn.dropout_p = 0.25f;
+  pc.attn.dropout_seed = 11;
+  pc.attn.dropout_offset = 5;
+  pc.seqlens_k = {50, 20};
+  run_paged_case(pc, decode);
+}
+
+TEST_CASE("decode_attn GQA packing: one workgroup per kv head and query tile, the pages read G "
+          "times less than one workgroup per query head") {
+  // B 4, Sq 1, Hq 8, Hkv 2: packed, ceil(4 * 1 / 64) x 2 x 4 = 8 workgroups; paged_attn (one
+  // query head per workgroup) launches 8 x 4 = 32, each reading its kv head's pages.
+  PagedCase pc;
+  pc.attn.batch = 4;
+  pc.attn.sq = 1;
+  pc.attn.hq = 8;
+  pc.attn.hkv = 2;
+  pc.attn.num_splits = 1;
+  pc.seqlens_k = {256, 256, 256, 256};
+  pc.page_size = 64;
+  pc.spare_pages = 0;
+  const PagedInputs in = make_paged_inputs(pc);
+  runtime::EmuDevice& dev = emu_device();
+  DeviceTensors dt(dev);
+  HostTensor out(pc.attn.out, {4, 1, 8, 64}), lse;
+  const kernels::PagedAttnArgs a =
+      paged_args_of(pc, in, out, lse, [&](const HostTensor& t) { return dt.upload(t); });
+  kernels::decode_attn(dev, a);
+  const emu::LaunchStats decoded = dev.last_stats();
+  kernels::paged_attn(dev, a);
+  const emu::LaunchStats prefill = dev.last_stats();
+  CHECK(decoded.workgroups == 8);
+  CHECK(prefill.workgroups == 32);
+  // K and V: 4 sequences x 256 keys x 2 kv heads x (64 + 64) dims x 2 bytes
+  const uint64_t kv_bytes = 4ull * 256 * 2 * 128 * 2;
+  MESSAGE("global bytes read: decode " << decoded.global_bytes_read << ", paged prefill "
+                                       << prefill.global_bytes_read << ", K + V once " << kv_bytes);
+  CHECK(decoded.global_bytes_read >= kv_bytes);
+  // G = 4 times less (within 2.5%: q and the tables); the composition itself reads K once per
+  // workgroup (through LDS) but V once per wave (docs/kernels.md "Paged attention").
+  CHECK(double(decoded.global_bytes_read) * 3.9 < double(prefill.global_bytes_read));
+  CHECK(decoded.global_bytes_read < 3 * kv_bytes);
+}
+
+TEST_CASE("decode_attn GQA packing with a per-head additive bias (each packed row reads its own "
+          "head's rows) and a shared bool mask, split-KV") {
+  PagedCase pc;
+  pc.attn.batch = 3;
+  pc.attn.sq = 3;
+  pc.attn.hq = 6;
+  pc.attn.hkv = 2;
+  pc.attn.bias = kernels::AttnBiasKind::additive;
+  pc.attn.bias_per_head = true;
+  pc.attn.lse = true;
+  pc.seqlens_k = {20, 1, 77};
+  run_paged_case(pc, decode);
+  pc.attn.bias = kernels::AttnBiasKind::bool_mask;
+  pc.attn.bias_dtype = DType::int8;
+  pc.attn.bias_per_head = false;
+  pc.attn.num_splits = 2;
+  pc.seqlens_k = {300, 1, 77};
+  run_paged_case(pc, decode);
+}

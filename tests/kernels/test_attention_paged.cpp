@@ -104,3 +104,92 @@ TEST_CASE("paged_attn bf16: split-KV with the combine kernel, against the oracle
   pc.page_size = 64;
   run_paged_case(pc, paged);
 }
+
+namespace {
+// int8 pages: codes over [-128, 127] with descales that keep the scores at a few units (as in
+// test_attention_int8.cpp); P's quantization blocks start at each sequence's key 0.
+PagedCase int8_paged_case() {
+  PagedCase pc;
+  pc.attn.dtype = DType::int8;
+  pc.attn.q_descale = 0.02f;
+  pc.attn.k_descale = 0.025f;
+  pc.attn.v_descale = 1.0f / 64;
+  return pc;
+}
+} // namespace
+
+TEST_CASE("paged_attn int8 pages with descales: page 16 and 64, dense and CSR tables, ragged "
+          "lengths 0, 1, 97, 130, GQA, lse") {
+  for (auto [ps, csr] : {std::pair{16, false}, std::pair{64, true}}) {
+    PagedCase pc = int8_paged_case();
+    pc.attn.batch = 4;
+    pc.attn.sq = 19;
+    pc.attn.hq = 4;
+    pc.attn.hkv = 2;
+    pc.attn.d = pc.attn.dv = 64;
+    pc.attn.lse = true;
+    pc.seqlens_k = {97, 0, 1, 130};
+    pc.page_size = ps;
+    pc.csr = csr;
+    run_paged_case(pc, paged);
+  }
+}
+
+TEST_CASE("paged_attn int8 pages: varlen queries, causal, value head 40, f16 output") {
+  PagedCase pc = int8_paged_case();
+  pc.attn.out = DType::f16;
+  pc.attn.sq = 17;
+  pc.attn.cu_q = {0, 3, 20, 21};
+  pc.attn.hq = 2;
+  pc.attn.d = 96;
+  pc.attn.dv = 40;
+  pc.attn.causal = true;
+  pc.seqlens_k = {70, 17, 1};
+  pc.page_size = 32;
+  run_paged_case(pc, paged);
+}
+
+TEST_CASE("paged_attn int8 pages: split-KV (each split quantizes P against its own running max)") {
+  PagedCase pc = int8_paged_case();
+  pc.attn.batch = 2;
+  pc.attn.sq = 3;
+  pc.attn.num_splits = 3;
+  pc.attn.lse = true;
+  pc.seqlens_k = {300, 2};
+  pc.page_size = 64;
+  run_paged_case(pc, paged);
+}
+
+TEST_CASE("paged_attn with a bias: additive [Sq, Sk] shared, causal, ragged lengths 0, 1, 45, 97 "
+          "(Sk = the longest), page 16") {
+  PagedCase pc;
+  pc.attn.batch = 4;
+  pc.attn.sq = 7;
+  pc.attn.hq = 2;
+  pc.attn.causal = true;
+  pc.attn.bias = kernels::AttnBiasKind::additive;
+  pc.attn.lse = true;
+  pc.seqlens_k = {45, 0, 1, 97};
+  pc.page_size = 16;
+  run_paged_case(pc, paged);
+}
+
+TEST_CASE("paged_attn with a bool mask per head [Hq, Sq, Sk] (uint8), GQA, CSR table, page 64, "
+          "f16 bias dtype additive per head") {
+  PagedCase pc;
+  pc.attn.batch = 2;
+  pc.attn.sq = 17;
+  pc.attn.hq = 4;
+  pc.attn.hkv = 2;
+  pc.attn.bias = kernels::AttnBiasKind::bool_mask;
+  pc.attn.bias_dtype = DType::uint8;
+  pc.attn.bias_per_head = true;
+  pc.attn.lse = true;
+  pc.seqlens_k = {70, 130};
+  pc.page_size = 64;
+  pc.csr = true;
+  run_paged_case(pc, paged);
+  pc.attn.bias = kernels::AttnBiasKind::additive;
+  pc.attn.bias_dtype = DType::f16;
+  run_paged_case(pc, paged);
+}

@@ -112,3 +112,15 @@ TEST_CASE("paged_attn validation: page size rule and table form") {
         "paged_attn: argument 'block_table_indptr' has 4, 2 at indices 1, 2; expected "
         "non-decreasing offsets from 0 to at most the 5 entries of 'block_table_indices'");
 }
+
+TEST_CASE("paged_attn validation: a bias is [(Hq,) Sq, Sk] with Sk the longest seqlens_k") {
+  PagedCase pc = base_case(false);
+  pc.attn.bias = kernels::AttnBiasKind::additive;
+  CHECK(error_of(pc, [](PagedInputs&) {}) == "(accepted)");
+  CHECK(error_of(pc,
+                 [](PagedInputs& in) {
+                   in.q_side.bias = HostTensor(DType::f32, {3, 17});
+                 }) ==
+        "paged_attn: argument 'bias' has shape [3, 17]; expected [Sq, Sk] = [3, 40] (shared by "
+        "the heads) or [Hq, Sq, Sk] = [1, 3, 40] (per head)");
+}

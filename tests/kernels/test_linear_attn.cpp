@@ -132,3 +132,103 @@ TEST_CASE("linear_attn validation: each bad argument is named with its rule") {
   a.eps = -1.0f;
   CHECK_THROWS_WITH(kernels::linear_attn(d, a), doctest::Contains("parameter 'eps' is"));
 }
+
+namespace {
+
+// Varlen: packed [T, H, D] sequences of the given lengths (cu_seqlens), each its own recurrence.
+void run_linear_varlen(const LinCase& c, const std::vector<int32_t>& lengths, uint64_t seed) {
+  CAPTURE(c.head_dim);
+  CAPTURE(c.decay);
+  CAPTURE(c.normalize);
+  HostTensor cu(DType::i32, {int64_t(lengths.size()) + 1});
+  int64_t tokens = 0;
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    cu.set({int64_t(b)}, double(tokens));
+    tokens += lengths[b];
+  }
+  cu.set({int64_t(lengths.size())}, double(tokens));
+  const ValueRange qk = c.normalize ? ValueRange{0, 1} : ValueRange{-1, 1};
+  const HostTensor q = random_tensor(c.dtype, {tokens, c.heads_q, c.head_dim}, seed, qk);
+  const HostTensor k = random_tensor(c.dtype, {tokens, c.heads_kv, c.head_dim}, seed + 1, qk);
+  const HostTensor v =
+      random_tensor(c.dtype, {tokens, c.heads_kv, c.head_dim_v}, seed + 2, ValueRange{-1, 1});
+  HostTensor decay(DType::f32, {c.heads_q});
+  for (int64_t h = 0; h < c.heads_q; ++h)
+    decay.set({h}, 0.95 - 0.1 * double(h));
+  const HostTensor out0 = random_tensor(c.out, {tokens, c.heads_q, c.head_dim_v}, seed + 3);
+  kernels::LinearAttnArgs host{q.view(), k.view(), v.view(), out0.view()};
+  host.cu_seqlens = cu.view();
+  if (c.decay)
+    host.decay = decay.view();
+  host.normalize = c.normalize;
+  const Reference want = oracle::linear_attn(host);
+  int64_t longest = 0;
+  for (int32_t l : lengths)
+    longest = std::max<int64_t>(longest, l);
+  Tolerance tol;
+  tol.out = c.out;
+  tol.ulps = 1.0;
+  tol.accumulation = 2.0 * std::ldexp(1.0, -(float_shape(c.dtype).mantissa_bits + 1)) +
+                     f32_accumulation(longest + c.head_dim);
+  for_each_backend([&](emit::Backend) {
+    runtime::EmuDevice& d = emu_device();
+    DeviceTensors dev(d);
+    kernels::LinearAttnArgs a{dev.upload(q), dev.upload(k), dev.upload(v), dev.upload(out0)};
+    a.cu_seqlens = dev.upload(cu);
+    if (c.decay)
+      a.decay = dev.upload(decay);
+    a.normalize = c.normalize;
+    kernels::linear_attn(d, a);
+    HostTensor got = out0;
+    d.copy_to_host(got.bytes().data(), a.out.device_address, got.bytes().size());
+    const CompareResult r = compare(decode_attention_rows(got.view()), want, tol);
+    CHECK_MESSAGE(r.ok, r.summary());
+  });
+}
+
+} // namespace
+
+TEST_CASE("linear_attn varlen: packed sequences of lengths 17, 0, 1, 40, 33 (each restarts the "
+          "recurrence), GQA, with and without decay and the normalizer") {
+  const std::vector<int32_t> lengths = {17, 0, 1, 40, 33};
+  run_linear_varlen({.heads_q = 4, .heads_kv = 2, .head_dim = 64, .head_dim_v = 40}, lengths, 50);
+  run_linear_varlen({.dtype = DType::f16,
+                     .out = DType::f32,
+                     .heads_q = 2,
+                     .heads_kv = 1,
+                     .head_dim = 100,
+                     .head_dim_v = 17,
+                     .decay = true,
+                     .normalize = true},
+                    lengths, 51);
+}
+
+TEST_CASE("linear_attn varlen validation: offsets and shapes are named with their rule") {
+  runtime::EmuDevice& d = emu_device();
+  DeviceTensors dev(d);
+  const auto t = [&](DType dt, Extents e) { return dev.upload(HostTensor(dt, e)); };
+  HostTensor cu(DType::i32, {3});
+  cu.set({0}, 0);
+  cu.set({1}, 3);
+  cu.set({2}, 6);
+  kernels::LinearAttnArgs a{t(DType::bf16, {6, 2, 32}), t(DType::bf16, {6, 2, 32}),
+                            t(DType::bf16, {6, 2, 16}), t(DType::bf16, {6, 2, 16})};
+  a.cu_seqlens = dev.upload(cu);
+  kernels::linear_attn(d, a); // valid
+  cu.set({2}, 7);
+  a.cu_seqlens = dev.upload(cu);
+  CHECK_THROWS_WITH(kernels::linear_attn(d, a),
+                    "linear_attn: argument 'cu_seqlens' ends at 7; expected at most the 6 tokens "
+                    "of 'q'");
+  cu.set({1}, 5);
+  cu.set({2}, 4);
+  a.cu_seqlens = dev.upload(cu);
+  CHECK_THROWS_WITH(kernels::linear_attn(d, a),
+                    "linear_attn: argument 'cu_seqlens' has 4 at index 2 after 5; expected "
+                    "non-decreasing offsets");
+  a.cu_seqlens = dev.upload(HostTensor(DType::f32, {3}));
+  CHECK_THROWS_WITH(kernels::linear_attn(d, a), doctest::Contains("argument 'cu_seqlens'"));
+  a.cu_seqlens = dev.upload(cu);
+  a.q = t(DType::bf16, {1, 6, 2, 32});
+  CHECK_THROWS_WITH(kernels::linear_attn(d, a), doctest::Contains("argument 'q'"));
+}

@@ -107,6 +107,27 @@ TEST_CASE("tilewave emit --format hsaco -o writes a code object, --format report
   CHECK(j["resources"]["waves_per_simd"] == 16);
 }
 
+TEST_CASE("tilewave emit: the paged / decode attention specs and qk_norm_quant by parameters") {
+  const auto paged = run_tool("emit flash_attn --format ir --param paging=csr --param gqa=1");
+  CHECK(paged.status == 0);
+  CHECK(contains(paged.output, "kernel @tw_flash_attn_bf16_bf16_d128_dv128_v_pagedcsr_vtr_gqa("));
+  CHECK(contains(paged.output, "ptr<global> block_table"));
+  const auto qk = run_tool("emit qk_norm_quant --format ir --param codes=int8 --param ids=1");
+  CHECK(qk.status == 0);
+  CHECK(contains(qk.output, "kernel @qk_norm_quant_bf16_int8_neox_ids_v8_rn"));
+  const auto bad = run_tool("emit qk_norm_quant --format ir --param style=diagonal");
+  CHECK(bad.status == 1);
+  CHECK(contains(bad.output,
+                 "kernel 'qk_norm_quant' parameter 'style' = 'diagonal': must be neox or "
+                 "interleaved"));
+  const auto odd = run_tool("emit qk_norm_quant --format ir --param rope_dim=7");
+  CHECK(odd.status == 1);
+  CHECK(contains(odd.output, "parameter 'rope_dim' = '7': must be even"));
+  const auto pg = run_tool("emit flash_attn --format ir --param paging=pages");
+  CHECK(pg.status == 1);
+  CHECK(contains(pg.output, "parameter 'paging' = 'pages': must be none, table or csr"));
+}
+
 TEST_CASE("tilewave emit: unknown kernel, bad arch, bad parameters are clear errors") {
   const auto unknown = run_tool("emit no_such_kernel --format ir");
   CHECK(unknown.status == 1);
@@ -161,8 +182,8 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
   const auto& kernels = manifest["kernels"];
   // 9 sample kernels; ir_vector_add and ir_buffer_copy ship two widths: 11 configurations;
   // the library's gemm ships one per kernel of the family (10). Each for 2 backends x 2 arches.
-  int samples = 0, gemm = 0, wmma_loop = 0, flash = 0, linear = 0;
-  std::set<std::string> gemm_symbols, flash_symbols, linear_symbols;
+  int samples = 0, gemm = 0, wmma_loop = 0, flash = 0, linear = 0, qk_norm = 0;
+  std::set<std::string> gemm_symbols, flash_symbols, linear_symbols, qk_norm_symbols;
   for (const auto& k : kernels) {
     CAPTURE(k.dump());
     const fs::path file = out / k["file"].get<std::string>();
@@ -185,7 +206,11 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
       if (params["a"] == "f16" && params["b"] == "f16") // the main config: no spills
         CHECK(k["resources"]["scratch_bytes"] == 0);
     }
-    if (name == "flash_attn") { // the library's flash attention: 10 configurations
+    if (name == "qk_norm_quant") { // 4 configurations
+      ++qk_norm;
+      qk_norm_symbols.insert(k["symbol"].get<std::string>());
+    }
+    if (name == "flash_attn") { // flash attention (10) and paged / decode attention (6)
       ++flash;
       flash_symbols.insert(k["symbol"].get<std::string>());
       CHECK(k["resources"]["lds_bytes"].get<int>() <= 65536);
@@ -211,8 +236,14 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
       return sym.find(feature) != std::string::npos;
     }));
   CHECK(wmma_loop == 4);
-  CHECK(flash == 40);
-  CHECK(flash_symbols.size() == 10);
+  CHECK(flash == 64);
+  CHECK(flash_symbols.size() == 16);
+  for (const char* feature : {"_paged_", "_pagedcsr_", "_gqa", "int8_bf16_d128_dv128_v_paged"})
+    CHECK(std::any_of(flash_symbols.begin(), flash_symbols.end(), [&](const std::string& sym) {
+      return sym.find(feature) != std::string::npos;
+    }));
+  CHECK(qk_norm == 16);
+  CHECK(qk_norm_symbols.size() == 4);
   CHECK(linear == 16);
   CHECK(linear_symbols.size() == 4);
 }

@@ -935,6 +935,43 @@ TEST_CASE("tilewave run paged_attn: a permuting int32 block table and ragged int
         std::string::npos);
 }
 
+TEST_CASE("tilewave run decode_attn: GQA packing with a bool mask [Sq, max seqlens_k] over "
+          "pages, against the float64 paged reference") {
+  // q [B 2, Sq 2, Hq 4, D 16], 2 kv heads (G 2: packed); pools of 4 pages of 16; lengths 20, 9.
+  const AttnFiles in("dm", {2, 2, 4, 16}, {4, 16, 2, 16}, {4, 16, 2, 16}, 611);
+  HostTensor lens(DType::i32, {2}), table(DType::i32, {2, 2}), mask(DType::uint8, {2, 20});
+  lens.set({0}, 20);
+  lens.set({1}, 9);
+  table.set({0, 0}, 2);
+  table.set({0, 1}, 0);
+  table.set({1, 0}, 3);
+  table.set({1, 1}, -1);
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 20; ++j)
+      mask.set({i, j}, (i + 2 * j) % 3 != 0 ? 1 : 0);
+  const std::string out = fresh("dm_out.npy");
+  const auto r =
+      run_tool("run decode_attn" + in.args + " --in seqlens_k=" + save("dm_lens.npy", lens) +
+               " --in block_table=" + save("dm_table.npy", table) +
+               " --in mask=" + save("dm_mask.npy", mask) + " --out out=" + out);
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  const HostTensor got = load_as(out, DType::f16, {2, 2, 4, 16});
+  tw::kernels::PagedAttnArgs args;
+  args.attn.q = in.q.view();
+  args.attn.k = in.k.view();
+  args.attn.v = in.v.view();
+  args.attn.out = got.view();
+  args.attn.bias = mask.view();
+  args.attn.bias_kind = tw::kernels::AttnBiasKind::bool_mask;
+  args.paged.seqlens_k = lens.view();
+  args.paged.block_table = table.view();
+  const to::CompareResult c = to::compare(to::decode_attention_rows(got.view()),
+                                          to::paged_attn(args).out, attention_tolerance());
+  INFO(c.summary());
+  CHECK(c.ok);
+}
+
 TEST_CASE("tilewave run flash_attn: command-line and argument errors") {
   const AttnFiles in("fe", {1, 4, 2, 8}, {1, 6, 1, 8}, {1, 6, 1, 8}, 501);
   const std::string q = save("fe_q.npy", in.q);
@@ -1118,6 +1155,31 @@ TEST_CASE("tilewave run linear_attn: decay and GQA, then the normalizer, against
     INFO(c.summary());
     CHECK(c.ok);
   }
+}
+
+TEST_CASE("tilewave run linear_attn: varlen packed sequences (int32 cu_seqlens) against the "
+          "quadratic float64 reference") {
+  const AttnFiles in("lv", {25, 2, 32}, {25, 1, 32}, {25, 1, 24}, 611);
+  HostTensor cu(DType::i32, {4});
+  cu.set({0}, 0);
+  cu.set({1}, 7);
+  cu.set({2}, 8);
+  cu.set({3}, 25);
+  to::Tolerance tol;
+  tol.out = DType::f16;
+  tol.accumulation = 0x1p-10 + to::f32_accumulation(49);
+  const std::string out = fresh("lv_out.npy");
+  const auto r = run_tool("run linear_attn" + in.args +
+                          " --in cu_seqlens=" + save("lv_cu.npy", cu) + " --out out=" + out);
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  const HostTensor got = load_as(out, DType::f16, {25, 2, 24});
+  tw::kernels::LinearAttnArgs args{in.q.view(), in.k.view(), in.v.view(), got.view()};
+  args.cu_seqlens = cu.view();
+  const to::CompareResult c =
+      to::compare(to::decode_attention_rows(got.view()), to::linear_attn(args), tol);
+  INFO(c.summary());
+  CHECK(c.ok);
 }
 
 TEST_CASE("tilewave run linear_attn: command-line and argument errors") {

@@ -857,12 +857,13 @@ const std::map<std::string, KernelRun>& kernel_table() {
                        .dtype_follows = {{"k", "q"}, {"v", "q"}}};
     t["linear_attn"] = {
         .required = {"q", "k", "v"},
-        .optional = {"decay"},
+        .optional = {"decay", "cu_seqlens"},
         .out_shape = attention_out_shape,
         .default_out = [](const Problem& p) { return p.input("q").dtype; },
         .call = single([](runtime::Device& d, Problem& p, Params& params) {
           kernels::LinearAttnArgs a{p.input("q"), p.input("k"), p.input("v"), p.out.at("out")};
           a.decay = p.maybe("decay");
+          a.cu_seqlens = p.maybe("cu_seqlens");
           a.scale = params.take_number("scale");
           if (const auto n = params.take("normalize")) {
             if (*n != "0" && *n != "1")
@@ -876,8 +877,9 @@ const std::map<std::string, KernelRun>& kernel_table() {
         .dtype_follows = {{"k", "q"}, {"v", "q"}}};
     KernelRun paged = t["flash_attn"];
     paged.required = {"q", "k", "v", "seqlens_k"};
-    paged.optional = {"block_table", "block_table_indptr", "block_table_indices", "alibi_slopes",
-                      "cu_seqlens_q"};
+    paged.optional = {"block_table",  "block_table_indptr", "block_table_indices",
+                      "alibi_slopes", "cu_seqlens_q",       "bias",
+                      "mask"};
     paged.call = single([](runtime::Device& d, Problem& p, Params& params) {
       kernels::paged_attn(d, paged_attn_args(d, p, params));
     });

@@ -2,6 +2,7 @@
 
 #include <kernels/attention/flash_attn_kernel.hpp>
 #include <kernels/attention/linear_attn_kernel.hpp>
+#include <kernels/attention/qk_norm_quant_kernel.hpp>
 #include <kernels/common/dtype.hpp>
 #include <kernels/gemm/gemm_kernel.hpp>
 
@@ -106,6 +107,19 @@ kernels::FlashAttnProblem::Alibi alibi(const emit::ParamReader& p, const std::st
   p.reject(name, "must be none, scalar or per_head");
 }
 
+kernels::flash_attn_kernel::FlashAttnKernelSpec::KvPaging paging(const emit::ParamReader& p,
+                                                                 const std::string& name) {
+  using P = kernels::flash_attn_kernel::FlashAttnKernelSpec::KvPaging;
+  const std::string& v = p.str(name);
+  if (v == "none")
+    return P::none;
+  if (v == "table")
+    return P::table;
+  if (v == "csr")
+    return P::csr;
+  p.reject(name, "must be none, table or csr");
+}
+
 ir::Kernel build_flash_attn(const emit::ParamReader& p) {
   namespace fk = kernels::flash_attn_kernel;
   fk::FlashAttnKernelSpec s;
@@ -124,7 +138,9 @@ ir::Kernel build_flash_attn(const emit::ParamReader& p) {
   s.dropout = flag(p, "dropout");
   s.split = flag(p, "split");
   s.vec_aligned = flag(p, "aligned");
-  s.v_transpose_loads = s.vec_aligned;   // every listed head dim is a multiple of 8
+  s.v_transpose_loads = s.vec_aligned; // every listed head dim is a multiple of 8
+  s.paging = paging(p, "paging");
+  s.gqa_packed = flag(p, "gqa");
   return fk::build_flash_attn_kernel(s); // rejects unsupported combinations
 }
 
@@ -137,6 +153,28 @@ ir::Kernel build_linear_attn(const emit::ParamReader& p) {
   s.decay = flag(p, "decay");
   s.normalize = flag(p, "normalize");
   return lk::build_linear_attn_kernel(s); // rejects unsupported dtypes
+}
+
+ir::Kernel build_qk_norm_quant(const emit::ParamReader& p) {
+  namespace qk = kernels::qk_norm_quant_kernel;
+  const std::string& style = p.str("style");
+  if (style != "neox" && style != "interleaved")
+    p.reject("style", "must be neox or interleaved");
+  const std::string& cache = p.str("cache");
+  std::optional<kernels::DType> cache_dtype;
+  if (cache != "none")
+    cache_dtype = dtype(p, "cache");
+  const int64_t head_dim = p.integer_in("head_dim", 2, 4096);
+  const int64_t rope_dim = p.integer_in("rope_dim", 0, head_dim);
+  if (rope_dim % 2 != 0)
+    p.reject("rope_dim", "must be even (0: the whole head)");
+  const int threads = int(p.one_of("threads", {32, 64, 128, 256, 512, 1024}));
+  const qk::QkNormQuantKernelSpec s =
+      qk::make_spec(dtype(p, "x"), dtype(p, "codes"),
+                    style == "neox" ? kernels::RopeStyle::neox : kernels::RopeStyle::interleaved,
+                    flag(p, "ids"), cache_dtype, head_dim, rope_dim == 0 ? head_dim : rope_dim,
+                    int(p.one_of("vec", {1, 2, 4, 8, 16})), threads);
+  return qk::build_qk_norm_quant_kernel(s);
 }
 
 } // namespace
@@ -219,7 +257,13 @@ void register_library_kernels(emit::KernelRegistry& registry) {
           {"lse", "0", "1: write the log-sum-exp"},
           {"dropout", "0", "1: dropout (Philox4x32-10, p / seed / offset are arguments)"},
           {"split", "0", "1: write split-KV partials"},
-          {"aligned", "1", "1: q / k / v rows 16-byte aligned (128-bit loads)"}},
+          {"aligned", "1", "1: q / k / v rows 16-byte aligned (128-bit loads)"},
+          {"paging", "none",
+           "none, table or csr: k / v are page pools read through a block table (paged_attn, "
+           "decode_attn)"},
+          {"gqa", "0",
+           "1: GQA packing, the query rows of a kv head's query heads in one tile "
+           "(decode_attn)"}},
          build_flash_attn,
          {{},
           {{"causal", "1"}},
@@ -230,7 +274,14 @@ void register_library_kernels(emit::KernelRegistry& registry) {
           {{"split", "1"}},
           {{"dtype", "e4m3"}},
           {{"dtype", "e5m2"}},
-          {{"dtype", "int8"}}}});
+          {{"dtype", "int8"}},
+          // paged_attn / decode_attn (kernels/attention/paged_attn_api.hpp)
+          {{"paging", "table"}},
+          {{"paging", "csr"}, {"varlen", "1"}, {"causal", "1"}, {"lse", "1"}},
+          {{"paging", "table"}, {"dtype", "int8"}},
+          {{"paging", "table"}, {"gqa", "1"}},
+          {{"paging", "table"}, {"gqa", "1"}, {"split", "1"}},
+          {{"paging", "csr"}, {"gqa", "1"}, {"causal", "1"}, {"dtype", "e4m3"}}}});
     registry.add({"linear_attn",
                   "kernels/attention: causal linear attention (chunks of 16 on WMMA, one wave, "
                   "the D x 16 state in registers)",
@@ -244,6 +295,23 @@ void register_library_kernels(emit::KernelRegistry& registry) {
                    {{"decay", "1"}},
                    {{"dtype", "f16"}, {"out", "f16"}, {"normalize", "1"}},
                    {{"d", "256"}, {"decay", "1"}, {"normalize", "1"}}}});
+    registry.add({"qk_norm_quant",
+                  "kernels/attention: quant QK-norm (per-head RMSNorm, RoPE on the tail, "
+                  "per-(token, head) fp8 / int8 codes and scale; one workgroup per head)",
+                  {{"x", "bf16", "q / k and weight dtype: f16, bf16 or f32"},
+                   {"codes", "e4m3", "code dtype: int8, e4m3 or e5m2"},
+                   {"head_dim", "128", "head dim"},
+                   {"rope_dim", "64", "the rotated tail (even; 0: the whole head)"},
+                   {"style", "neox", "neox or interleaved pairs"},
+                   {"ids", "0", "1: position ids [tokens]; 0: position offset"},
+                   {"cache", "none", "none (computed angles) or the cos / sin cache dtype"},
+                   {"vec", "8", "elements per vector run (1, 2, 4, 8, 16; 16 bytes at most)"},
+                   {"threads", "256", "workgroup size"}},
+                  build_qk_norm_quant,
+                  {{},
+                   {{"codes", "int8"}, {"style", "interleaved"}, {"ids", "1"}},
+                   {{"x", "f16"}, {"codes", "e5m2"}, {"rope_dim", "0"}, {"cache", "f32"}},
+                   {{"head_dim", "576"}, {"rope_dim", "64"}, {"ids", "1"}}}});
   });
 }
 

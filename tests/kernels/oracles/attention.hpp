@@ -13,6 +13,9 @@
 //   m_i = max_j s_ij, l_i = sum_j exp(s_ij - m_i), lse_i = m_i + log(l_i)
 //   P_ij = exp(s_ij - m_i) / l_i, then dropout: P_ij * keep_ij / (1 - p)
 //   out_i = sum_j P_ij * v_j * v_descale
+// The bias / mask is [Sq, Sk] or [Hq, Sq, Sk] indexed top-left [(h,) i, j] in every sequence
+// (varlen: its rows and columns are the longest lengths; the kernels take it with dense queries
+// over a paged cache, whose sequences this reference sees as varlen ones).
 // A row that sees no key (every s_ij = -inf) has out 0 and lse -inf. Sq_b, Sk_b are the
 // sequence's own lengths (dense: Sq, Sk). The softcap applies before the bias and ALiBi
 // (flash-attn's order). The dropout mask is the Philox4x32-10 rule of
@@ -135,8 +138,6 @@ inline AttentionReference flash_attn(const kernels::FlashAttnArgs& args,
     }
     idx_sq = args.max_seqlen_q;
     idx_sk = args.max_seqlen_k;
-    if (args.bias)
-      throw std::invalid_argument("oracle flash_attn: bias / mask is dense only");
   } else {
     const int64_t batch = qv.shape[0], sq = qv.shape[1], sk = args.k.shape[1];
     for (int64_t b = 0; b < batch; ++b) {
@@ -152,9 +153,12 @@ inline AttentionReference flash_attn(const kernels::FlashAttnArgs& args,
   const std::vector<double> q = decode_flat(qv), k = decode_flat(args.k), v = decode_flat(args.v);
   std::vector<double> bias, slopes;
   bool bias_per_head = false;
+  int64_t bias_rows = 0, bias_cols = 0; // [(Hq,) rows, cols], indexed [(h,) i, j]
   if (args.bias) {
     bias = decode_flat(*args.bias);
     bias_per_head = args.bias->rank() == 3;
+    bias_rows = args.bias->shape[args.bias->rank() - 2];
+    bias_cols = args.bias->shape.back();
   }
   if (args.alibi_slopes)
     slopes = decode_flat(*args.alibi_slopes);
@@ -190,7 +194,8 @@ inline AttentionReference flash_attn(const kernels::FlashAttnArgs& args,
           if (args.window_right >= 0 && j > origin + args.window_right)
             continue;
           const double bias_ij =
-              args.bias ? bias[size_t(((bias_per_head ? h * sq : 0) + i) * sk + j)] : 0.0;
+              args.bias ? bias[size_t(((bias_per_head ? h * bias_rows : 0) + i) * bias_cols + j)]
+                        : 0.0;
           if (args.bias_kind == kernels::AttnBiasKind::bool_mask && bias_ij == 0.0)
             continue;
           double x = 0;

@@ -6,7 +6,9 @@
 // indices[indptr[b] .. indptr[b + 1])), into packed varlen K / V, and hands them with the same
 // queries and options to the flash attention reference (oracles/attention.hpp) as a varlen
 // problem: dense queries become the equal-length sequences [b * Sq, (b + 1) * Sq). The lse is
-// returned in the layout of the paged call's lse ([B, Hq, Sq] dense, [Hq, Tq] varlen).
+// returned in the layout of the paged call's lse ([B, Hq, Sq] dense, [Hq, Tq] varlen). int8
+// pages: `int8_kv_block` is the kernel's KV block, as for flash_attn (P's quantization blocks
+// start at each sequence's key 0, which the gathered varlen problem keeps).
 #include <kernels/attention/paged_attn_api.hpp>
 
 #include <algorithm>
@@ -14,7 +16,8 @@
 
 namespace tw::oracle {
 
-inline AttentionReference paged_attn(const kernels::PagedAttnArgs& args) {
+inline AttentionReference paged_attn(const kernels::PagedAttnArgs& args,
+                                     int64_t int8_kv_block = 0) {
   const kernels::FlashAttnArgs& a = args.attn;
   const kernels::PagedKv& pk = args.paged;
   const bool varlen_q = a.cu_seqlens_q.has_value();
@@ -85,7 +88,7 @@ inline AttentionReference paged_attn(const kernels::PagedAttnArgs& args) {
     f.cu_seqlens_q = cu_q.view();
     f.max_seqlen_q = sq;
   }
-  AttentionReference r = flash_attn(f);
+  AttentionReference r = flash_attn(f, int8_kv_block);
   if (!varlen_q) { // lse [Hq, B*Sq] -> [B*Hq, Sq]
     const int64_t hq = a.q.shape[2];
     Matrix lse(batch * hq, sq);
