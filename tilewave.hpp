@@ -20,6 +20,7 @@
 #include <atoms/mma/gfx12.hpp>
 #include <atoms/mma/reference.hpp>
 #include <atoms/mma/verify.hpp>
+#include <atoms/occupancy.hpp>
 
 // The DSL and its kernel IR.
 #include <dsl/copy/transpose_load.hpp>

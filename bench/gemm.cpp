@@ -6,7 +6,8 @@
 // iteration and wave by instruction class). Then the timing model's figure (runtime/emu/timing,
 // docs/timing.md) for the whole problem on the RX 9070 XT: the real grid with only 3 sampled
 // workgroups emulated (--model-only), modeled TFLOP/s, the share of the matching WMMA peak and
-// the modeled occupancy (hardware limits: VGPRs, LDS per WGP, workgroup size).
+// the modeled occupancy (hardware limits: VGPRs, LDS per WGP, workgroup size; the same rule
+// as the resource report's, atoms/occupancy.hpp).
 // Shapes: 4096^3; M = 1, 16, 64 with N = K = 4096 (decode); 256 x 256 x 4096 (few tiles).
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_target.hpp>
@@ -173,10 +174,11 @@ int main(int argc, char** argv) {
       set_gemm_target({b, Arch::gfx1201});
       const emit::CodeObject co = compile_gemm_kernel(spec);
       const emit::ResourceReport& r = co.resources;
-      std::printf("  %-4s resources: %d VGPRs, %d SGPRs, %lld B LDS, %lld B scratch, %d "
-                  "waves/SIMD by the report\n",
+      std::printf("  %-4s resources: %d VGPRs, %d SGPRs, %lld B LDS, %lld B scratch, occupancy "
+                  "%d waves/SIMD (%s) by the report\n",
                   bn.c_str(), r.vgprs, r.sgprs, static_cast<long long>(r.lds_bytes),
-                  static_cast<long long>(r.scratch_bytes), r.waves_per_simd);
+                  static_cast<long long>(r.scratch_bytes), r.waves_per_simd,
+                  std::string(r.occupancy_limiter).c_str());
       for (const Shape& sh : shapes) {
         const Case c{kernel, spec, sh.m, sh.n, sh.k};
         const emu::LaunchStats full = one_workgroup(dev, co, c, c.k, buf);

@@ -7,7 +7,10 @@ nlohmann::json resources_json(const ResourceReport& r) {
           {"sgprs", r.sgprs},
           {"lds_bytes", r.lds_bytes},
           {"scratch_bytes", r.scratch_bytes},
+          {"workgroup_size", r.workgroup_size},
           {"waves_per_simd", r.waves_per_simd},
+          {"workgroups_per_wgp", r.workgroups_per_wgp},
+          {"occupancy_limiter", std::string(r.occupancy_limiter)},
           {"vgpr_spills", r.vgpr_spills},
           {"sgpr_spills", r.sgpr_spills}};
 }

@@ -1,6 +1,9 @@
 #pragma once
 // What a compiled kernel costs the machine, read from its code object's metadata.
+#include <atoms/occupancy.hpp>
+
 #include <cstdint>
+#include <string_view>
 
 namespace tw::emit {
 
@@ -9,24 +12,20 @@ struct ResourceReport {
   int sgprs = 0;                  // .sgpr_count
   std::int64_t lds_bytes = 0;     // .group_segment_fixed_size (static LDS)
   std::int64_t scratch_bytes = 0; // .private_segment_fixed_size (per lane; > 0 means spills/stack)
-  int waves_per_simd = 0;         // waves the VGPR count allows on one SIMD (1..16)
-  int vgpr_spills = 0;            // .vgpr_spill_count
-  int sgpr_spills = 0;            // .sgpr_spill_count
+  int workgroup_size = 0;         // .max_flat_workgroup_size (lanes)
+  // Occupancy as the hardware allocates (atoms/occupancy.hpp: VGPRs, LDS per WGP, workgroup
+  // size; SGPRs do not limit on RDNA): the "; Occupancy: N" LLVM prints, 1..16.
+  int waves_per_simd = 0;
+  int workgroups_per_wgp = 0;              // resident workgroups of one WGP
+  std::string_view occupancy_limiter = ""; // "VGPRs", "LDS", "waves", "workgroup slots"
+  int vgpr_spills = 0;                     // .vgpr_spill_count
+  int sgpr_spills = 0;                     // .sgpr_spill_count
 };
 
-// gfx12 wave32 register file (shared/RDNA4.md): 1536 VGPRs per SIMD, allocated in granules
-// of 24, at most 16 waves per SIMD. The VGPR count alone bounds occupancy; LDS and the
-// workgroup size may bound it further, which this number does not include.
-inline constexpr int kVgprsPerSimdWave32 = 1536;
-inline constexpr int kVgprGranuleWave32 = 24;
-inline constexpr int kMaxWavesPerSimd = 16;
-
+// The waves the VGPR count alone allows on one SIMD (1536 wave32 VGPRs per SIMD, granule 24,
+// at most 16); ResourceReport::waves_per_simd also counts LDS and the workgroup size.
 constexpr int waves_per_simd_for_vgprs(int vgprs) {
-  if (vgprs <= 0)
-    return kMaxWavesPerSimd;
-  const int allocated = (vgprs + kVgprGranuleWave32 - 1) / kVgprGranuleWave32 * kVgprGranuleWave32;
-  const int waves = kVgprsPerSimdWave32 / allocated;
-  return waves < kMaxWavesPerSimd ? waves : kMaxWavesPerSimd;
+  return compute_occupancy(vgprs, 0, 1).waves_per_simd;
 }
 
 } // namespace tw::emit

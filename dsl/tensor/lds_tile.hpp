@@ -30,6 +30,13 @@ public:
 
   // The element offset of (r, c) after the swizzle.
   Int32 element_offset(const Int32& r, const Int32& c) const {
+    if (const int row_shift = swizzle_row_to_column_shift(); row_shift >= 0) {
+      // The swizzle reads row bits only and writes column bits only: XOR the column with bits
+      // of r, so the row term stays r * pitch (row steps of a fragment fold into immediate
+      // offsets) and bits of r that a constant row step does not reach simplify away.
+      const Int32 flip = ((r >> row_shift) & ((1 << swizzle_.bits) - 1)) << swizzle_.base;
+      return r * pitch_ + (c ^ flip);
+    }
     Int32 off = r * pitch_ + c;
     if (swizzle_.bits > 0) {
       const std::int32_t mask = ((1 << swizzle_.bits) - 1) << (swizzle_.base + swizzle_.shift);
@@ -64,6 +71,19 @@ public:
 
 private:
   static ir::OpBuilder& ops() { return KernelBuilder::current("LDS access").ops(); }
+  // For a power-of-two pitch 2^p with the swizzle's source bits at or above p and its target
+  // bits below p (and c < pitch): the right shift from r to the source bits; else -1.
+  int swizzle_row_to_column_shift() const {
+    if (swizzle_.bits <= 0 || pitch_ <= 0 || (pitch_ & (pitch_ - 1)) != 0 || C > pitch_)
+      return -1;
+    int p = 0;
+    while ((1 << p) < pitch_)
+      ++p;
+    const int source = swizzle_.base + swizzle_.shift;
+    if (source < p || swizzle_.base + swizzle_.bits > p)
+      return -1;
+    return source - p;
+  }
   template <int N>
   std::uint32_t run_align() const {
     const int run = N * elem_bytes<T>();

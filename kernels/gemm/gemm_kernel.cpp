@@ -65,6 +65,25 @@ char order_code(MatrixOrder o) {
   return o == MatrixOrder::row_major ? 'r' : 'c';
 }
 
+// How an operand stage (k-contiguous rows of bk elements, 64 bytes) avoids LDS bank conflicts.
+// A WMMA operand read has lane l take row l % 16 at one 16-byte chunk (or 8 bytes of it) and
+// the 128-byte bank window serves 8 such rows at once; rows of 64 bytes put rows r and r + 2 on
+// the same banks. Swizzled: the chunk index XOR (row / 2) % 4 sends the 8 rows to 8 distinct
+// 16-byte bank groups, with no extra bytes (the 128 x 128 config's stages fit in 32 KiB: 4
+// workgroups of 4 waves per WGP). Padded (16 bytes a row, 40 KiB: 3 workgroups) does the same
+// by shifting each row 20 banks.
+template <class E, int bk, bool swizzled>
+constexpr auto operand_bank_spread() {
+  static_assert(bk * E::bits == 64 * 8, "operand_bank_spread: a stage row is 64 bytes");
+  constexpr int chunk_elems = 16 / elem_bytes<E>(); // 2^base: elements of a 16-byte chunk
+  constexpr int base = chunk_elems == 16 ? 4 : chunk_elems == 8 ? 3 : 2;
+  static_assert((1 << base) == chunk_elems, "operand_bank_spread: 1-, 2- or 4-byte elements");
+  if constexpr (swizzled) // row bits start at log2(bk) = base + 2: (row / 2) is base + 3
+    return swizzle(2, base, 3);
+  else
+    return pad(chunk_elems);
+}
+
 // BGlobal: the element type of b in global memory when it differs from the atom's (W8A16:
 // int8 weights converted to f16 / bf16 in the prologue, on their way into LDS).
 // AGlobal: the activation's element type when a is quantized in the prologue.
@@ -88,10 +107,12 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   constexpr int bk = AE::bits == 8 ? 64 : 32;
   constexpr auto mma = make_tiled_mma(Atom{}, wave_layout<2, 2>, repeat<4, 4>);
   static_assert(mma.tile_m == block_m && mma.tile_n == block_n && mma.threads == threads);
-  // Rows padded by 16 bytes so that the lanes' operand reads spread over the LDS banks.
+  // The lanes' operand reads spread over the LDS banks (operand_bank_spread below). The
+  // quantizing kernels keep padded rows: their LoRA block views the stages in the activation
+  // dtype, which a swizzle counted in 8-bit elements does not carry over to.
   constexpr auto plan_ab =
-      lds_plan(lds_buffer<AL>("sA", block_m, bk, stages(2), pad(16 / elem_bytes<AL>())),
-               lds_buffer<BL>("sB", block_n, bk, stages(2), pad(16 / elem_bytes<BL>())));
+      lds_plan(lds_buffer<AL>("sA", block_m, bk, stages(2), operand_bank_spread<AL, bk, !quant>()),
+               lds_buffer<BL>("sB", block_n, bk, stages(2), operand_bank_spread<BL, bk, !quant>()));
   // The quantizing prologue adds a row of s_m and one of 1 / s_m for the block's rows; MX adds
   // per stage the decoded scales of the tile's rows of a and columns of b, one row per K block.
   constexpr auto plan = [&] {

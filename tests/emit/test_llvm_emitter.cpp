@@ -52,7 +52,10 @@ void check_contract(const ir::Kernel& k, Arch arch, const Compiled& c) {
   CHECK(c.md.resources.scratch_bytes == 0);
   CHECK(c.md.resources.lds_bytes == k.lds_bytes);
   CHECK(c.md.resources.vgprs > 0);
-  CHECK(c.md.resources.waves_per_simd == waves_per_simd_for_vgprs(c.md.resources.vgprs));
+  CHECK(c.md.resources.waves_per_simd == compute_occupancy(c.md.resources.vgprs,
+                                                           static_cast<uint32_t>(k.lds_bytes),
+                                                           (k.flat_workgroup_size() + 31) / 32)
+                                             .waves_per_simd);
   CHECK(contains(c.out.ir_before_opt, "amdgpu_kernel void @" + k.name + "("));
   const std::string wg = std::to_string(k.flat_workgroup_size());
   CHECK(contains(c.out.ir_after_opt, "\"amdgpu-flat-work-group-size\"=\"" + wg + "," + wg + "\""));

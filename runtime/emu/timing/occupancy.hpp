@@ -1,6 +1,8 @@
 #pragma once
 // How many waves of a kernel the hardware keeps resident: VGPRs per SIMD, LDS per WGP,
-// workgroup size (SGPRs do not limit on RDNA: every wave has its full scalar file).
+// workgroup size (SGPRs do not limit on RDNA: every wave has its full scalar file). The rule
+// is atoms/occupancy.hpp's (the resource report uses it too), with the machine's figures.
+#include <atoms/occupancy.hpp>
 #include <runtime/emu/timing/machine.hpp>
 
 #include <cstdint>

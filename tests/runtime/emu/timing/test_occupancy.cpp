@@ -27,7 +27,8 @@ TEST_CASE("occupancy: VGPR granule of 24, 1536 per SIMD, at most 16 waves") {
 
 TEST_CASE("occupancy: LDS per WGP limits resident workgroups") {
   const MachineModel m = machine_by_name("gfx1201");
-  const Occupancy o = compute_occupancy(m, 16, 40 * 1024, 4); // shared/RDNA4.md's example
+  const tw::emu::timing::Occupancy o =
+      compute_occupancy(m, 16, 40 * 1024, 4); // shared/RDNA4.md's example
   CHECK(o.workgroups_per_wgp == 3);
   CHECK(o.waves_per_simd == 3);
   CHECK(o.limiter == "LDS");
