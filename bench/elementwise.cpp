@@ -15,7 +15,8 @@
 // at most the buffer's size), i.e. what DRAM moves when the L2 keeps what several workgroups
 // share. The read ratio above counts every workgroup's requests: a [width] weight that each
 // workgroup reads once shows there (x1.06 for rms_norm at [4096, 4096]: 256 workgroups x 8 KiB),
-// but is served by the L2 after its first read.
+// but is served by the L2 after its first read. The DRAM figure is the model's lower bound (a
+// buffer counts at most once), so only the read ratio catches a kernel that re-reads its input.
 // --only NAME: only the kernels whose name contains NAME (e.g. rms_norm, rope, quant).
 #include <kernels/elementwise/elementwise_api.hpp>
 #include <kernels/quant/quant_api.hpp>
