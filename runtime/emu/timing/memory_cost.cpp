@@ -35,19 +35,28 @@ uint32_t lds_cycles(std::span<const LaneAccess> accesses, int banks) {
   const int lanes_per_phase = std::clamp(static_cast<int>(uint32_t(banks) * 4 / per_lane), 1, 32);
   const int phases = 32 / lanes_per_phase;
   uint32_t cycles = 0;
-  // Fast path (most accesses): no bank is asked for a second dword within a phase, so each
-  // phase with an access takes one cycle. A bank mask per phase finds that without sorting.
+  // Fast path (most accesses): no bank is asked for a second distinct dword within a phase
+  // (lanes reading the same dword share it), so each phase with an access takes one cycle.
+  // A bank mask per phase and the dword each asked bank serves find that without sorting.
   if (banks <= 64) {
     const bool pow2 = (banks & (banks - 1)) == 0; // no division per dword (32 banks)
     const uint64_t bank_mask = uint64_t(banks) - 1;
     std::array<uint64_t, 32> used{};
+    // Read only where `used` has the bank's bit: no clearing per call.
+    thread_local std::array<std::array<uint64_t, 64>, 32> served;
     bool clash = false;
     for (const auto& a : accesses) {
-      uint64_t& mask = used[static_cast<size_t>(std::clamp(a.lane / lanes_per_phase, 0, 31))];
+      const size_t phase = static_cast<size_t>(std::clamp(a.lane / lanes_per_phase, 0, 31));
+      uint64_t& mask = used[phase];
       for (uint64_t d = a.addr / 4; d <= (a.addr + std::max(a.bytes, 1u) - 1) / 4 && !clash; ++d) {
-        const uint64_t bit = uint64_t(1) << (pow2 ? d & bank_mask : d % uint64_t(banks));
-        clash = (mask & bit) != 0;
-        mask |= bit;
+        const uint64_t bank = pow2 ? d & bank_mask : d % uint64_t(banks);
+        const uint64_t bit = uint64_t(1) << bank;
+        if (mask & bit) {
+          clash = served[phase][bank] != d;
+        } else {
+          mask |= bit;
+          served[phase][bank] = d;
+        }
       }
       if (clash)
         break;
