@@ -67,9 +67,6 @@ LevelModel::LevelModel(const MachineModel& m, int resident_per_wgp, int waves, u
   share_ = {l0s * double(m.l0_bytes) / resident, double(m.l2_bytes) / running,
             double(m.mall_bytes) / running};
   latency_ = {m.l0_latency, m.l2_latency, m.mall_latency, m.dram_latency};
-  const uint64_t busy_wgps = std::min<uint64_t>(
-      uint64_t(m.wgps()), (std::max<uint64_t>(concurrent, 1) + resident - 1) / resident);
-  l2_lines_per_clk_ = m.l2_bytes_per_clk / double(line_) / double(busy_wgps);
   cold_threshold_ =
       static_cast<uint32_t>(std::lround(std::clamp(cold_dram, 0.0, 1.0) * LineReuse::kNoColdLine));
 }

@@ -52,7 +52,7 @@ private:
   };
   Slot& find(uint64_t line);
   void grow();
-  std::vector<Slot> slots_ = std::vector<Slot>(1024);
+  std::vector<Slot> slots_ = std::vector<Slot>(size_t(1) << 15); // a GEMM tile: ~16k lines
   size_t used_ = 0;
   uint32_t clock_ = 0;
   uint64_t cold_ = 0; // first touches so far
@@ -73,16 +73,12 @@ public:
   // in_first_round: the load's workgroup started with the launch (lockstep first touches).
   Level level(const LineReuse& r, bool in_first_round = false) const;
   int latency(Level l) const { return latency_[static_cast<size_t>(l)]; }
-  // This WGP's share of the L2's line requests per cycle: the chip's L2 bandwidth split
-  // evenly between the WGPs that have workgroups (every WGP runs the same queue).
-  double l2_lines_per_clk() const { return l2_lines_per_clk_; }
 
 private:
   std::array<double, 3> share_{}; // bytes of L0 / L2 / MALL per workgroup
   std::array<int, kLevels> latency_{};
   uint32_t cold_threshold_ = 0; // first touches with a hash below it go to DRAM
   uint32_t line_ = 128;
-  double l2_lines_per_clk_ = 0;
 };
 
 } // namespace tw::emu::timing

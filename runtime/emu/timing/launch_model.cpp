@@ -146,8 +146,7 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
                    {"VALU", sim.valu_busy / simd_cycles},
                    {"issue", double(sim.issued) / simd_cycles},
                    {"LDS", sim.lds_busy / cu_cycles},
-                   {"VMEM bandwidth", sim.vmem_busy / cu_cycles},
-                   {"L2 requests", sim.l2_busy / double(sim.cycles)}};
+                   {"VMEM bandwidth", sim.vmem_busy / cu_cycles}};
   uint64_t loads = 0;
   for (uint64_t n : sim.loads_by_level)
     loads += n;

@@ -37,8 +37,8 @@ struct TimingReport {
   double dram_seconds = 0, l2_seconds = 0;
   double dram_bytes = 0, l2_bytes = 0;
   std::string bound;          // what limits it: WMMA, VALU, issue, LDS, VMEM bandwidth,
-                              // L2 requests, VMEM latency, LDS latency, barrier,
-                              // dependency, occupancy, DRAM, L2
+                              // VMEM latency, LDS latency, barrier, dependency, occupancy,
+                              // DRAM, L2
   double tflops = 0, gbs = 0; // achieved (when the work was given)
   double peak = 0;            // matching peak (FLOP/s or B/s)
   std::string peak_name;

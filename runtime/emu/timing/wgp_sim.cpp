@@ -330,23 +330,13 @@ private:
       vmem_free_[cu] = start + busy;
       r_.vmem_busy += busy;
       uint64_t latency = uint64_t(m_.l2_latency);
-      Level l = Level::L2; // a store's lines go to L2
       if (t.counter == Counter::Load && levels_ && ev.lines > 0) {
         const bool first_round = groups_[static_cast<size_t>(w.group)].slot < resident_;
-        l = levels_->level(ev.reuse, first_round);
+        const Level l = levels_->level(ev.reuse, first_round);
         ++r_.loads_by_level[static_cast<size_t>(l)];
         latency = uint64_t(levels_->latency(l));
       }
-      uint64_t sent = start + busy;
-      if (levels_ && l != Level::L0 && ev.lines > 0) {
-        // Lines past L0 queue for this WGP's share of the L2's request bandwidth, as they
-        // leave the CU's pipe: the last one is sent when both have passed it.
-        const double cycles = double(ev.lines) / levels_->l2_lines_per_clk();
-        l2_free_ = std::max(double(start), l2_free_) + cycles;
-        r_.l2_busy += cycles;
-        sent = std::max(sent, static_cast<uint64_t>(std::ceil(l2_free_)));
-      }
-      const uint64_t done = complete(t.counter, sent + latency);
+      const uint64_t done = complete(t.counter, start + busy + latency);
       write_regs(done, Stall::WaitVmem);
       break;
     }
@@ -399,7 +389,6 @@ private:
   std::vector<Group> groups_;
   std::vector<uint64_t> issue_free_, valu_free_, trans_free_, salu_free_, lds_free_, vmem_free_;
   std::vector<int> simd_waves_;
-  double l2_free_ = 0; // this WGP's share of the L2 request bandwidth: next free cycle
   WgpSimResult r_;
 };
 

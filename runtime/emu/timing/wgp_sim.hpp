@@ -62,14 +62,12 @@ struct WgpSimResult {
   uint64_t issued = 0;                 // instructions
   uint64_t valu_busy = 0, wmma_busy = 0, trans_busy = 0; // SIMD-cycles
   uint64_t lds_busy = 0, vmem_busy = 0;                  // CU-cycles
-  double l2_busy = 0; // cycles of the WGP's share of the L2 request bandwidth (with levels)
-  std::array<uint64_t, kLevels> loads_by_level{}; // vector loads by serving level
+  std::array<uint64_t, kLevels> loads_by_level{};        // vector loads by serving level
 };
 
-// `levels` gives each vector load the latency of the level serving it, and the lines of
-// loads past L0 and of stores queue for the WGP's share of the L2 request bandwidth; without
-// it every load takes the L2 latency, unqueued. Stores complete at the L2 latency. Throws
-// std::runtime_error if the waves deadlock at a barrier.
+// `levels` gives each vector load the latency of the level serving it; without it every
+// load takes the L2 latency. Stores complete at the L2 latency. Throws std::runtime_error if
+// the waves deadlock at a barrier.
 WgpSimResult simulate_wgp(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue,
                           int resident, TimingCache& cache, const LevelModel* levels = nullptr);
 

@@ -158,13 +158,9 @@ TEST_CASE("timing: a WMMA stream at full occupancy runs near the WMMA peak") {
   const MachineModel m = machine_by_name("gfx1201");
   const double clocks = m.sustained_clock_ghz / m.clock_ghz;
   // Per SIMD 64 waves x 64 WMMAs x 16 cycles; what is not WMMA is the ramp: the first
-  // round's loads wait for DRAM (lockstep first touches), the stores for L2, after the
-  // lines of the round's 64 workgroups (8 loaded, 8 stored each) passed the WGP's share of
-  // the L2 request bandwidth (a 32nd); the two simulated rounds' ramps enter the
-  // extrapolated interval: at most two of them.
-  const double share = m.l2_bytes_per_clk / m.cache_line / m.wgps();
-  const double wmma = 64.0 * 64 * 16,
-               ramp = 2.0 * (m.dram_latency + m.l2_latency + 64 * 16 / share);
+  // round's loads wait for DRAM (lockstep first touches), the stores for L2, and the two
+  // simulated rounds' ramps enter the extrapolated interval: at most two (DRAM + L2).
+  const double wmma = 64.0 * 64 * 16, ramp = 2.0 * (m.dram_latency + m.l2_latency);
   CHECK(w.report.peak_fraction > clocks * wmma / (wmma + ramp));
   CHECK(w.report.peak_fraction <= clocks);
 }
@@ -367,25 +363,4 @@ TEST_CASE("timing: compare_plain reports the model's cost against the plain emul
   CHECK(w.report.plain_cpu_seconds > 0);
   CHECK(w.report.recording_cpu_seconds > 0);
   CHECK(w.report.host_cpu_seconds > 0);
-}
-
-TEST_CASE("timing: the lines past L0 queue for the WGP's share of the L2 request bandwidth") {
-  // global_stride at stride 32: one load of 32 lines, a first touch. Alone on the chip its
-  // WGP has the whole L2 (16 lines per cycle): the CU's pipe (a line per cycle) binds. With
-  // a workgroup on each of the 32 WGPs it has a 32nd of it, and the lines leave at that rate.
-  const MachineModel m = machine_by_name("gfx1201");
-  std::shared_ptr<emu::CodeObject> co;
-  const WorkgroupTrace t = global_stride_trace(32, co);
-  const LevelModel alone(m, 1, 1, 1, 0.0), shared(m, 1, 1, uint64_t(m.wgps()), 0.0);
-  const double whole = m.l2_bytes_per_clk / m.cache_line;
-  CHECK(alone.l2_lines_per_clk() == whole);
-  CHECK(shared.l2_lines_per_clk() == whole / m.wgps());
-  REQUIRE(32 / shared.l2_lines_per_clk() > 32); // the share binds, the CU's pipe does not
-  TimingCache cache(m);
-  const WgpSimResult a = simulate_wgp(m, {&t}, 1, cache, &alone);
-  const WgpSimResult s = simulate_wgp(m, {&t}, 1, cache, &shared);
-  CHECK(a.loads_by_level == s.loads_by_level);
-  CHECK(double(s.cycles - a.cycles) == 32 / shared.l2_lines_per_clk() - 32);
-  CHECK(s.l2_busy ==
-        doctest::Approx(32 / shared.l2_lines_per_clk() + 1 / shared.l2_lines_per_clk()));
 }
