@@ -103,27 +103,31 @@ uint32_t lds_cycles(std::span<const LaneAccess> accesses, int banks) {
     if (!clash)
       return count_phases(used);
   }
-  thread_local std::vector<uint64_t> dwords; // (bank << 40) | dword, per phase (no malloc
-                                             // per LDS instruction)
-  for (int phase = 0; phase < phases; ++phase) {
-    dwords.clear();
-    for (const auto& a : accesses) {
-      if (a.lane / lanes_per_phase != phase)
-        continue;
-      for (uint64_t d = a.addr / 4; d <= (a.addr + std::max(a.bytes, 1u) - 1) / 4; ++d)
-        dwords.push_back((d % uint64_t(banks)) << 40 | d);
+  // Bank conflicts: (phase, bank, dword) of every dword in one pass and one sort; a phase
+  // takes as many cycles as the most distinct dwords of one of its banks. LDS addresses are
+  // far below 2^40.
+  thread_local std::vector<uint64_t> dwords; // no malloc per LDS instruction
+  dwords.clear();
+  for (const auto& a : accesses) {
+    const uint64_t phase = phase_of(a);
+    for (uint64_t d = a.addr / 4; d <= (a.addr + std::max(a.bytes, 1u) - 1) / 4; ++d) {
+      const uint64_t bank = pow2 ? d & bank_mask : d % uint64_t(banks);
+      dwords.push_back(phase << 58 | bank << 40 | (d & ((uint64_t(1) << 40) - 1)));
     }
-    if (dwords.empty())
-      continue;
-    std::sort(dwords.begin(), dwords.end());
-    dwords.erase(std::unique(dwords.begin(), dwords.end()), dwords.end());
-    uint32_t worst = 0, run = 0;
-    for (size_t i = 0; i < dwords.size(); ++i) {
-      run = (i > 0 && dwords[i] >> 40 == dwords[i - 1] >> 40) ? run + 1 : 1;
-      worst = std::max(worst, run);
-    }
-    cycles += worst;
   }
+  std::sort(dwords.begin(), dwords.end());
+  dwords.erase(std::unique(dwords.begin(), dwords.end()), dwords.end());
+  uint32_t worst = 0, run = 0;
+  for (size_t i = 0; i < dwords.size(); ++i) {
+    const bool same_phase = i > 0 && dwords[i] >> 58 == dwords[i - 1] >> 58;
+    if (i > 0 && !same_phase) { // the previous phase is complete
+      cycles += worst;
+      worst = 0;
+    }
+    run = same_phase && dwords[i] >> 40 == dwords[i - 1] >> 40 ? run + 1 : 1;
+    worst = std::max(worst, run);
+  }
+  cycles += worst;
   return std::max(cycles, 1u);
 }
 

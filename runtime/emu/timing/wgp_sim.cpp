@@ -82,27 +82,25 @@ public:
   WgpSimResult run() {
     for (int i = 0; i < resident_ && next_ < queue_.size(); ++i)
       admit(0);
+    // The earliest issue cycle, the oldest wave on ties (the arrays are in admission
+    // order): one pass over a contiguous array, fused with the refresh of the waves of the
+    // SIMD that issued (their pipes moved on).
+    size_t best_i = 0;
+    uint64_t best_t = kNever;
+    for (size_t i = 0; i < next_issue_.size(); ++i)
+      if (next_issue_[i] < best_t) {
+        best_t = next_issue_[i];
+        best_i = i;
+      }
     while (true) {
-      // The earliest issue cycle, the oldest wave on ties (the arrays are in admission
-      // order): a scan of one contiguous array.
-      size_t best_i = 0;
-      uint64_t best_t = kNever;
-      for (size_t i = 0; i < next_issue_.size(); ++i)
-        if (next_issue_[i] < best_t) {
-          best_t = next_issue_[i];
-          best_i = i;
-        }
-      Wave* best = best_t == kNever ? nullptr : waves_[best_i].get();
-      if (!best) {
+      if (best_t == kNever) {
         if (live_groups_ == 0)
           break;
         throw std::runtime_error("timing model: the waves of a workgroup deadlock at a barrier");
       }
-      const int simd = best->simd;
-      issue(*best, best_t);
-      for (size_t i = 0; i < simd_of_.size(); ++i) // its SIMD's pipes moved on
-        if (simd_of_[i] == simd)
-          refresh(*waves_[i]);
+      Wave& best = *waves_[best_i];
+      const int simd = best.simd;
+      issue(best, best_t);
       if (finished_ > 0) { // drop the waves of finished workgroups from the scan
         size_t kept = 0;
         for (size_t i = 0; i < waves_.size(); ++i)
@@ -117,6 +115,15 @@ public:
         next_issue_.resize(kept);
         simd_of_.resize(kept);
         finished_ = 0;
+      }
+      best_t = kNever;
+      for (size_t i = 0; i < next_issue_.size(); ++i) {
+        if (simd_of_[i] == simd)
+          refresh(*waves_[i]);
+        if (next_issue_[i] < best_t) {
+          best_t = next_issue_[i];
+          best_i = i;
+        }
       }
     }
     return r_;
