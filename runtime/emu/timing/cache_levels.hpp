@@ -52,7 +52,7 @@ private:
   };
   Slot& find(uint64_t line);
   void grow();
-  std::vector<Slot> slots_ = std::vector<Slot>(1024);
+  std::vector<Slot> slots_ = std::vector<Slot>(size_t(1) << 15); // a GEMM tile: ~16k lines
   size_t used_ = 0;
   uint32_t clock_ = 0;
   uint64_t cold_ = 0; // first touches so far

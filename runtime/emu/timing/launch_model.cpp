@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace tw::emu::timing {
 
@@ -37,7 +38,7 @@ double thread_cpu_seconds() {
 std::pair<double, std::string> matching_peak(const MachineModel& m,
                                              const std::vector<WorkgroupTrace>& traces,
                                              TimingCache& cache) {
-  std::map<const DecodedInstr*, uint64_t> wmma;
+  std::unordered_map<const DecodedInstr*, uint64_t> wmma;
   for (const auto& t : traces)
     for (const auto& w : t.waves)
       for (const auto& e : w)
@@ -92,12 +93,19 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
   }
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
-  for (uint64_t line : all)
-    if (const auto* reg = memory.find(line * uint64_t(m.cache_line), 1)) {
-      auto& e = regions[reg->base];
-      e.first = reg->size;
-      ++e.second;
+  const GlobalMemory::Region* reg = nullptr; // the sorted lines walk the regions in order
+  std::pair<uint64_t, uint64_t>* entry = nullptr;
+  for (uint64_t line : all) {
+    const uint64_t addr = line * uint64_t(m.cache_line);
+    if (!reg || addr < reg->base || addr >= reg->base + reg->size) {
+      reg = memory.find(addr, 1);
+      if (!reg)
+        continue;
+      entry = &regions[reg->base];
+      entry->first = reg->size;
     }
+    ++entry->second;
+  }
   for (const auto& [base, e] : regions)
     r.dram_bytes += std::min(double(e.first), double(e.second) * m.cache_line * scale);
   // Which level serves each load: compulsory misses are the grid's DRAM footprint over its

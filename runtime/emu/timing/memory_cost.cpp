@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 
 namespace tw::emu::timing {
 
@@ -34,51 +35,99 @@ uint32_t lds_cycles(std::span<const LaneAccess> accesses, int banks) {
   const uint32_t per_lane = std::max(4u, *std::max_element(lane_bytes.begin(), lane_bytes.end()));
   const int lanes_per_phase = std::clamp(static_cast<int>(uint32_t(banks) * 4 / per_lane), 1, 32);
   const int phases = 32 / lanes_per_phase;
+  const int phase_shift = std::has_single_bit(unsigned(lanes_per_phase))
+                              ? std::countr_zero(unsigned(lanes_per_phase))
+                              : -1; // no division per lane access (b32 / b64 / b128)
   uint32_t cycles = 0;
-  // Fast path (most accesses): no bank is asked for a second dword within a phase, so each
-  // phase with an access takes one cycle. A bank mask per phase finds that without sorting.
-  if (banks <= 64) {
-    const bool pow2 = (banks & (banks - 1)) == 0; // no division per dword (32 banks)
-    const uint64_t bank_mask = uint64_t(banks) - 1;
+  auto phase_of = [&](const LaneAccess& a) {
+    const int p = phase_shift >= 0 ? a.lane >> phase_shift : a.lane / lanes_per_phase;
+    return static_cast<size_t>(std::clamp(p, 0, 31));
+  };
+  auto count_phases = [&](const std::array<uint64_t, 32>& used) {
+    for (int phase = 0; phase < phases; ++phase)
+      cycles += used[static_cast<size_t>(phase)] != 0;
+    return std::max(cycles, 1u);
+  };
+  const bool pow2 = (banks & (banks - 1)) == 0; // no division per dword (32 banks)
+  const uint64_t bank_mask = uint64_t(banks) - 1;
+  // Fastest path (most accesses): within a phase no two lanes ask the same bank, so each
+  // phase with an access takes one cycle. The banks of a whole lane access at once.
+  if (banks <= 64 && pow2) {
+    const uint64_t all = banks == 64 ? ~uint64_t(0) : (uint64_t(1) << banks) - 1;
     std::array<uint64_t, 32> used{};
+    bool overlap = false;
+    for (const auto& a : accesses) {
+      const uint64_t first = a.addr / 4, last = (a.addr + std::max(a.bytes, 1u) - 1) / 4;
+      const uint64_t n = last - first + 1;
+      if (n > uint64_t(banks)) { // the lane asks one bank twice
+        overlap = true;
+        break;
+      }
+      const uint64_t run = n == uint64_t(banks) ? all : (uint64_t(1) << n) - 1;
+      const unsigned b0 = static_cast<unsigned>(first & bank_mask);
+      const uint64_t bits = ((run << b0) | (b0 ? run >> (unsigned(banks) - b0) : 0)) & all;
+      uint64_t& mask = used[phase_of(a)];
+      if (mask & bits) {
+        overlap = true;
+        break;
+      }
+      mask |= bits;
+    }
+    if (!overlap)
+      return count_phases(used);
+  }
+  // Fast path: no bank is asked for a second distinct dword within a phase (lanes reading
+  // the same dword share it). A bank mask per phase and the dword each asked bank serves
+  // find that without sorting.
+  if (banks <= 64) {
+    std::array<uint64_t, 32> used{};
+    // Read only where `used` has the bank's bit: no clearing per call.
+    thread_local std::array<std::array<uint64_t, 64>, 32> served;
     bool clash = false;
     for (const auto& a : accesses) {
-      uint64_t& mask = used[static_cast<size_t>(std::clamp(a.lane / lanes_per_phase, 0, 31))];
+      const size_t phase = phase_of(a);
+      uint64_t& mask = used[phase];
       for (uint64_t d = a.addr / 4; d <= (a.addr + std::max(a.bytes, 1u) - 1) / 4 && !clash; ++d) {
-        const uint64_t bit = uint64_t(1) << (pow2 ? d & bank_mask : d % uint64_t(banks));
-        clash = (mask & bit) != 0;
-        mask |= bit;
+        const uint64_t bank = pow2 ? d & bank_mask : d % uint64_t(banks);
+        const uint64_t bit = uint64_t(1) << bank;
+        if (mask & bit) {
+          clash = served[phase][bank] != d;
+        } else {
+          mask |= bit;
+          served[phase][bank] = d;
+        }
       }
       if (clash)
         break;
     }
-    if (!clash) {
-      for (int phase = 0; phase < phases; ++phase)
-        cycles += used[static_cast<size_t>(phase)] != 0;
-      return std::max(cycles, 1u);
+    if (!clash)
+      return count_phases(used);
+  }
+  // Bank conflicts: (phase, bank, dword) of every dword in one pass and one sort; a phase
+  // takes as many cycles as the most distinct dwords of one of its banks. LDS addresses are
+  // far below 2^40.
+  thread_local std::vector<uint64_t> dwords; // no malloc per LDS instruction
+  dwords.clear();
+  for (const auto& a : accesses) {
+    const uint64_t phase = phase_of(a);
+    for (uint64_t d = a.addr / 4; d <= (a.addr + std::max(a.bytes, 1u) - 1) / 4; ++d) {
+      const uint64_t bank = pow2 ? d & bank_mask : d % uint64_t(banks);
+      dwords.push_back(phase << 58 | bank << 40 | (d & ((uint64_t(1) << 40) - 1)));
     }
   }
-  thread_local std::vector<uint64_t> dwords; // (bank << 40) | dword, per phase (no malloc
-                                             // per LDS instruction)
-  for (int phase = 0; phase < phases; ++phase) {
-    dwords.clear();
-    for (const auto& a : accesses) {
-      if (a.lane / lanes_per_phase != phase)
-        continue;
-      for (uint64_t d = a.addr / 4; d <= (a.addr + std::max(a.bytes, 1u) - 1) / 4; ++d)
-        dwords.push_back((d % uint64_t(banks)) << 40 | d);
+  std::sort(dwords.begin(), dwords.end());
+  dwords.erase(std::unique(dwords.begin(), dwords.end()), dwords.end());
+  uint32_t worst = 0, run = 0;
+  for (size_t i = 0; i < dwords.size(); ++i) {
+    const bool same_phase = i > 0 && dwords[i] >> 58 == dwords[i - 1] >> 58;
+    if (i > 0 && !same_phase) { // the previous phase is complete
+      cycles += worst;
+      worst = 0;
     }
-    if (dwords.empty())
-      continue;
-    std::sort(dwords.begin(), dwords.end());
-    dwords.erase(std::unique(dwords.begin(), dwords.end()), dwords.end());
-    uint32_t worst = 0, run = 0;
-    for (size_t i = 0; i < dwords.size(); ++i) {
-      run = (i > 0 && dwords[i] >> 40 == dwords[i - 1] >> 40) ? run + 1 : 1;
-      worst = std::max(worst, run);
-    }
-    cycles += worst;
+    run = same_phase && dwords[i] >> 40 == dwords[i - 1] >> 40 ? run + 1 : 1;
+    worst = std::max(worst, run);
   }
+  cycles += worst;
   return std::max(cycles, 1u);
 }
 

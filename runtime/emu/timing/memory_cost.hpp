@@ -2,6 +2,7 @@
 // The cost of one wave's memory instruction from the addresses its lanes touched: how many
 // cache lines a global access coalesces into, and how many cycles an LDS access needs
 // with its bank conflicts.
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -19,10 +20,16 @@ struct LaneAccess {
 // and the list is sorted only when the lanes did not walk memory upwards.
 class LineCoalescer {
 public:
-  explicit LineCoalescer(uint32_t line_bytes) : line_bytes_(line_bytes) {}
+  explicit LineCoalescer(uint32_t line_bytes)
+      : line_bytes_(line_bytes),
+        line_shift_(std::has_single_bit(line_bytes) ? std::countr_zero(line_bytes) : -1) {}
   void add(uint64_t addr, uint32_t bytes) {
     ++addresses_;
-    const uint64_t lo = addr / line_bytes_, hi = (addr + (bytes ? bytes : 1) - 1) / line_bytes_;
+    const uint64_t last = addr + (bytes ? bytes : 1) - 1;
+    // A shift for the usual power-of-two line (a division per lane access costs more than
+    // the rest of the recording of it).
+    const uint64_t lo = line_shift_ >= 0 ? addr >> line_shift_ : addr / line_bytes_;
+    const uint64_t hi = line_shift_ >= 0 ? last >> line_shift_ : last / line_bytes_;
     for (uint64_t l = lo; l <= hi; ++l)
       if (lines_.empty() || lines_.back() != l) { // neighbouring lanes share lines
         sorted_ = sorted_ && (lines_.empty() || lines_.back() < l);
@@ -40,6 +47,7 @@ public:
 
 private:
   uint32_t line_bytes_;
+  int line_shift_; // log2(line_bytes_), or -1
   uint32_t addresses_ = 0;
   bool sorted_ = true;
   std::vector<uint64_t> lines_;

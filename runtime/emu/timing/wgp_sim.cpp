@@ -41,12 +41,10 @@ struct Group {
 };
 
 struct Wave {
-  // First: the scheduler's scan reads only this line (kNever: done or at a barrier).
-  uint64_t next_issue = kNever; // earliest issue cycle of the current instruction
-  int simd = 0, serial = 0;
+  size_t idx = 0; // its place in the scheduler's arrays (Sim::next_issue_, Sim::simd_of_)
+  int simd = 0;
   const TraceEvents* events = nullptr;
-  const std::vector<const InstrTiming*>* timings = nullptr; // of each event
-  const InstrTiming* timing = nullptr;                      // of the current instruction
+  const InstrTiming* timing = nullptr; // of the current instruction
   size_t pc = 0;
   int group = 0;
   uint64_t start = 0;
@@ -84,31 +82,48 @@ public:
   WgpSimResult run() {
     for (int i = 0; i < resident_ && next_ < queue_.size(); ++i)
       admit(0);
-    while (true) {
-      Wave* best = nullptr;
-      uint64_t best_t = kNever;
-      for (auto& wp : waves_) {
-        const Wave& w = *wp;
-        if (w.next_issue < best_t || (w.next_issue == best_t && best && w.serial < best->serial)) {
-          best = wp.get();
-          best_t = w.next_issue;
-        }
+    // The earliest issue cycle, the oldest wave on ties (the arrays are in admission
+    // order): one pass over a contiguous array, fused with the refresh of the waves of the
+    // SIMD that issued (their pipes moved on).
+    size_t best_i = 0;
+    uint64_t best_t = kNever;
+    for (size_t i = 0; i < next_issue_.size(); ++i)
+      if (next_issue_[i] < best_t) {
+        best_t = next_issue_[i];
+        best_i = i;
       }
-      if (best_t == kNever)
-        best = nullptr;
-      if (!best) {
+    while (true) {
+      if (best_t == kNever) {
         if (live_groups_ == 0)
           break;
         throw std::runtime_error("timing model: the waves of a workgroup deadlock at a barrier");
       }
-      const int simd = best->simd;
-      issue(*best, best_t);
-      for (auto& wp : waves_) // its SIMD's pipes moved on
-        if (wp->simd == simd)
-          refresh(*wp);
+      Wave& best = *waves_[best_i];
+      const int simd = best.simd;
+      issue(best, best_t);
       if (finished_ > 0) { // drop the waves of finished workgroups from the scan
-        std::erase_if(waves_, [](const std::unique_ptr<Wave>& w) { return w->done; });
+        size_t kept = 0;
+        for (size_t i = 0; i < waves_.size(); ++i)
+          if (!waves_[i]->done) {
+            waves_[kept] = std::move(waves_[i]);
+            waves_[kept]->idx = kept;
+            next_issue_[kept] = next_issue_[i];
+            simd_of_[kept] = simd_of_[i];
+            ++kept;
+          }
+        waves_.resize(kept);
+        next_issue_.resize(kept);
+        simd_of_.resize(kept);
         finished_ = 0;
+      }
+      best_t = kNever;
+      for (size_t i = 0; i < next_issue_.size(); ++i) {
+        if (simd_of_[i] == simd)
+          refresh(*waves_[i]);
+        if (next_issue_[i] < best_t) {
+          best_t = next_issue_[i];
+          best_i = i;
+        }
       }
     }
     return r_;
@@ -117,7 +132,7 @@ public:
 private:
   const InstrTiming& cur(const Wave& w) const { return *w.timing; }
 
-  void refresh(Wave& w) const { w.next_issue = w.done || w.blocked ? kNever : issue_time(w); }
+  void refresh(const Wave& w) { next_issue_[w.idx] = w.done || w.blocked ? kNever : issue_time(w); }
 
   uint64_t issue_time(const Wave& w) const {
     const InstrTiming& t = cur(w);
@@ -143,37 +158,28 @@ private:
     for (const auto& ev : tr.waves) {
       auto w = std::make_unique<Wave>();
       w->events = &ev;
-      w->timings = &resolve(ev);
       w->group = gi;
-      w->serial = serial_++;
       w->simd = static_cast<int>(std::min_element(simd_waves_.begin(), simd_waves_.end()) -
                                  simd_waves_.begin());
+      w->idx = waves_.size();
       ++simd_waves_[static_cast<size_t>(w->simd)];
       w->start = w->base = w->ready = at;
-      if (ev.empty()) {
-        w->done = true;
-        end_wave(*w, at);
-      } else {
-        prepare(*w);
-      }
+      Wave& added = *w;
       waves_.push_back(std::move(w));
+      next_issue_.push_back(kNever);
+      simd_of_.push_back(added.simd);
+      if (ev.empty()) {
+        added.done = true;
+        end_wave(added, at);
+      } else {
+        prepare(added);
+      }
     }
-  }
-
-  // The timing of each instruction of a recorded wave, looked up once per distinct wave.
-  const std::vector<const InstrTiming*>& resolve(const TraceEvents& events) {
-    auto [it, fresh] = resolved_.try_emplace(&events);
-    if (fresh) {
-      it->second.reserve(events.size());
-      for (const TraceEvent& e : events)
-        it->second.push_back(&cache_.get(*e.in));
-    }
-    return it->second;
   }
 
   // Computes the wave's readiness for its current instruction.
   void prepare(Wave& w) {
-    w.timing = (*w.timings)[w.pc];
+    w.timing = &cache_.get(*(*w.events)[w.pc].in);
     const InstrTiming& t = *w.timing;
     w.ready = w.base;
     w.reason = Stall::Issue;
@@ -368,7 +374,7 @@ private:
     }
     if (t.unit == Unit::End || ++w.pc >= w.events->size()) {
       w.done = true;
-      w.next_issue = kNever;
+      next_issue_[w.idx] = kNever;
       end_wave(w, at + 1);
       return;
     }
@@ -381,10 +387,12 @@ private:
   int resident_;
   TimingCache& cache_;
   const LevelModel* levels_;
-  std::unordered_map<const TraceEvents*, std::vector<const InstrTiming*>> resolved_;
   size_t next_ = 0;
-  int live_groups_ = 0, serial_ = 0, finished_ = 0;
-  std::vector<std::unique_ptr<Wave>> waves_;
+  int live_groups_ = 0, finished_ = 0;
+  std::vector<std::unique_ptr<Wave>> waves_; // in admission order
+  std::vector<uint64_t> next_issue_;         // per wave: earliest issue cycle (kNever: done
+                                             // or at a barrier)
+  std::vector<int> simd_of_;                 // per wave: its SIMD
   std::vector<Group> groups_;
   std::vector<uint64_t> issue_free_, valu_free_, trans_free_, salu_free_, lds_free_, vmem_free_;
   std::vector<int> simd_waves_;

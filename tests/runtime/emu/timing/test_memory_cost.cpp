@@ -31,6 +31,17 @@ TEST_CASE("lds_cycles: conflict-free, broadcast and n-way bank conflicts (32 ban
   CHECK(lds_cycles({}, 32) == 1);                    // no lane active: still one pass
 }
 
+TEST_CASE("lds_cycles: a lane's dwords wrap around the banks") {
+  // b128 at 8 bytes past a 16-byte boundary: a phase's 8 lanes take 32 consecutive dwords
+  // starting at bank 2, so the last lane wraps to banks 0 and 1: still conflict-free.
+  CHECK(lds_cycles(lanes(8, 16, 16), 32) == 4);
+  // b128 at a 5-dword stride: lane 7 of a phase (dwords 35..38) wraps onto banks 3..6,
+  // which lanes 0 and 1 (dwords 0..3, 5..8) ask for other dwords: 2 cycles per phase.
+  CHECK(lds_cycles(lanes(0, 20, 16), 32) == 4 * 2);
+  // The same dwords asked by two lanes of a phase are shared (broadcast within b128).
+  CHECK(lds_cycles(lanes(8, 0, 16), 32) == 4);
+}
+
 TEST_CASE("coalesced_lines: 128-byte lines touched by a wave") {
   std::vector<uint64_t> scratch;
   CHECK(coalesced_lines(lanes(0x1000, 4, 4), 128, scratch) == 1);    // 32 x 4 B aligned
