@@ -12,6 +12,7 @@
 #include <runtime/device.hpp>
 #include <runtime/kernel_args.hpp>
 
+#include "f16_test_values.hpp"
 #include "shared_emulator.hpp"
 
 #include <doctest/doctest.h>
@@ -74,17 +75,6 @@ ir::Kernel build_exchange() {
   ot_mma.store(ot, local_tile<n_d, n_q>(OT.shape(n_d, n_q), 0, 0));
   ot_mma.store(ot2, local_tile<n_d, n_q>(OT2.shape(n_d, n_q), 0, 0));
   return kb.finish();
-}
-
-std::vector<std::uint16_t> f16_values(std::size_t n, std::uint32_t seed, std::vector<double>& dec) {
-  std::vector<std::uint16_t> v(n);
-  dec.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    seed = seed * 1664525u + 1013904223u;
-    v[i] = num::f32_to_f16(static_cast<float>(seed >> 8) / 8388608.0f - 1.0f);
-    dec[i] = num::f16_to_f32(v[i]);
-  }
-  return v;
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 #include <runtime/device.hpp>
 #include <runtime/kernel_args.hpp>
 
+#include "f16_test_values.hpp"
 #include "shared_emulator.hpp"
 
 #include <doctest/doctest.h>
@@ -33,17 +34,6 @@ using namespace tw::test;
 
 namespace {
 
-// Deterministic f16 values in [-1, 1) (as their bits) and their decoded values.
-std::vector<std::uint16_t> f16_values(std::size_t n, std::uint32_t seed, std::vector<double>& dec) {
-  std::vector<std::uint16_t> v(n);
-  dec.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    seed = seed * 1664525u + 1013904223u;
-    v[i] = num::f32_to_f16(static_cast<float>(seed >> 8) / 8388608.0f - 1.0f);
-    dec[i] = num::f16_to_f32(v[i]);
-  }
-  return v;
-}
 double f16_round(double x) {
   return num::f16_to_f32(num::f32_to_f16(static_cast<float>(x)));
 }
