@@ -41,12 +41,11 @@ uint64_t ds_addr(const WaveState& w, const DecodedInstr& in, int addr_op, int la
 
 // The fast path of an LDS access of n bytes per lane at addr[lane]: every active lane checked
 // first (inside the group segment; a read with memcheck on: every byte written before), so
-// nothing happens unless the whole instruction runs here. False with an observer (it sees
-// every access) or when a lane fails a check: the general path runs and reports it.
+// nothing happens unless the whole instruction runs here. False when a lane fails a check:
+// the general path runs and reports it. An observer is told each lane's access, as the general
+// path would (one per lane, lowest first).
 bool lds_fast_ok(const WaveContext& c, const std::array<uint32_t, kWaveSize>& addr, uint32_t n,
                  bool read) {
-  if (c.observer)
-    return false;
   const Workgroup& g = c.group;
   const bool check_written = read && c.memcheck;
   for (uint32_t m = c.wave.exec(); m; m &= m - 1) {
@@ -57,6 +56,8 @@ bool lds_fast_ok(const WaveContext& c, const std::array<uint32_t, kWaveSize>& ad
         std::memchr(g.lds_written.data() + a, 0, n) != nullptr) // a byte never written
       return false;
   }
+  if (c.observer)
+    c.observer->on_lds_accesses(addr, c.wave.exec(), n);
   return true;
 }
 

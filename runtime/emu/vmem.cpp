@@ -229,12 +229,11 @@ uint8_t* resolve(WaveContext& c, const DecodedInstr& in, const LaneAccess& a, in
 // The fast path of a global load / store: every active lane's address computed, and its whole
 // access [addr, addr + bytes) found inside one allocation (the wave's cached one, or the one the
 // map gives), before anything is read or written. False when a lane falls outside (memcheck's
-// report or the zero-fill / dropped-store rules per 4-byte component are the general path's),
-// when an observer watches every component, or for an unusual operand: the general path runs.
+// report or the zero-fill / dropped-store rules per 4-byte component are the general path's)
+// or for an unusual operand: the general path runs. An observer is told every component the
+// general path would report (observe_global).
 bool global_fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout& l, uint32_t bytes,
                            std::array<uint64_t, kWaveSize>& addr) {
-  if (c.observer)
-    return false;
   const WaveState& w = c.wave;
   const Operand& sa = in.op(l.saddr);
   const Operand& va = in.op(l.vaddr);
@@ -267,12 +266,21 @@ bool global_fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout&
   return true;
 }
 
+// The timing model's observer sees the accesses of a fast-path instruction as the general
+// path reports them: per lane, components of 4 bytes (or the whole access below 4).
+void observe_global(WaveContext& c, const std::array<uint64_t, kWaveSize>& addr, uint32_t bytes) {
+  const uint32_t unit = bytes < 4 ? bytes : 4;
+  c.observer->on_global_accesses(addr, c.wave.exec(), unit, bytes / unit);
+}
+
 template <Width W>
 bool global_load_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) {
   constexpr uint32_t bytes = width_bytes(W);
   std::array<uint64_t, kWaveSize> addr;
   if (!global_fast_addresses(c, in, l, bytes, addr))
     return false;
+  if (c.observer)
+    observe_global(c, addr, bytes);
   WaveState& w = c.wave;
   const Operand& dst = in.op(l.vdst);
   const uint32_t exec = w.exec();
@@ -306,6 +314,8 @@ bool global_store_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) 
   std::array<uint64_t, kWaveSize> addr;
   if (!global_fast_addresses(c, in, l, bytes, addr))
     return false;
+  if (c.observer)
+    observe_global(c, addr, bytes);
   const uint32_t exec = w.exec();
   for (uint32_t m = exec; m; m &= m - 1) { // lane order: the highest lane's store lands last
     const int lane = std::countr_zero(m);

@@ -1,6 +1,7 @@
 #include <runtime/emu/timing/capture.hpp>
 
 #include <algorithm>
+#include <bit>
 
 namespace tw::emu::timing {
 
@@ -41,6 +42,19 @@ public:
       lds_.push_back({lane, addr, bytes});
     else
       global_.add(addr, bytes);
+  }
+  // The executor's fast paths: one call per instruction instead of one per component.
+  void on_global_accesses(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t unit,
+                          uint32_t units) override {
+    for (uint32_t m = exec; m; m &= m - 1)
+      global_.add_run(addr[static_cast<size_t>(std::countr_zero(m))], unit, units);
+  }
+  void on_lds_accesses(const std::array<uint32_t, 32>& addr, uint32_t exec,
+                       uint32_t bytes) override {
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      lds_.push_back({lane, addr[static_cast<size_t>(lane)], bytes});
+    }
   }
   // Summarises the accesses of the last instruction.
   void flush() {
