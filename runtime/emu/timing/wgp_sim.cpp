@@ -74,6 +74,10 @@ public:
     trans_free_.assign(simds, 0);
     salu_free_.assign(simds, 0);
     simd_waves_.assign(simds, 0);
+    simd_list_.assign(simds, {});
+    simd_best_t_.assign(simds, kNever);
+    simd_best_i_.assign(simds, 0);
+    simd_dirty_.assign(simds, 0);
     lds_free_.assign(simds / m.simds_per_cu, 0);
     vmem_free_.assign(simds / m.simds_per_cu, 0);
     r_.finish.assign(queue.size(), 0);
@@ -82,24 +86,29 @@ public:
   WgpSimResult run() {
     for (int i = 0; i < resident_ && next_ < queue_.size(); ++i)
       admit(0);
-    // The earliest issue cycle, the oldest wave on ties (the arrays are in admission
-    // order): one pass over a contiguous array, fused with the refresh of the waves of the
-    // SIMD that issued (their pipes moved on).
-    size_t best_i = 0;
-    uint64_t best_t = kNever;
-    for (size_t i = 0; i < next_issue_.size(); ++i)
-      if (next_issue_[i] < best_t) {
-        best_t = next_issue_[i];
-        best_i = i;
-      }
+    // The earliest issue cycle, the oldest wave on ties (indices are in admission order):
+    // each SIMD keeps the earliest of its own waves, recomputed only when one of them changed
+    // (the SIMD that issued: its pipes moved on, so all its waves are refreshed; a barrier
+    // release or an admission elsewhere); the choice is the earliest of the SIMDs' picks.
     while (true) {
+      size_t best_i = 0;
+      uint64_t best_t = kNever;
+      for (size_t s = 0; s < simd_list_.size(); ++s) {
+        if (simd_dirty_[s])
+          rescan(s, false);
+        if (simd_best_t_[s] < best_t ||
+            (simd_best_t_[s] == best_t && best_t != kNever && simd_best_i_[s] < best_i)) {
+          best_t = simd_best_t_[s];
+          best_i = simd_best_i_[s];
+        }
+      }
       if (best_t == kNever) {
         if (live_groups_ == 0)
           break;
         throw std::runtime_error("timing model: the waves of a workgroup deadlock at a barrier");
       }
       Wave& best = *waves_[best_i];
-      const int simd = best.simd;
+      const size_t simd = static_cast<size_t>(best.simd);
       issue(best, best_t);
       if (finished_ > 0) { // drop the waves of finished workgroups from the scan
         size_t kept = 0;
@@ -114,17 +123,14 @@ public:
         waves_.resize(kept);
         next_issue_.resize(kept);
         simd_of_.resize(kept);
+        for (auto& l : simd_list_)
+          l.clear();
+        for (size_t i = 0; i < kept; ++i)
+          simd_list_[static_cast<size_t>(simd_of_[i])].push_back(static_cast<uint32_t>(i));
+        std::fill(simd_dirty_.begin(), simd_dirty_.end(), char(1));
         finished_ = 0;
       }
-      best_t = kNever;
-      for (size_t i = 0; i < next_issue_.size(); ++i) {
-        if (simd_of_[i] == simd)
-          refresh(*waves_[i]);
-        if (next_issue_[i] < best_t) {
-          best_t = next_issue_[i];
-          best_i = i;
-        }
-      }
+      rescan(simd, true);
     }
     return r_;
   }
@@ -132,7 +138,30 @@ public:
 private:
   const InstrTiming& cur(const Wave& w) const { return *w.timing; }
 
-  void refresh(const Wave& w) { next_issue_[w.idx] = w.done || w.blocked ? kNever : issue_time(w); }
+  // The earliest issue among SIMD s's waves (the first in admission order on ties),
+  // refreshing each first when its SIMD's pipes moved.
+  void rescan(size_t s, bool refresh_all) {
+    uint64_t t = kNever;
+    size_t at = 0;
+    for (const uint32_t i : simd_list_[s]) {
+      if (refresh_all) {
+        const Wave& w = *waves_[i];
+        next_issue_[i] = w.done || w.blocked ? kNever : issue_time(w);
+      }
+      if (next_issue_[i] < t) {
+        t = next_issue_[i];
+        at = i;
+      }
+    }
+    simd_best_t_[s] = t;
+    simd_best_i_[s] = at;
+    simd_dirty_[s] = 0;
+  }
+
+  void refresh(const Wave& w) {
+    next_issue_[w.idx] = w.done || w.blocked ? kNever : issue_time(w);
+    simd_dirty_[static_cast<size_t>(w.simd)] = 1;
+  }
 
   uint64_t issue_time(const Wave& w) const {
     const InstrTiming& t = cur(w);
@@ -168,6 +197,8 @@ private:
       waves_.push_back(std::move(w));
       next_issue_.push_back(kNever);
       simd_of_.push_back(added.simd);
+      simd_list_[static_cast<size_t>(added.simd)].push_back(static_cast<uint32_t>(added.idx));
+      simd_dirty_[static_cast<size_t>(added.simd)] = 1;
       if (ev.empty()) {
         added.done = true;
         end_wave(added, at);
@@ -375,6 +406,7 @@ private:
     if (t.unit == Unit::End || ++w.pc >= w.events->size()) {
       w.done = true;
       next_issue_[w.idx] = kNever;
+      simd_dirty_[static_cast<size_t>(w.simd)] = 1;
       end_wave(w, at + 1);
       return;
     }
@@ -389,10 +421,14 @@ private:
   const LevelModel* levels_;
   size_t next_ = 0;
   int live_groups_ = 0, finished_ = 0;
-  std::vector<std::unique_ptr<Wave>> waves_; // in admission order
-  std::vector<uint64_t> next_issue_;         // per wave: earliest issue cycle (kNever: done
-                                             // or at a barrier)
-  std::vector<int> simd_of_;                 // per wave: its SIMD
+  std::vector<std::unique_ptr<Wave>> waves_;     // in admission order
+  std::vector<uint64_t> next_issue_;             // per wave: earliest issue cycle (kNever: done
+                                                 // or at a barrier)
+  std::vector<int> simd_of_;                     // per wave: its SIMD
+  std::vector<std::vector<uint32_t>> simd_list_; // per SIMD: its waves' indices, oldest first
+  std::vector<uint64_t> simd_best_t_;            // per SIMD: its earliest issue cycle
+  std::vector<size_t> simd_best_i_;              // ... and that wave's index
+  std::vector<char> simd_dirty_;                 // per SIMD: a wave's issue cycle changed
   std::vector<Group> groups_;
   std::vector<uint64_t> issue_free_, valu_free_, trans_free_, salu_free_, lds_free_, vmem_free_;
   std::vector<int> simd_waves_;
