@@ -40,6 +40,17 @@ struct Group {
   std::vector<uint64_t> arrival_max; // latest signal of the generation
 };
 
+// The completion times of a wave's operations on one counter, in issue order (non-decreasing):
+// an s_wait_* allows at most 63 outstanding (6-bit counts), so the last 64 are all it reads.
+struct Pending {
+  std::array<uint64_t, 64> ring{};
+  uint64_t n = 0; // operations so far
+  uint64_t back() const { return ring[(n - 1) & 63]; }
+  // Completion of operation i (one of the last 64).
+  uint64_t at(uint64_t i) const { return ring[i & 63]; }
+  void push(uint64_t t) { ring[n++ & 63] = t; }
+};
+
 struct Wave {
   size_t idx = 0; // its place in the scheduler's arrays (Sim::next_issue_, Sim::simd_of_)
   int simd = 0;
@@ -55,8 +66,8 @@ struct Wave {
   int signals = 0;
   std::array<uint64_t, kRegIds> reg_ready{};
   std::array<Stall, kRegIds> reg_reason{};
-  std::array<uint64_t, 256> acc_ready{};                // WMMA D feeding the next WMMA's C
-  std::array<std::vector<uint64_t>, kCounters> pending; // completion times (non-decreasing)
+  std::array<uint64_t, 256> acc_ready{};  // WMMA D feeding the next WMMA's C
+  std::array<Pending, kCounters> pending; // completion times per counter
 };
 
 Stall wait_reason(Counter c) {
@@ -232,10 +243,10 @@ private:
     for (size_t c = 0; c < kCounters; ++c) {
       if (t.wait[c] < 0)
         continue;
-      const auto& q = w.pending[c];
-      const size_t allowed = static_cast<size_t>(t.wait[c]);
-      if (q.size() > allowed)
-        need(q[q.size() - 1 - allowed], wait_reason(static_cast<Counter>(c)));
+      const Pending& q = w.pending[c];
+      const uint64_t allowed = static_cast<uint64_t>(t.wait[c]); // < 64
+      if (q.n > allowed)
+        need(q.at(q.n - 1 - allowed), wait_reason(static_cast<Counter>(c)));
     }
     if (t.barrier_wait) {
       if (t.barrier_signal && w.signals == barrier_index(w)) // s_barrier: signal and wait
@@ -328,8 +339,8 @@ private:
       }
     };
     auto complete = [&](Counter c, uint64_t done) {
-      auto& q = w.pending[static_cast<size_t>(c)];
-      q.push_back(q.empty() ? done : std::max(done, q.back()));
+      Pending& q = w.pending[static_cast<size_t>(c)];
+      q.push(q.n == 0 ? done : std::max(done, q.back()));
       return q.back();
     };
     switch (t.unit) {
