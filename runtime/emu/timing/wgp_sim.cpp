@@ -128,11 +128,15 @@ public:
             waves_[kept] = std::move(waves_[i]);
             waves_[kept]->idx = kept;
             next_issue_[kept] = next_issue_[i];
+            ready_of_[kept] = ready_of_[i];
+            unit_of_[kept] = unit_of_[i];
             simd_of_[kept] = simd_of_[i];
             ++kept;
           }
         waves_.resize(kept);
         next_issue_.resize(kept);
+        ready_of_.resize(kept);
+        unit_of_.resize(kept);
         simd_of_.resize(kept);
         for (auto& l : simd_list_)
           l.clear();
@@ -152,13 +156,20 @@ private:
   // The earliest issue among SIMD s's waves (the first in admission order on ties),
   // refreshing each first when its SIMD's pipes moved.
   void rescan(size_t s, bool refresh_all) {
+    // Each unit's earliest issue on this SIMD from its pipes (issue_time without the wave).
+    std::array<uint64_t, static_cast<size_t>(Unit::Count)> from{};
+    if (refresh_all) {
+      const uint64_t issue = issue_free_[s], valu = std::max(issue, valu_free_[s]);
+      from.fill(issue);
+      from[static_cast<size_t>(Unit::Valu)] = from[static_cast<size_t>(Unit::Wmma)] = valu;
+      from[static_cast<size_t>(Unit::Trans)] = std::max(valu, trans_free_[s]);
+      from[static_cast<size_t>(Unit::Salu)] = std::max(issue, salu_free_[s]);
+    }
     uint64_t t = kNever;
     size_t at = 0;
     for (const uint32_t i : simd_list_[s]) {
-      if (refresh_all) {
-        const Wave& w = *waves_[i];
-        next_issue_[i] = w.done || w.blocked ? kNever : issue_time(w);
-      }
+      if (refresh_all && ready_of_[i] != kNever) // not done, not at a barrier
+        next_issue_[i] = std::max(ready_of_[i], from[unit_of_[i]]);
       if (next_issue_[i] < t) {
         t = next_issue_[i];
         at = i;
@@ -169,8 +180,13 @@ private:
     simd_dirty_[s] = 0;
   }
 
+  // After every change of a wave's readiness, instruction or state: its issue cycle, and
+  // what rescan needs to recompute it (contiguous: no visit of the wave itself).
   void refresh(const Wave& w) {
-    next_issue_[w.idx] = w.done || w.blocked ? kNever : issue_time(w);
+    const bool waits = w.done || w.blocked;
+    next_issue_[w.idx] = waits ? kNever : issue_time(w);
+    ready_of_[w.idx] = waits ? kNever : w.ready;
+    unit_of_[w.idx] = waits ? uint8_t(0) : static_cast<uint8_t>(cur(w).unit);
     simd_dirty_[static_cast<size_t>(w.simd)] = 1;
   }
 
@@ -207,6 +223,8 @@ private:
       Wave& added = *w;
       waves_.push_back(std::move(w));
       next_issue_.push_back(kNever);
+      ready_of_.push_back(kNever);
+      unit_of_.push_back(0);
       simd_of_.push_back(added.simd);
       simd_list_[static_cast<size_t>(added.simd)].push_back(static_cast<uint32_t>(added.idx));
       simd_dirty_[static_cast<size_t>(added.simd)] = 1;
@@ -417,6 +435,7 @@ private:
     if (t.unit == Unit::End || ++w.pc >= w.events->size()) {
       w.done = true;
       next_issue_[w.idx] = kNever;
+      ready_of_[w.idx] = kNever;
       simd_dirty_[static_cast<size_t>(w.simd)] = 1;
       end_wave(w, at + 1);
       return;
@@ -432,10 +451,12 @@ private:
   const LevelModel* levels_;
   size_t next_ = 0;
   int live_groups_ = 0, finished_ = 0;
-  std::vector<std::unique_ptr<Wave>> waves_;     // in admission order
-  std::vector<uint64_t> next_issue_;             // per wave: earliest issue cycle (kNever: done
-                                                 // or at a barrier)
-  std::vector<int> simd_of_;                     // per wave: its SIMD
+  std::vector<std::unique_ptr<Wave>> waves_; // in admission order
+  std::vector<uint64_t> next_issue_;         // per wave: earliest issue cycle (kNever: done
+                                             // or at a barrier)
+  std::vector<int> simd_of_;                 // per wave: its SIMD
+  std::vector<uint64_t> ready_of_;           // per wave: Wave::ready (kNever: done or at a barrier)
+  std::vector<uint8_t> unit_of_;             // per wave: the unit of its current instruction
   std::vector<std::vector<uint32_t>> simd_list_; // per SIMD: its waves' indices, oldest first
   std::vector<uint64_t> simd_best_t_;            // per SIMD: its earliest issue cycle
   std::vector<size_t> simd_best_i_;              // ... and that wave's index
