@@ -56,12 +56,17 @@ public:
   // buffer stage) reuses the count (a small cache per recorder, keyed by the instruction).
   void on_lds_accesses(const std::array<uint32_t, 32>& addr, uint32_t exec,
                        uint32_t bytes) override {
-    for (uint32_t m = exec; m; m &= m - 1) {
-      const int lane = std::countr_zero(m);
-      lds_.push_back({lane, addr[static_cast<size_t>(lane)], bytes});
+    auto push_all = [&] {
+      for (uint32_t m = exec; m; m &= m - 1) {
+        const int lane = std::countr_zero(m);
+        lds_.push_back({lane, addr[static_cast<size_t>(lane)], bytes});
+      }
+    };
+    if (exec == 0 || !lds_.empty() || lds_counted_ || events_.empty()) {
+      push_all(); // not the whole instruction in one call (the executor makes one): flush counts
+      lds_counted_ = false;
+      return;
     }
-    if (exec == 0 || lds_.size() != size_t(std::popcount(exec)) || events_.empty())
-      return; // not the whole instruction in one call: flush counts it
     const DecodedInstr* in = events_.back().in;
     LdsPattern& p = lds_patterns_[(reinterpret_cast<uintptr_t>(in) >> 4) % lds_patterns_.size()];
     const uint32_t base = addr[static_cast<size_t>(std::countr_zero(exec))];
@@ -72,6 +77,7 @@ public:
       same = p.delta[lane] == addr[lane] - base;
     }
     if (!same) {
+      push_all();
       p.in = in;
       p.exec = exec;
       p.bytes = bytes;
@@ -81,10 +87,10 @@ public:
         p.delta[lane] = addr[lane] - base;
       }
       p.cycles = saturate16(lds_cycles(lds_, banks_));
+      lds_.clear();
     }
     events_.back().lds_cycles = p.cycles;
     lds_counted_ = true;
-    lds_.clear();
   }
   // Summarises the accesses of the last instruction.
   void flush() {
