@@ -17,10 +17,8 @@ const char* stall_name(Stall s) {
   return s < Stall::Count ? names[static_cast<size_t>(s)] : "?";
 }
 
-const InstrTiming& TimingCache::get(const DecodedInstr& in) {
+const InstrTiming& TimingCache::get_slow(const DecodedInstr& in) {
   Recent& r = recent_[(reinterpret_cast<uintptr_t>(&in) >> 4) % recent_.size()];
-  if (r.in == &in)
-    return *r.timing;
   auto it = map_.find(&in);
   if (it == map_.end())
     it = map_.emplace(&in, classify_timing(in, m_)).first; // node-based: the address stays
