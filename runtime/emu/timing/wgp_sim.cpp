@@ -52,6 +52,7 @@ struct Pending {
 struct Wave {
   size_t idx = 0; // its place in the scheduler's arrays (Sim::next_issue_, Sim::simd_of_)
   int simd = 0;
+  size_t cu = 0; // simd / simds_per_cu (no division per instruction)
   const TraceEvents* events = nullptr;
   const InstrTiming* timing = nullptr; // of the current instruction
   size_t pc = 0;
@@ -155,7 +156,7 @@ private:
   // refreshing each first when its SIMD's pipes moved.
   void rescan(size_t s, bool refresh_all) {
     // Each unit's earliest issue on this SIMD from its pipes (issue_time without the wave).
-    std::array<uint64_t, static_cast<size_t>(Unit::Count)> from{};
+    std::array<uint64_t, static_cast<size_t>(Unit::Count)> from; // set below when used
     if (refresh_all) {
       const uint64_t issue = issue_free_[s], valu = std::max(issue, valu_free_[s]);
       from.fill(issue);
@@ -215,6 +216,7 @@ private:
       w->group = gi;
       w->simd = static_cast<int>(std::min_element(simd_waves_.begin(), simd_waves_.end()) -
                                  simd_waves_.begin());
+      w->cu = static_cast<size_t>(w->simd / m_.simds_per_cu);
       w->idx = waves_.size();
       ++simd_waves_[static_cast<size_t>(w->simd)];
       w->start = w->base = w->ready = at;
@@ -345,7 +347,7 @@ private:
     ++r_.issued;
     issue_free_[w.simd] = at + 1;
     uint64_t next_base = at + 1;
-    const size_t cu = static_cast<size_t>(w.simd / m_.simds_per_cu);
+    const size_t cu = w.cu;
     auto write_regs = [&](uint64_t ready, Stall why) {
       for (uint16_t r : t.writes) {
         w.reg_ready[r] = ready;
