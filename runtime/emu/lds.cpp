@@ -41,11 +41,13 @@ uint64_t ds_addr(const WaveState& w, const DecodedInstr& in, int addr_op, int la
 
 // The fast path of an LDS access of n bytes per lane at addr[lane]: every active lane checked
 // first (inside the group segment; a read with memcheck on: every byte written before), so
-// nothing happens unless the whole instruction runs here. False when a lane fails a check:
-// the general path runs and reports it. An observer is told each lane's access, as the general
-// path would (one per lane, lowest first).
+// nothing happens unless the whole instruction runs here. False when a lane fails a check
+// (the general path runs and reports it) or an observer asks for every component. Another
+// observer is told each lane's access, as the general path would (one per lane, lowest first).
 bool lds_fast_ok(const WaveContext& c, const std::array<uint32_t, kWaveSize>& addr, uint32_t n,
                  bool read) {
+  if (c.observer && c.observer->every_component())
+    return false;
   const Workgroup& g = c.group;
   const bool check_written = read && c.memcheck;
   for (uint32_t m = c.wave.exec(); m; m &= m - 1) {

@@ -230,10 +230,13 @@ uint8_t* resolve(WaveContext& c, const DecodedInstr& in, const LaneAccess& a, in
 // access [addr, addr + bytes) found inside one allocation (the wave's cached one, or the one the
 // map gives), before anything is read or written. False when a lane falls outside (memcheck's
 // report or the zero-fill / dropped-store rules per 4-byte component are the general path's)
-// or for an unusual operand: the general path runs. An observer is told every component the
-// general path would report (observe_global).
+// or for an unusual operand, or when an observer asks for every component: the general path
+// runs. Another observer is told every component the general path would report
+// (observe_global).
 bool global_fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout& l, uint32_t bytes,
                            std::array<uint64_t, kWaveSize>& addr) {
+  if (c.observer && c.observer->every_component())
+    return false;
   const WaveState& w = c.wave;
   const Operand& sa = in.op(l.saddr);
   const Operand& va = in.op(l.vaddr);

@@ -20,6 +20,10 @@ public:
   virtual void on_instruction(const DecodedInstr& in) = 0;
   // One lane's access of the current instruction: a global byte address or (lds) an LDS one.
   virtual void on_access(int lane, uint64_t addr, uint32_t bytes, bool lds) = 0;
+  // True: every memory instruction takes the executor's general path, which reports each
+  // lane's accesses (per 4-byte component) through on_access; the fast paths, which report
+  // through the two calls below, are skipped (the fast-path tests compare the two).
+  virtual bool every_component() const { return false; }
   // A whole instruction's accesses as the executor's fast paths make them, the same calls
   // in the same order as the general path's on_access: for each lane of `exec` (lowest
   // first), global: `units` accesses of `unit` bytes at addr[lane] + i * unit; LDS: one of
