@@ -79,6 +79,36 @@ __attribute__((target("avx2,fma"))) void mma_sum_f64_fma(int K, const double* __
     }
   }
 }
+// The same with AVX-512 (a result row is two registers).
+bool host_has_avx512f() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+  }();
+  return has;
+}
+__attribute__((target("avx512f"))) void mma_sum_f64_fma512(int K, const double* __restrict fa,
+                                                           const double* __restrict fb,
+                                                           const double* __restrict fc,
+                                                           double* __restrict out) {
+  for (int row = 0; row < 16; row += 4) {
+    __m512d x[4][2];
+    for (int r = 0; r < 4; ++r)
+      for (int q = 0; q < 2; ++q)
+        x[r][q] = _mm512_loadu_pd(fc + 16 * (row + r) + 8 * q);
+    for (int k = 0; k < K; ++k) {
+      const __m512d b0 = _mm512_loadu_pd(fb + 16 * k), b1 = _mm512_loadu_pd(fb + 16 * k + 8);
+      for (int r = 0; r < 4; ++r) {
+        const __m512d a = _mm512_set1_pd(fa[row + r + 16 * k]);
+        x[r][0] = _mm512_fmadd_pd(a, b0, x[r][0]);
+        x[r][1] = _mm512_fmadd_pd(a, b1, x[r][1]);
+      }
+    }
+    for (int r = 0; r < 4; ++r)
+      for (int q = 0; q < 2; ++q)
+        _mm512_storeu_pd(out + 16 * (row + r) + 8 * q, x[r][q]);
+  }
+}
 #endif
 
 // f16 <-> f32 of 8 elements at a time with the F16C instructions where the host has them (they
@@ -103,6 +133,37 @@ __attribute__((target("avx,f16c"))) void f32_to_f16_f16c(const float* in, int n,
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
                      _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
 }
+// fp8 / bf8 bytes -> f32, 16 at a time (n is a multiple of 16), through the F16C conversion:
+// e5m2 is the top byte of an f16 (x << 8 is its f16 encoding); e4m3's magnitude bits shifted
+// into an f16's exponent and mantissa (x << 7) read as an f16 are its value / 256, exactly for
+// normals and denormals alike, and its NaN (magnitude 0x7f) is set apart.
+__attribute__((target("avx2,f16c"))) void fp8_to_f32_f16c(const uint8_t* in, int n, bool e4m3,
+                                                          float* out) {
+  const __m256i sign = _mm256_set1_epi16(0x80), magnitude = _mm256_set1_epi16(0x7f);
+  const __m256 scale = _mm256_set1_ps(256.0f), qnan = _mm256_set1_ps(__builtin_nanf(""));
+  for (int i = 0; i < n; i += 16) {
+    const __m256i x =
+        _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));
+    const __m256i mag = _mm256_and_si256(x, magnitude);
+    const __m256i h = e4m3 ? _mm256_or_si256(_mm256_slli_epi16(mag, 7),
+                                             _mm256_slli_epi16(_mm256_and_si256(x, sign), 8))
+                           : _mm256_slli_epi16(x, 8);
+    __m256 lo = _mm256_cvtph_ps(_mm256_castsi256_si128(h));
+    __m256 hi = _mm256_cvtph_ps(_mm256_extracti128_si256(h, 1));
+    if (e4m3) {
+      const __m256i is_nan = _mm256_cmpeq_epi16(mag, magnitude);
+      const __m256 nan_lo =
+          _mm256_castsi256_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(is_nan)));
+      const __m256 nan_hi =
+          _mm256_castsi256_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(is_nan, 1)));
+      lo = _mm256_blendv_ps(_mm256_mul_ps(lo, scale), qnan, nan_lo);
+      hi = _mm256_blendv_ps(_mm256_mul_ps(hi, scale), qnan, nan_hi);
+    }
+    _mm256_storeu_ps(out + i, lo);
+    _mm256_storeu_ps(out + i + 8, hi);
+  }
+}
+
 #endif
 
 // Four columns of a result row (GCC vector extensions: one AVX2 register), read and written
@@ -180,15 +241,15 @@ struct OperandPlan {
   // SWMMAC A only: dest is row + M * 4 * (k-group), the kept value's position in its group is
   // (index >> shift) & 3 of the lane's index set.
   std::vector<uint8_t> shift;
+  // Lines (every dense gfx12 operand): the 16 entries of line L, dest 16 L + j for j < 16, are
+  // the elements line_start[L] + stride * j (lane l holds entry j = l % 16): each line is
+  // copied by one strided loop instead of element by element through dest.
+  int stride = 0; // 0: no line structure
+  std::vector<uint16_t> line_start;
 };
 
 struct MmaPlan {
   OperandPlan a, b, cd;
-  // 32-bit C / D whose rows each fill 16 consecutive register words in column order (every
-  // gfx12 form): row r is words [cd_row_word[r], cd_row_word[r] + 16), read and written as
-  // blocks; otherwise (or for packed 16-bit results) element by element through cd.dest.
-  bool cd_row_blocks = false;
-  std::array<uint16_t, 16> cd_row_word{};
 };
 
 enum class Role { a, sparse_a, b, cd };
@@ -226,6 +287,57 @@ OperandPlan plan_operand(const TvMap& map, int vgprs, int m, Role role) {
   return p;
 }
 
+// Finds the line structure of a dense operand (OperandPlan::stride), if it has one.
+void find_lines(OperandPlan& p) {
+  const int n = int(p.dest.size());
+  if (n % 16 != 0)
+    return;
+  std::vector<int> start(size_t(n / 16), -1);
+  for (int i = 0; i < n; ++i)
+    if (p.dest[size_t(i)] % 16 == 0 && p.dest[size_t(i)] / 16 < n / 16)
+      start[p.dest[size_t(i)] / 16] = i;
+  int stride = -1;
+  for (int i = 0; i < n; ++i)
+    if (p.dest[size_t(i)] == 1)
+      stride = i - start[0];
+  if (stride <= 0)
+    return;
+  for (int i = 0; i < n; ++i) {
+    const int line = p.dest[size_t(i)] / 16, j = p.dest[size_t(i)] % 16;
+    if (line >= n / 16 || start[size_t(line)] < 0 || start[size_t(line)] + stride * j != i)
+      return;
+  }
+  p.stride = stride;
+  p.line_start.assign(start.begin(), start.end());
+}
+
+// Calls f(dest, i) for every element i of a dense operand: line by line where it has lines,
+// else through the dest table.
+template <int Stride, class F>
+inline void each_in_lines(const OperandPlan& p, F&& f) {
+  for (size_t line = 0; line < p.line_start.size(); ++line) {
+    const int start = p.line_start[line];
+    for (int j = 0; j < 16; ++j)
+      f(int(16 * line) + j, start + Stride * j);
+  }
+}
+template <class F>
+inline void each_element(const OperandPlan& p, F&& f) {
+  switch (p.stride) {
+  case 1:
+    return each_in_lines<1>(p, f);
+  case 2:
+    return each_in_lines<2>(p, f);
+  case 4:
+    return each_in_lines<4>(p, f);
+  case 8:
+    return each_in_lines<8>(p, f);
+  default:
+    for (int i = 0; i < int(p.dest.size()); ++i)
+      f(int(p.dest[size_t(i)]), i);
+  }
+}
+
 MmaPlan make_plan(const MmaInstrInfo& info) {
   if (info.m != 16 || info.n != 16 || info.k > kMaxK ||
       info.a.values_per_lane() != info.a_vgprs * info.a.elems_per_vgpr() ||
@@ -240,19 +352,10 @@ MmaPlan make_plan(const MmaInstrInfo& info) {
   MmaPlan p{plan_operand(info.a, info.a_vgprs, info.m, info.sparse ? Role::sparse_a : Role::a),
             plan_operand(info.b, info.b_vgprs, info.m, Role::b),
             plan_operand(info.cd, info.cd_vgprs, info.m, Role::cd)};
-  if (p.cd.per_word == 1 && p.cd.words == 256) {
-    p.cd_row_blocks = true;
-    for (int r = 0; r < 16; ++r) {
-      int word = -1;
-      for (int i = 0; i < 256; ++i)
-        if (p.cd.dest[size_t(i)] == 16 * r)
-          word = i;
-      p.cd_row_word[size_t(r)] = uint16_t(std::max(word, 0));
-      for (int c = 0; c < 16; ++c)
-        if (word < 0 || word + c >= 256 || p.cd.dest[size_t(word + c)] != 16 * r + c)
-          p.cd_row_blocks = false;
-    }
-  }
+  if (!info.sparse)
+    find_lines(p.a);
+  find_lines(p.b);
+  find_lines(p.cd);
   return p;
 }
 
@@ -310,7 +413,7 @@ void decode_elements(const uint32_t* regs, int words, T* out, Conv conv) {
         out[w * per + e] = conv((regs[w] >> (e * Bits)) & mask);
   }
 }
-void decode_floats(MmaElem type, const uint32_t* regs, int words, float* out) {
+TW_MMA_CLONES void decode_floats(MmaElem type, const uint32_t* regs, int words, float* out) {
   switch (type) {
   case MmaElem::f16:
 #ifdef TW_MMA_F16C
@@ -322,12 +425,14 @@ void decode_floats(MmaElem type, const uint32_t* regs, int words, float* out) {
   case MmaElem::bf16:
     return decode_elements<16>(regs, words, out,
                                [](uint32_t x) { return mma_convert::bf16_to_f32(x); });
-  case MmaElem::fp8: {
-    const float* t = fp8_tables().fp8.data();
-    return decode_elements<8>(regs, words, out, [t](uint32_t x) { return t[x]; });
-  }
+  case MmaElem::fp8:
   case MmaElem::bf8: {
-    const float* t = fp8_tables().bf8.data();
+    const float* t = type == MmaElem::fp8 ? fp8_tables().fp8.data() : fp8_tables().bf8.data();
+#ifdef TW_MMA_F16C
+    if (detail::host_has_avx2_fma() && detail::host_has_f16c())
+      return detail::fp8_to_f32_f16c(reinterpret_cast<const U8*>(regs), words * 4,
+                                     type == MmaElem::fp8, out);
+#endif
     return decode_elements<8>(regs, words, out, [t](uint32_t x) { return t[x]; });
   }
   default:
@@ -337,7 +442,8 @@ void decode_floats(MmaElem type, const uint32_t* regs, int words, float* out) {
 }
 
 // The int32 value of every element of an integer operand, in register order.
-void decode_ints(MmaElem type, bool is_signed, const uint32_t* regs, int words, int32_t* out) {
+TW_MMA_CLONES void decode_ints(MmaElem type, bool is_signed, const uint32_t* regs, int words,
+                               int32_t* out) {
   if (type == MmaElem::iu8 && is_signed)
     decode_elements<8>(regs, words, out, [](uint32_t x) { return int32_t(int8_t(uint8_t(x))); });
   else if (type == MmaElem::iu8)
@@ -394,9 +500,9 @@ bool scatter_sparse_a(const OperandPlan& p, const std::array<uint32_t, 32>& sets
   }
 }
 
-void run_float(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers& mods,
-               const uint32_t* a, const uint32_t* b, const uint32_t* c, const uint32_t* index,
-               uint32_t* d) {
+TW_MMA_CLONES void run_float(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers& mods,
+                             const uint32_t* a, const uint32_t* b, const uint32_t* c,
+                             const uint32_t* index, uint32_t* d) {
   const int K = info.k;
   alignas(64) float va[kMaxElems], vb[kMaxElems], vc[256];
   alignas(64) double fa[16 * kMaxK], fb[16 * kMaxK], fc[256], sum[256];
@@ -407,7 +513,6 @@ void run_float(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers& m
   auto sign = [&](unsigned bits, unsigned bit) { return ((bits >> bit) & 1u) ? -1.0 : 1.0; };
   const double a_sign[2] = {sign(mods.neg_lo, 0), sign(mods.neg_hi, 0)};
   const double b_sign[2] = {sign(mods.neg_lo, 1), sign(mods.neg_hi, 1)};
-  const int na = p.a.words * p.a.per_word, nb = p.b.words * p.b.per_word;
   decode_floats(info.a_type, a, p.a.words, va);
   decode_floats(info.b_type, b, p.b.words, vb);
   // Whether every entry of A is one element (not a SWMMAC sum of two): then each product of A
@@ -419,11 +524,15 @@ void run_float(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers& m
         [&](size_t i) { return double(va[i]) * a_sign[i & 1]; }, fa);
   } else {
     // 0.0 + x as in the reference's accumulation into a zeroed matrix (-0.0 becomes +0.0).
-    for (int i = 0; i < na; ++i)
-      fa[p.a.dest[size_t(i)]] = 0.0 + double(va[i]) * a_sign[i & 1];
+    if (mods.neg_lo & 1u || mods.neg_hi & 1u)
+      each_element(p.a, [&](int j, int i) { fa[j] = 0.0 + double(va[i]) * a_sign[i & 1]; });
+    else
+      each_element(p.a, [&](int j, int i) { fa[j] = 0.0 + double(va[i]); });
   }
-  for (int i = 0; i < nb; ++i)
-    fb[p.b.dest[size_t(i)]] = double(vb[i]) * b_sign[i & 1];
+  if (mods.neg_lo & 2u || mods.neg_hi & 2u)
+    each_element(p.b, [&](int j, int i) { fb[j] = double(vb[i]) * b_sign[i & 1]; });
+  else
+    each_element(p.b, [&](int j, int i) { fb[j] = double(vb[i]); });
   // C: |x| (neg_hi bit 2), then -x (neg_lo bit 2); exact in double.
   const bool abs_c = mods.neg_hi & 4u, neg_c = mods.neg_lo & 4u;
   auto c_value = [&](float x) {
@@ -432,19 +541,16 @@ void run_float(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers& m
       v = std::fabs(v);
     return neg_c ? -v : v;
   };
-  if (p.cd_row_blocks && info.cd_type == MmaElem::f32) {
-    for (int r = 0; r < 16; ++r) {
-      const uint32_t* row = c + p.cd_row_word[size_t(r)];
-      for (int col = 0; col < 16; ++col)
-        fc[16 * r + col] = c_value(std::bit_cast<float>(row[col]));
-    }
+  if (info.cd_type == MmaElem::f32) {
+    each_element(p.cd, [&](int j, int i) { fc[j] = c_value(std::bit_cast<float>(c[i])); });
   } else {
     decode_floats(info.cd_type, c, p.cd.words, vc);
-    for (int i = 0; i < p.cd.words * p.cd.per_word; ++i)
-      fc[p.cd.dest[size_t(i)]] = c_value(vc[i]);
+    each_element(p.cd, [&](int j, int i) { fc[j] = c_value(vc[i]); });
   }
 #ifdef TW_MMA_X86
-  if (exact_products && detail::host_has_avx2_fma())
+  if (exact_products && detail::host_has_avx512f())
+    detail::mma_sum_f64_fma512(K, fa, fb, fc, sum);
+  else if (exact_products && detail::host_has_avx2_fma())
     detail::mma_sum_f64_fma(K, fa, fb, fc, sum);
   else
 #endif
@@ -458,26 +564,14 @@ void run_float(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers& m
     return std::isnan(f) ? nan : std::bit_cast<uint32_t>(f);
   };
   if (info.cd_type == MmaElem::f32) {
-    if (p.cd_row_blocks) {
-      for (int r = 0; r < 16; ++r) {
-        uint32_t* row = d + p.cd_row_word[size_t(r)];
-        for (int col = 0; col < 16; ++col)
-          row[col] = f32_word(sum[16 * r + col]);
-      }
-    } else {
-      uint32_t out[256];
-      for (int i = 0; i < 256; ++i)
-        out[i] = f32_word(sum[p.cd.dest[size_t(i)]]);
-      std::copy_n(out, 256, d);
-    }
+    each_element(p.cd, [&](int j, int i) { d[i] = f32_word(sum[j]); });
     return;
   }
   // Packed 16-bit results: the f32 values in register order, then one conversion loop.
   const int n = p.cd.words * 2;
   alignas(64) float fs[512];
   alignas(64) uint16_t half[512];
-  for (int i = 0; i < n; ++i)
-    fs[i] = float(sum[p.cd.dest[size_t(i)]]);
+  each_element(p.cd, [&](int j, int i) { fs[i] = float(sum[j]); });
   if (info.cd_type == MmaElem::f16) {
 #ifdef TW_MMA_F16C
     if (detail::host_has_f16c()) {
@@ -498,29 +592,21 @@ void run_float(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers& m
   std::memcpy(d, half, size_t(n) * 2);
 }
 
-void run_integer(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers& mods,
-                 const uint32_t* a, const uint32_t* b, const uint32_t* c, const uint32_t* index,
-                 uint32_t* d) {
+TW_MMA_CLONES void run_integer(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers& mods,
+                               const uint32_t* a, const uint32_t* b, const uint32_t* c,
+                               const uint32_t* index, uint32_t* d) {
   const int K = info.k;
   alignas(64) int32_t va[kMaxElems], vb[kMaxElems];
   alignas(64) int32_t ia[16 * kMaxK], ib[16 * kMaxK], ic[256], sum[256];
-  const int na = p.a.words * p.a.per_word, nb = p.b.words * p.b.per_word;
   decode_ints(info.a_type, mods.a_signed, a, p.a.words, va);
   decode_ints(info.b_type, mods.b_signed, b, p.b.words, vb);
   if (info.sparse)
     scatter_sparse_a(
         p.a, index_sets(info, mods, index), K, [&](size_t i) { return va[i]; }, ia);
   else
-    for (int i = 0; i < na; ++i)
-      ia[p.a.dest[size_t(i)]] = va[i];
-  for (int i = 0; i < nb; ++i)
-    ib[p.b.dest[size_t(i)]] = vb[i];
-  if (p.cd_row_blocks)
-    for (int r = 0; r < 16; ++r)
-      std::copy_n(c + p.cd_row_word[size_t(r)], 16, ic + 16 * r);
-  else
-    for (int i = 0; i < 256; ++i)
-      ic[p.cd.dest[size_t(i)]] = int32_t(c[i]);
+    each_element(p.a, [&](int j, int i) { ia[j] = va[i]; });
+  each_element(p.b, [&](int j, int i) { ib[j] = vb[i]; });
+  each_element(p.cd, [&](int j, int i) { ic[j] = int32_t(c[i]); });
   detail::mma_sum_i32(K, ia, ib, sum);
   // C is added in int64: clamped to int32 with clamp, else wrapped modulo 2^32.
   auto word = [clamp = mods.clamp](int32_t c_value, int32_t s) {
@@ -530,20 +616,7 @@ void run_integer(const MmaInstrInfo& info, const MmaPlan& p, const MmaModifiers&
                               std::numeric_limits<int32_t>::max());
     return uint32_t(x);
   };
-  if (p.cd_row_blocks) {
-    for (int r = 0; r < 16; ++r) {
-      uint32_t* row = d + p.cd_row_word[size_t(r)];
-      for (int col = 0; col < 16; ++col)
-        row[col] = word(ic[16 * r + col], sum[16 * r + col]);
-    }
-  } else {
-    uint32_t out[256];
-    for (int i = 0; i < 256; ++i) {
-      const int j = p.cd.dest[size_t(i)];
-      out[i] = word(ic[j], sum[j]);
-    }
-    std::copy_n(out, 256, d);
-  }
+  each_element(p.cd, [&](int j, int i) { d[i] = word(ic[j], sum[j]); });
 }
 
 MmaMode mode_from_environment() {
