@@ -128,11 +128,13 @@ __attribute__((target("avx,f16c"))) void f16_to_f32_f16c(const uint16_t* in, int
     _mm256_storeu_ps(out + i,
                      _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
 }
-// A NaN becomes f16's default NaN 0x7e00 (the conversion of the f32 default NaN 0x7fc00000).
-__attribute__((target("avx,f16c"))) void f32_to_f16_f16c(const float* in, int n, uint16_t* out) {
+// f64 -> f32 (rounded to nearest even, as float(x)) -> f16 (rounded to nearest even); a NaN
+// becomes f16's default NaN 0x7e00 (the conversion of the f32 default NaN 0x7fc00000).
+__attribute__((target("avx,f16c"))) void f64_to_f16_f16c(const double* in, int n, uint16_t* out) {
   const __m256 qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000));
   for (int i = 0; i < n; i += 8) {
-    const __m256 x = _mm256_loadu_ps(in + i);
+    const __m256 x = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_loadu_pd(in + i + 4)),
+                                     _mm256_cvtpd_ps(_mm256_loadu_pd(in + i)));
     const __m256 v = _mm256_blendv_ps(x, qnan, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
                      _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
@@ -574,21 +576,23 @@ TW_MMA_CLONES void run_float(const MmaInstrInfo& info, const MmaPlan& p, const M
   }
   // Packed 16-bit results: every sum rounded to f32 and then to the 16-bit type in S's
   // (row-major) order by linear loops, then each one stored to its half of a D register.
-  alignas(64) float fs[256];
   alignas(64) uint16_t half[256];
-  for (int j = 0; j < 256; ++j)
-    fs[j] = float(sum[j]);
 #ifdef TW_MMA_F16C
-  if (info.cd_type == MmaElem::f16 && detail::host_has_f16c())
-    detail::f32_to_f16_f16c(fs, 256, half); // NaN: 0x7e00, the default NaN
-  else
+  if (info.cd_type == MmaElem::f16 && detail::host_has_f16c()) {
+    detail::f64_to_f16_f16c(sum, 256, half); // NaN: 0x7e00, the default NaN
+  } else
 #endif
-      if (info.cd_type == MmaElem::f16)
+  {
+    alignas(64) float fs[256];
     for (int j = 0; j < 256; ++j)
-      half[j] = uint16_t(std::isnan(fs[j]) ? nan : mma_convert::f32_to_f16_rne(fs[j]));
-  else
-    for (int j = 0; j < 256; ++j)
-      half[j] = uint16_t(std::isnan(fs[j]) ? nan : mma_convert::f32_to_bf16_rne(fs[j]));
+      fs[j] = float(sum[j]);
+    if (info.cd_type == MmaElem::f16)
+      for (int j = 0; j < 256; ++j)
+        half[j] = uint16_t(std::isnan(fs[j]) ? nan : mma_convert::f32_to_f16_rne(fs[j]));
+    else
+      for (int j = 0; j < 256; ++j)
+        half[j] = uint16_t(std::isnan(fs[j]) ? nan : mma_convert::f32_to_bf16_rne(fs[j]));
+  }
   U16* dh = reinterpret_cast<U16*>(d); // element i of D is halfword i (little endian)
   each_element(p.cd, [&](int j, int i) { dh[i] = half[j]; });
 }
