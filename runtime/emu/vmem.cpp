@@ -255,10 +255,20 @@ bool global_fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout&
     for (int lane = 0; lane < kWaveSize; ++lane)
       addr[lane] = base + low[lane];
   }
+  auto in_region = [&](uint64_t a) {
+    const uint64_t into = a - c.region_base;
+    return a >= c.region_base && into <= c.region_size && c.region_size - into >= bytes;
+  };
+  if (w.exec() == ~0u) { // the common case, all lanes in the last region: one vector loop
+    bool all = true;
+    for (int lane = 0; lane < kWaveSize; ++lane)
+      all &= in_region(addr[lane]);
+    if (all)
+      return true;
+  }
   for (uint32_t m = w.exec(); m; m &= m - 1) {
     const uint64_t a = addr[std::countr_zero(m)];
-    const uint64_t into = a - c.region_base;
-    if (a >= c.region_base && into <= c.region_size && c.region_size - into >= bytes)
+    if (in_region(a))
       continue;
     const GlobalMemory::Region* r = c.memory.find(a, bytes);
     if (!r)
@@ -290,18 +300,16 @@ bool global_load_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) {
   if (load_result(W) == LoadResult::Dwords && dst.is_vgpr() && dst.reg + bytes / 4 <= kMaxVgprs) {
     for (uint32_t i = 0; i < bytes / 4; ++i) {
       uint32_t* row = w.vgpr[dst.reg + i].data();
-      for (uint32_t m = exec; m; m &= m - 1) {
-        const int lane = std::countr_zero(m);
+      WaveState::for_each_lane_of(exec, [&](int lane) {
         std::memcpy(&row[lane], reinterpret_cast<const uint8_t*>(addr[lane]) + 4 * i, 4);
-      }
+      });
     }
   } else {
-    for (uint32_t m = exec; m; m &= m - 1) {
-      const int lane = std::countr_zero(m);
+    WaveState::for_each_lane_of(exec, [&](int lane) {
       uint8_t buf[16];
       std::memcpy(buf, reinterpret_cast<const uint8_t*>(addr[lane]), bytes);
       write_load_result(w, dst, lane, load_result(W), buf, bytes);
-    }
+    });
   }
   c.stats.global_bytes_read += uint64_t(bytes) * std::popcount(exec);
   return true;
@@ -320,8 +328,7 @@ bool global_store_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) 
   if (c.observer)
     observe_global(c, addr, bytes);
   const uint32_t exec = w.exec();
-  for (uint32_t m = exec; m; m &= m - 1) { // lane order: the highest lane's store lands last
-    const int lane = std::countr_zero(m);
+  WaveState::for_each_lane_of(exec, [&](int lane) { // the highest lane's store lands last
     uint8_t* p = reinterpret_cast<uint8_t*>(addr[lane]);
     if constexpr (bytes >= 4) {
       for (uint32_t i = 0; i < bytes / 4; ++i)
@@ -332,7 +339,7 @@ bool global_store_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) 
         v >>= 16;
       std::memcpy(p, &v, bytes);
     }
-  }
+  });
   c.stats.global_bytes_written += uint64_t(bytes) * std::popcount(exec);
   return true;
 }
