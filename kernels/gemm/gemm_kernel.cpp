@@ -9,6 +9,8 @@
 #include <kernels/gemm/gemm_target.hpp>
 
 #include <dsl/dsl.hpp>
+#include <dsl/copy/saddr_global_tile.hpp>
+#include <dsl/mma/gemm_lookahead.hpp>
 #include <dsl/handles/convert.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
 #include <dsl/tensor/store_view.hpp>
@@ -175,15 +177,15 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
 
   const auto fetch_a = [&](Int32 kt) {
     if constexpr (AKContig)
-      return copy_ka.load(local_tile<block_m, bk>(a, bm, kt));
+      return copy_ka.load(saddr_local_tile<block_m, bk>(a, bm, kt));
     else
-      return copy_ta.load(local_tile<bk, block_m>(a.transposed(), kt, bm));
+      return copy_ta.load(saddr_local_tile<bk, block_m>(a.transposed(), kt, bm));
   };
   const auto fetch_b = [&](Int32 kt) {
     if constexpr (BKContig)
-      return copy_kb.load(local_tile<block_n, bk>(bt, bn, kt));
+      return copy_kb.load(saddr_local_tile<block_n, bk>(bt, bn, kt));
     else
-      return copy_tb.load(local_tile<bk, block_n>(bt.transposed(), kt, bn));
+      return copy_tb.load(saddr_local_tile<bk, block_n>(bt.transposed(), kt, bn));
   };
   // ---- prologue block: the activation scale of each of the block's rows (blocks/act_quant.hpp)
   const auto inv_scale = [&](const Int32& r) {
@@ -241,14 +243,14 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       copy_tb.store(regs_b, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
   };
   using CFrag = typename decltype(mma)::CFrag;
-  const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
-    if constexpr (packed) // int4 or uint4 nibbles, each operand by its dtype
-      gemm_with_mods(mma, fa, fb, acc,
-                     ir::MmaMods{.a_signed = s.a == DType::int4, .b_signed = s.b == DType::int4});
-    else if constexpr (std::same_as<AE, i8>) // signed int8 x int8
-      gemm_with_mods(mma, fa, fb, acc, ir::MmaMods{.a_signed = true, .b_signed = true});
-    else
-      gemm(mma, fa, fb, acc);
+  // The WMMA modifiers: int4 or uint4 nibbles each by its dtype, signed int8 x int8.
+  const ir::MmaMods mods = packed ? ir::MmaMods{.a_signed = s.a == DType::int4,
+                                                .b_signed = s.b == DType::int4}
+                           : std::same_as<AE, i8> ? ir::MmaMods{.a_signed = true, .b_signed = true}
+                                                  : ir::MmaMods{};
+  // The next k step's fragments are read from LDS ahead of this step's WMMAs.
+  const auto mac = [&](const auto& ta, const auto& tb, CFrag& acc) {
+    gemm_lookahead(mma, ta, tb, acc, mods);
   };
   CFrag acc;
   if constexpr (!MX) {
