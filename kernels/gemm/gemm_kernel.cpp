@@ -9,7 +9,7 @@
 #include <kernels/gemm/gemm_target.hpp>
 
 #include <dsl/dsl.hpp>
-#include <dsl/copy/saddr_global_tile.hpp>
+#include <dsl/copy/buffer_global_tile.hpp>
 #include <dsl/mma/gemm_lookahead.hpp>
 #include <dsl/handles/convert.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
@@ -177,15 +177,15 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
 
   const auto fetch_a = [&](Int32 kt) {
     if constexpr (AKContig)
-      return copy_ka.load(saddr_local_tile<block_m, bk>(a, bm, kt));
+      return copy_ka.load(buffer_local_tile<block_m, bk>(a, bm, kt));
     else
-      return copy_ta.load(saddr_local_tile<bk, block_m>(a.transposed(), kt, bm));
+      return copy_ta.load(buffer_local_tile<bk, block_m>(a.transposed(), kt, bm));
   };
   const auto fetch_b = [&](Int32 kt) {
     if constexpr (BKContig)
-      return copy_kb.load(saddr_local_tile<block_n, bk>(bt, bn, kt));
+      return copy_kb.load(buffer_local_tile<block_n, bk>(bt, bn, kt));
     else
-      return copy_tb.load(saddr_local_tile<bk, block_n>(bt.transposed(), kt, bn));
+      return copy_tb.load(buffer_local_tile<bk, block_n>(bt.transposed(), kt, bn));
   };
   // ---- prologue block: the activation scale of each of the block's rows (blocks/act_quant.hpp)
   const auto inv_scale = [&](const Int32& r) {

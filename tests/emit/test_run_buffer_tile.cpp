@@ -1,13 +1,13 @@
-// saddr_local_tile (dsl/copy/saddr_global_tile.hpp) end to end on the gfx12 emulator through both
+// buffer_local_tile (dsl/copy/buffer_global_tile.hpp) end to end on the gfx12 emulator through both
 // backends: a TiledCopy of 32 x 32 f16 tiles (128-bit runs) from a padded row-major matrix into
-// a compact one. Interior tiles take the SGPR-base loads (global_load_b128 with a 32-bit VGPR
-// offset and an SGPR pair), edge tiles the masked GlobalTile path. whole() is false for a tile
+// a compact one. Interior tiles take the buffer loads (buffer_load_b128 with a 32-bit VGPR
+// offset and an SGPR descriptor), edge tiles the masked GlobalTile path. whole() is false for a tile
 // whose span passes 2^32 - 1 bytes (then the copy takes the masked 64-bit path): checked at the
 // boundary stride. Memcheck (on in DslEmuRun) sees only in-bounds accesses.
 #include "dsl_emu_run.hpp"
 
 #include <atoms/copy/copy_atom.hpp>
-#include <dsl/copy/saddr_global_tile.hpp>
+#include <dsl/copy/buffer_global_tile.hpp>
 #include <dsl/dsl.hpp>
 
 #include <doctest/doctest.h>
@@ -23,14 +23,14 @@ namespace {
 constexpr int tile = 32;
 
 // o[M, N] (compact) = a[M, N] with leading stride lda; grid ceil(M / 32) x ceil(N / 32).
-ir::Kernel saddr_copy_kernel() {
-  KernelBuilder kb("saddr_copy", {128, 1, 1});
+ir::Kernel buffer_copy_kernel() {
+  KernelBuilder kb("buffer_copy", {128, 1, 1});
   auto [A, O, M, N, lda] =
       kb.args(gtensor<f16>(row_major, "a", 16), gtensor<f16>(row_major, "o", 16),
               scalar<i64>("m"), scalar<i64>("n"), scalar<i64>("lda"));
   constexpr auto copy = make_tiled_copy<f16>(atoms::global_load_b128{}, thread_layout<32, 4>);
   const Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
-  const auto regs = copy.load(saddr_local_tile<tile, tile>(A.shape(M, N, lda), bm, bn));
+  const auto regs = copy.load(buffer_local_tile<tile, tile>(A.shape(M, N, lda), bm, bn));
   copy.store(regs, local_tile<tile, tile>(O.shape(M, N), bm, bn));
   return kb.finish();
 }
@@ -39,19 +39,19 @@ std::uint16_t elem(std::int64_t r, std::int64_t c) {
   return static_cast<std::uint16_t>(0x3000 + (r * 131 + c * 7) % 4093);
 }
 
-// The saddr form: a 32-bit VGPR offset and a 64-bit SGPR base.
-bool has_saddr_b128(const std::string& assembly) {
-  static const std::regex form(R"(global_load_b128 v\[\d+:\d+\], v\d+, s\[\d+:\d+\])");
+// A 128-bit buffer load at a 32-bit VGPR offset from an SGPR descriptor.
+bool has_buffer_b128(const std::string& assembly) {
+  static const std::regex form(R"(buffer_load_b128 v\[\d+:\d+\], v\d+, s\[\d+:\d+\], null offen)");
   return std::regex_search(assembly, form);
 }
 } // namespace
 
-TEST_CASE("saddr_local_tile: SGPR-base loads of whole tiles and masked edge tiles") {
-  const ir::Kernel k = saddr_copy_kernel();
+TEST_CASE("buffer_local_tile: buffer loads of whole tiles and masked edge tiles") {
+  const ir::Kernel k = buffer_copy_kernel();
   for (emit::Backend backend : test::kBothBackends) {
     CAPTURE(emit::backend_name(backend));
     test::DslEmuRun run(k, backend);
-    CHECK(has_saddr_b128(run.art.assembly));
+    CHECK(has_buffer_b128(run.art.assembly));
 
     SUBCASE("whole and edge tiles (M = 75, N = 70, lda = 72)") {
       const std::int64_t m = 75, n = 70, lda = 72;
@@ -76,18 +76,18 @@ TEST_CASE("saddr_local_tile: SGPR-base loads of whole tiles and masked edge tile
 
 namespace {
 // o[0] = whole() of the first 32 x 32 tile of an M x 32 f16 tensor with leading stride lda.
-ir::Kernel saddr_whole_kernel() {
-  KernelBuilder kb("saddr_whole", {32, 1, 1});
+ir::Kernel buffer_whole_kernel() {
+  KernelBuilder kb("buffer_whole", {32, 1, 1});
   auto [A, O, M, lda] = kb.args(gtensor<f16>(row_major, "a"), gptr<i32>("o"), scalar<i64>("m"),
                                 scalar<i64>("lda"));
-  const auto t = saddr_local_tile<tile, tile>(A.shape(M, Int64(tile), lda), 0, 0);
+  const auto t = buffer_local_tile<tile, tile>(A.shape(M, Int64(tile), lda), 0, 0);
   if_(lane_id() == 0, [&] { O.store(Int32(0), cast<i32>(t.whole())); });
   return kb.finish();
 }
 } // namespace
 
-TEST_CASE("saddr_local_tile: whole() needs every offset within 2^32 - 1 bytes") {
-  const ir::Kernel k = saddr_whole_kernel();
+TEST_CASE("buffer_local_tile: whole() needs every offset within 2^32 - 1 bytes") {
+  const ir::Kernel k = buffer_whole_kernel();
   // A 32 x 32 f16 tile spans (31 * lda + 32) * 2 bytes: lda = 69273665 gives 2^32 - 2.
   struct Case {
     std::int64_t m, lda;
