@@ -74,8 +74,8 @@ private:
   // The byte offset of element (r, c) from the origin (fits in 32 bits on the whole() path).
   Int32 offset(const Int32& r, const Int32& c) const {
     const auto u32_of = [](const Int64& x) { return cast<u32>(x); };
-    const UInt32 elems = cast<u32>(r) * u32_of(tensor().row_stride()) +
-                         cast<u32>(c) * u32_of(tensor().col_stride());
+    const UInt32 elems =
+        cast<u32>(r) * u32_of(tensor().row_stride()) + cast<u32>(c) * u32_of(tensor().col_stride());
     return cast<i32>(elems * UInt32(static_cast<std::uint32_t>(elem_bytes<T>())));
   }
 

@@ -101,8 +101,9 @@ private:
       flat += cat(" + __builtin_amdgcn_workitem_id_y() * ", std::to_string(wg[0]), "u");
     if (wg[2] > 1)
       flat += cat(" + __builtin_amdgcn_workitem_id_z() * ", std::to_string(wg[0] * wg[1]), "u");
-    return cat("const unsigned int tw_wave_id = (unsigned int)__builtin_amdgcn_readfirstlane((int)((",
-               flat, ") / 32u));");
+    return cat(
+        "const unsigned int tw_wave_id = (unsigned int)__builtin_amdgcn_readfirstlane((int)((",
+        flat, ") / 32u));");
   }
 
   // Argument names are free text: keep them from closing the comment they sit in.

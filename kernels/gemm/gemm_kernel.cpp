@@ -8,9 +8,8 @@
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_target.hpp>
 
-#include <dsl/dsl.hpp>
 #include <dsl/copy/buffer_global_tile.hpp>
-#include <dsl/mma/gemm_lookahead.hpp>
+#include <dsl/dsl.hpp>
 #include <dsl/handles/convert.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
 #include <dsl/tensor/store_view.hpp>
@@ -243,14 +242,14 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       copy_tb.store(regs_b, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
   };
   using CFrag = typename decltype(mma)::CFrag;
-  // The WMMA modifiers: int4 or uint4 nibbles each by its dtype, signed int8 x int8.
-  const ir::MmaMods mods = packed ? ir::MmaMods{.a_signed = s.a == DType::int4,
-                                                .b_signed = s.b == DType::int4}
-                           : std::same_as<AE, i8> ? ir::MmaMods{.a_signed = true, .b_signed = true}
-                                                  : ir::MmaMods{};
-  // The next k step's fragments are read from LDS ahead of this step's WMMAs.
-  const auto mac = [&](const auto& ta, const auto& tb, CFrag& acc) {
-    gemm_lookahead(mma, ta, tb, acc, mods);
+  const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
+    if constexpr (packed) // int4 or uint4 nibbles, each operand by its dtype
+      gemm_with_mods(mma, fa, fb, acc,
+                     ir::MmaMods{.a_signed = s.a == DType::int4, .b_signed = s.b == DType::int4});
+    else if constexpr (std::same_as<AE, i8>) // signed int8 x int8
+      gemm_with_mods(mma, fa, fb, acc, ir::MmaMods{.a_signed = true, .b_signed = true});
+    else
+      gemm(mma, fa, fb, acc);
   };
   CFrag acc;
   if constexpr (!MX) {

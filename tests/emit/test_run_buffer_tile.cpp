@@ -1,9 +1,9 @@
 // buffer_local_tile (dsl/copy/buffer_global_tile.hpp) end to end on the gfx12 emulator through both
 // backends: a TiledCopy of 32 x 32 f16 tiles (128-bit runs) from a padded row-major matrix into
 // a compact one. Interior tiles take the buffer loads (buffer_load_b128 with a 32-bit VGPR
-// offset and an SGPR descriptor), edge tiles the masked GlobalTile path. whole() is false for a tile
-// whose span passes 2^32 - 1 bytes (then the copy takes the masked 64-bit path): checked at the
-// boundary stride. Memcheck (on in DslEmuRun) sees only in-bounds accesses.
+// offset and an SGPR descriptor), edge tiles the masked GlobalTile path. whole() is false for a
+// tile whose span passes 2^32 - 1 bytes (then the copy takes the masked 64-bit path): checked at
+// the boundary stride. Memcheck (on in DslEmuRun) sees only in-bounds accesses.
 #include "dsl_emu_run.hpp"
 
 #include <atoms/copy/copy_atom.hpp>
@@ -26,8 +26,8 @@ constexpr int tile = 32;
 ir::Kernel buffer_copy_kernel() {
   KernelBuilder kb("buffer_copy", {128, 1, 1});
   auto [A, O, M, N, lda] =
-      kb.args(gtensor<f16>(row_major, "a", 16), gtensor<f16>(row_major, "o", 16),
-              scalar<i64>("m"), scalar<i64>("n"), scalar<i64>("lda"));
+      kb.args(gtensor<f16>(row_major, "a", 16), gtensor<f16>(row_major, "o", 16), scalar<i64>("m"),
+              scalar<i64>("n"), scalar<i64>("lda"));
   constexpr auto copy = make_tiled_copy<f16>(atoms::global_load_b128{}, thread_layout<32, 4>);
   const Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
   const auto regs = copy.load(buffer_local_tile<tile, tile>(A.shape(M, N, lda), bm, bn));
@@ -62,8 +62,12 @@ TEST_CASE("buffer_local_tile: buffer loads of whole tiles and masked edge tiles"
       const runtime::DevicePtr da = run.upload(a),
                                dout = run.upload(std::vector<std::uint16_t>(m * n, 0));
       run.launch({3, 3, 1}, {128, 1, 1},
-                 runtime::KernelArgs().ptr(da).ptr(dout).add<std::int64_t>(m).add<std::int64_t>(
-                     n).add<std::int64_t>(lda));
+                 runtime::KernelArgs()
+                     .ptr(da)
+                     .ptr(dout)
+                     .add<std::int64_t>(m)
+                     .add<std::int64_t>(n)
+                     .add<std::int64_t>(lda));
       const auto o = run.download<std::uint16_t>(dout, static_cast<std::size_t>(m * n));
       int wrong = 0;
       for (std::int64_t r = 0; r < m; ++r)
@@ -78,8 +82,8 @@ namespace {
 // o[0] = whole() of the first 32 x 32 tile of an M x 32 f16 tensor with leading stride lda.
 ir::Kernel buffer_whole_kernel() {
   KernelBuilder kb("buffer_whole", {32, 1, 1});
-  auto [A, O, M, lda] = kb.args(gtensor<f16>(row_major, "a"), gptr<i32>("o"), scalar<i64>("m"),
-                                scalar<i64>("lda"));
+  auto [A, O, M, lda] =
+      kb.args(gtensor<f16>(row_major, "a"), gptr<i32>("o"), scalar<i64>("m"), scalar<i64>("lda"));
   const auto t = buffer_local_tile<tile, tile>(A.shape(M, Int64(tile), lda), 0, 0);
   if_(lane_id() == 0, [&] { O.store(Int32(0), cast<i32>(t.whole())); });
   return kb.finish();
@@ -93,8 +97,8 @@ TEST_CASE("buffer_local_tile: whole() needs every offset within 2^32 - 1 bytes")
     std::int64_t m, lda;
     int whole;
   };
-  const Case cases[] = {{32, 40, 1},         {31, 40, 0},       {32, 69273665, 1},
-                        {32, 69273666, 0},   {64, 1LL << 31, 0}, {32, 1LL << 40, 0}};
+  const Case cases[] = {{32, 40, 1},       {31, 40, 0},        {32, 69273665, 1},
+                        {32, 69273666, 0}, {64, 1LL << 31, 0}, {32, 1LL << 40, 0}};
   for (emit::Backend backend : test::kBothBackends) {
     CAPTURE(emit::backend_name(backend));
     test::DslEmuRun run(k, backend);
@@ -103,9 +107,9 @@ TEST_CASE("buffer_local_tile: whole() needs every offset within 2^32 - 1 bytes")
       CAPTURE(c.m);
       CAPTURE(c.lda);
       const runtime::DevicePtr dout = run.upload(std::vector<std::int32_t>{-1});
-      run.launch({1, 1, 1}, {32, 1, 1},
-                 runtime::KernelArgs().ptr(da).ptr(dout).add<std::int64_t>(c.m).add<std::int64_t>(
-                     c.lda));
+      run.launch(
+          {1, 1, 1}, {32, 1, 1},
+          runtime::KernelArgs().ptr(da).ptr(dout).add<std::int64_t>(c.m).add<std::int64_t>(c.lda));
       CHECK(run.download<std::int32_t>(dout, 1)[0] == c.whole);
     }
   }
