@@ -13,10 +13,12 @@
 // 2^32 - 1 bytes of its origin (non-negative strides and (R - 1) * row_stride + (C - 1) *
 // col_stride + 1 elements fit); a tile that does not (a leading stride of gigabytes) takes the
 // masked 64-bit path of GlobalTile, which is correct for any tile.
+#include <dsl/builder/control.hpp>
 #include <dsl/tensor/global_tile.hpp>
 
 #include <cstdint>
 #include <numeric>
+#include <tuple>
 
 namespace tw::dsl {
 
@@ -45,6 +47,8 @@ public:
   bool rows_contiguous() const { return tile_.rows_contiguous(); }
   // The masked GlobalTile over the same elements (64-bit addresses).
   const GlobalTile<T, R, C>& masked() const { return tile_; }
+  // A view for a tile known to be whole(): every load a buffer load, no masks, no branch.
+  auto assume_whole() const;
 
   // Every element exists and lies within 32-bit offsets of the origin (uniform).
   Bool whole() const { return tile_.whole() && offsets_fit_; }
@@ -83,6 +87,52 @@ private:
   ir::Value rsrc_;
   Bool offsets_fit_;
 };
+
+template <ElemType T, int R, int C>
+class WholeBufferTile {
+public:
+  using elem_type = T;
+  static constexpr int rows = R, cols = C;
+  static constexpr bool is_lds = false;
+
+  explicit WholeBufferTile(const BufferGlobalTile<T, R, C>& t) : t_(t) {}
+  bool rows_contiguous() const { return t_.rows_contiguous(); }
+  Bool whole() const { return Bool(true); }
+  template <int N>
+  Vec<T, N> load_run(const Int32& r, const Int32& c) const {
+    return t_.template load_run_unmasked<N>(r, c);
+  }
+  template <int N>
+  Vec<T, N> load_run_unmasked(const Int32& r, const Int32& c) const {
+    return t_.template load_run_unmasked<N>(r, c);
+  }
+
+private:
+  BufferGlobalTile<T, R, C> t_;
+};
+
+template <ElemType T, int R, int C>
+auto BufferGlobalTile<T, R, C>::assume_whole() const {
+  return WholeBufferTile<T, R, C>(*this);
+}
+
+// The registers of two TiledCopy loads (copy_a of tile_a, copy_b of tile_b) under ONE uniform
+// branch: when both tiles are whole, all their buffer loads are issued back to back; otherwise
+// both take the masked GlobalTile path (each still with its own whole-tile test). A GEMM's A and
+// B copies then leave one block of loads in flight instead of two separately branched ones
+// (LLVM put a full s_wait_loadcnt 0 between the two blocks, serialising them).
+template <class CopyA, class TileA, class CopyB, class TileB>
+auto load_both_whole_or_masked(const CopyA& copy_a, const TileA& tile_a, const CopyB& copy_b,
+                               const TileB& tile_b) {
+  return if_(
+      tile_a.whole() && tile_b.whole(),
+      [&] {
+        return std::tuple{copy_a.load(tile_a.assume_whole()), copy_b.load(tile_b.assume_whole())};
+      },
+      [&] {
+        return std::tuple{copy_a.load(tile_a.masked()), copy_b.load(tile_b.masked())};
+      });
+}
 
 // The (tile_row, tile_col)-th R x C tile of `t`, as local_tile, with buffer-load interior loads.
 template <int R, int C, ElemType T, class TR, class TC>

@@ -174,18 +174,33 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       make_tensor(Bp, BKContig ? Major::col : Major::row, k_storage, N, ldb).transposed();
   auto lds = use_lds<plan>(kb);
 
-  const auto fetch_a = [&](Int32 kt) {
+  // The operand tiles of K tile kt (buffer loads on the whole-tile path).
+  const auto tile_a = [&](Int32 kt) {
     if constexpr (AKContig)
-      return copy_ka.load(buffer_local_tile<block_m, bk>(a, bm, kt));
+      return buffer_local_tile<block_m, bk>(a, bm, kt);
     else
-      return copy_ta.load(buffer_local_tile<bk, block_m>(a.transposed(), kt, bm));
+      return buffer_local_tile<bk, block_m>(a.transposed(), kt, bm);
   };
-  const auto fetch_b = [&](Int32 kt) {
+  const auto tile_b = [&](Int32 kt) {
     if constexpr (BKContig)
-      return copy_kb.load(buffer_local_tile<block_n, bk>(bt, bn, kt));
+      return buffer_local_tile<block_n, bk>(bt, bn, kt);
     else
-      return copy_tb.load(buffer_local_tile<bk, block_n>(bt.transposed(), kt, bn));
+      return buffer_local_tile<bk, block_n>(bt.transposed(), kt, bn);
   };
+  const auto& copy_a = [&]() -> const auto& {
+    if constexpr (AKContig)
+      return copy_ka;
+    else
+      return copy_ta;
+  }
+  ();
+  const auto& copy_b = [&]() -> const auto& {
+    if constexpr (BKContig)
+      return copy_kb;
+    else
+      return copy_tb;
+  }
+  ();
   // ---- prologue block: the activation scale of each of the block's rows (blocks/act_quant.hpp)
   const auto inv_scale = [&](const Int32& r) {
     if constexpr (quant)
@@ -197,7 +212,11 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     activation_scales<AE>(s.act_quant, s.write_scale_out, lds.template tile<"sQ">(), Ap, SAp, SOp,
                           M, K, lda, bm, bn, s.a_vec_aligned);
   const Int32 k_tiles = cast<i32>(ceil_div(k_storage, Int64(bk)));
-  const auto fetch = [&](Int32 kt) { return std::tuple{fetch_a(kt), fetch_b(kt), kt}; };
+  // A and B of one K tile under one whole-tile branch: their 128-bit loads issue back to back.
+  const auto fetch = [&](Int32 kt) {
+    const auto [regs_a, regs_b] = load_both_whole_or_masked(copy_a, tile_a(kt), copy_b, tile_b(kt));
+    return std::tuple{regs_a, regs_b, kt};
+  };
   // Odd K (packed int4): the high nibble of the last byte of every k run lies past K and may
   // hold anything; a's is cleared on the way into LDS, so that nibble's products with b's
   // (whatever b holds there) are 0 and the integer sums stay exact.

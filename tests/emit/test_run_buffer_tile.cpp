@@ -114,3 +114,63 @@ TEST_CASE("buffer_local_tile: whole() needs every offset within 2^32 - 1 bytes")
     }
   }
 }
+
+namespace {
+// oa / ob (compact M x N) = the tiles (bm, bn) of a and b (leading stride ld), both read by
+// load_both_whole_or_masked: b has M - 8 rows, so the last row of tiles is whole in a but not
+// in b (both then take the masked path).
+ir::Kernel buffer_both_kernel() {
+  KernelBuilder kb("buffer_both", {128, 1, 1});
+  auto [A, B, OA, OB, M, N, ld] =
+      kb.args(gtensor<f16>(row_major, "a", 16), gtensor<f16>(row_major, "b", 16),
+              gtensor<f16>(row_major, "oa", 16), gtensor<f16>(row_major, "ob", 16),
+              scalar<i64>("m"), scalar<i64>("n"), scalar<i64>("ld"));
+  constexpr auto copy = make_tiled_copy<f16>(atoms::global_load_b128{}, thread_layout<32, 4>);
+  const Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
+  const Int64 mb = M - Int64(8);
+  const auto [ra, rb] =
+      load_both_whole_or_masked(copy, buffer_local_tile<tile, tile>(A.shape(M, N, ld), bm, bn),
+                                copy, buffer_local_tile<tile, tile>(B.shape(mb, N, ld), bm, bn));
+  copy.store(ra, local_tile<tile, tile>(OA.shape(M, N), bm, bn));
+  copy.store(rb, local_tile<tile, tile>(OB.shape(mb, N), bm, bn));
+  return kb.finish();
+}
+} // namespace
+
+TEST_CASE("load_both_whole_or_masked: two tiles under one branch, whole or masked together") {
+  const ir::Kernel k = buffer_both_kernel();
+  const std::int64_t m = 64, n = 72, ld = 80, mb = m - 8; // tiles: 2 x 3, the last column ragged
+  std::vector<std::uint16_t> a(static_cast<std::size_t>(m * ld)), b(a.size());
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t c = 0; c < ld; ++c) {
+      a[static_cast<std::size_t>(r * ld + c)] = c < n ? elem(r, c) : 0xFFFF;
+      b[static_cast<std::size_t>(r * ld + c)] = c < n && r < mb ? elem(r + 100, c) : 0xFFFF;
+    }
+  for (emit::Backend backend : test::kBothBackends) {
+    CAPTURE(emit::backend_name(backend));
+    test::DslEmuRun run(k, backend);
+    CHECK(has_buffer_b128(run.art.assembly));
+    const runtime::DevicePtr da = run.upload(a), db = run.upload(b),
+                             doa = run.upload(std::vector<std::uint16_t>(m * n, 0)),
+                             dob = run.upload(std::vector<std::uint16_t>(mb * n, 0));
+    run.launch({2, 3, 1}, {128, 1, 1},
+               runtime::KernelArgs()
+                   .ptr(da)
+                   .ptr(db)
+                   .ptr(doa)
+                   .ptr(dob)
+                   .add<std::int64_t>(m)
+                   .add<std::int64_t>(n)
+                   .add<std::int64_t>(ld));
+    const auto oa = run.download<std::uint16_t>(doa, static_cast<std::size_t>(m * n));
+    const auto ob = run.download<std::uint16_t>(dob, static_cast<std::size_t>(mb * n));
+    int wrong = 0;
+    for (std::int64_t r = 0; r < m; ++r)
+      for (std::int64_t c = 0; c < n; ++c) {
+        wrong += oa[static_cast<std::size_t>(r * n + c)] != elem(r, c);
+        if (r < mb)
+          wrong += ob[static_cast<std::size_t>(r * n + c)] != elem(r + 100, c);
+      }
+    CHECK(wrong == 0);
+  }
+}
