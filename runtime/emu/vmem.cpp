@@ -424,6 +424,7 @@ void global_load_tr(WaveContext& c, const DecodedInstr& in) {
     }
   }
   const Operand& dst = in.op(l.vdst);
+  const bool rows = dst.is_vgpr() && dst.reg + bytes / 4 <= kMaxVgprs; // straight to the rows
   for (int lane = 0; lane < 32; ++lane) {
     uint8_t buf[bytes];
     for (int j = 0; j < 8; ++j) {
@@ -431,7 +432,11 @@ void global_load_tr(WaveContext& c, const DecodedInstr& in) {
                                      : 16 * (lane / 16) + 8 * (j / 4) + 4 * (lane / 8 % 2) + j % 4;
       std::memcpy(buf + j * ElemBytes, raw[src] + (lane % 8) * ElemBytes, ElemBytes);
     }
-    write_load_result(w, dst, lane, LoadResult::Dwords, buf, bytes);
+    if (rows)
+      for (uint32_t i = 0; i < bytes / 4; ++i)
+        std::memcpy(&w.vgpr[dst.reg + i][size_t(lane)], buf + 4 * i, 4);
+    else
+      write_load_result(w, dst, lane, LoadResult::Dwords, buf, bytes);
   }
 }
 
