@@ -1,13 +1,20 @@
 // Emulator speed, each figure side by side with the implementation before the fast emulator
 // (issue 15): wave-instructions per second on an ALU, an LDS and a global-memory loop, WMMA /
 // SWMMAC per second for every form (fast path vs the reference mode, measured in this run),
-// and a 512^3 f16 WMMA GEMM end to end (checked against a host product).
+// a 512^3 f16 WMMA GEMM end to end (checked against a host product), and the library's flash
+// attention kernel (bf16, D = 128, B = 1, H = 4, Sq = Sk = 512) end to end (checked against a
+// host softmax(Q K^T / sqrt(D)) V).
 //
 // Rates are per CPU second of this process (the machine is shared: wall time swings with the
 // load of other processes, CPU time much less); launches run on one host thread unless noted.
 // "before" figures of the loops and the GEMM are recorded: this same program built against
 // commit 9d6eb36 (the emulator before issue 15) on this machine; `bench_emu --quick` runs
-// short versions for profiling.
+// short versions for profiling. The flash attention "before" figure is recorded from main at
+// d1f9d84 (which already has the first fast-emulator work, emufast): this program built
+// against that commit's libraries, on this machine.
+#include <kernels/attention/flash_attn_kernel.hpp>
+#include <kernels/gemm/gemm_target.hpp>
+
 #include <runtime/emu_device.hpp>
 #include <runtime/kernel_args.hpp>
 
@@ -19,6 +26,7 @@
 #endif
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -72,6 +80,18 @@ constexpr Recorded kBefore[] = {
     {"alu_loop", 5.364},    {"alu_loop (memcheck on)", 4.000}, {"lds_loop", 3.928},
     {"global_loop", 5.078}, {"gemm_wmma 512^3 f16", 0.616},
 };
+// Flash attention: main at d1f9d84 (see the header comment); CPU seconds of one launch (the
+// median of three runs: 0.176, 0.164, 0.162; 2026-12-04, machine shared and loaded).
+constexpr Recorded kMain[] = {
+    {"flash_attn bf16 D=128 S=512", 0.164},
+};
+
+double main_figure(std::string_view what) {
+  for (const Recorded& r : kMain)
+    if (r.what == what)
+      return r.value;
+  return 0;
+}
 
 double before(std::string_view what) {
   for (const Recorded& r : kBefore)
@@ -197,10 +217,102 @@ void gemm_figure(runtime::EmuDevice& dev, runtime::ModuleHandle m, int size) {
   dev.free(dc);
 }
 
+// The library's flash attention kernel (bf16 in and out, D = 128, not causal) at B = 1, H = 4,
+// Sq = Sk = 512 ([B, S, H, D] tensors), one launch on every host thread; the output is checked
+// against softmax(Q K^T * scale) V computed in double on the host from the same bf16 inputs.
+void flash_attn_figure(runtime::EmuDevice& dev, int repeat) {
+  namespace fa = kernels::flash_attn_kernel;
+  const int64_t B = 1, H = 4, S = 512, D = 128;
+  fa::FlashAttnKernelSpec spec;
+  spec.dtype = spec.out = kernels::DType::bf16;
+  spec.head_dim_pad = spec.head_dim_v_pad = int(D);
+  spec.vec_aligned = true;
+  spec.v_transpose_loads = true;
+  kernels::set_gemm_target({emit::Backend::llvm, Arch::gfx1201});
+  const emit::CodeObject co = fa::compile_flash_attn_kernel(spec);
+  const size_t n = size_t(B * S * H * D);
+  auto bf16_of = [](float x) { return uint16_t(std::bit_cast<uint32_t>(x) >> 16); };
+  auto float_of = [](uint16_t b) { return std::bit_cast<float>(uint32_t(b) << 16); };
+  std::vector<uint16_t> q(n), k(n), v(n);
+  uint32_t seed = 12345;
+  for (auto* t : {&q, &k, &v})
+    for (auto& e : *t) {
+      seed = seed * 1664525u + 1013904223u;
+      e = bf16_of(float(seed >> 8) / 4194304.0f - 2.0f); // uniform in [-2, 2), exact in bf16
+    }
+  auto dq = dev.allocate(n * 2), dk = dev.allocate(n * 2), dv = dev.allocate(n * 2),
+       dout = dev.allocate(n * 2);
+  dev.copy_to_device(dq, q.data(), n * 2);
+  dev.copy_to_device(dk, k.data(), n * 2);
+  dev.copy_to_device(dv, v.data(), n * 2);
+  fa::FlashAttnLaunchArgs g;
+  g.q = dq;
+  g.k = dk;
+  g.v = dv;
+  g.out = dout;
+  g.batch = B;
+  g.seqlen_q = g.seqlen_k = S;
+  g.heads_q = g.heads_kv = H;
+  g.head_dim = g.head_dim_v = D;
+  g.q_ss = g.k_ss = g.v_ss = g.o_ss = H * D;
+  g.q_sh = g.k_sh = g.v_sh = g.o_sh = D;
+  g.q_sb = g.k_sb = g.v_sb = g.o_sb = S * H * D;
+  g.sm_scale = float(1.0 / std::sqrt(double(D)));
+  const runtime::KernelArgs args = fa::flash_attn_kernel_args(g);
+  const runtime::ModuleHandle mod = dev.load_code_object(co.elf);
+  const runtime::KernelHandle kh = dev.get_kernel(mod, co.kernel_name);
+  dev.set_threads(0);
+  std::vector<uint16_t> out(n);
+  for (int r = 0; r < repeat; ++r) {
+    const double cpu = cpu_time(
+        [&] { dev.launch(kh, fa::flash_attn_grid(g), {uint32_t(fa::threads)}, args.span()); });
+    const auto& s = dev.last_stats();
+    dev.copy_to_host(out.data(), dout, n * 2);
+    double max_err = 0;
+    std::vector<double> p(static_cast<size_t>(S));
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < S; ++i) {
+        double mx = -INFINITY;
+        for (int64_t j = 0; j < S; ++j) {
+          double dot = 0;
+          for (int64_t d = 0; d < D; ++d)
+            dot += double(float_of(q[size_t((i * H + h) * D + d)])) *
+                   float_of(k[size_t((j * H + h) * D + d)]);
+          p[size_t(j)] = dot * g.sm_scale;
+          mx = std::max(mx, p[size_t(j)]);
+        }
+        double sum = 0;
+        for (auto& e : p)
+          sum += (e = std::exp(e - mx));
+        for (int64_t d = 0; d < D; ++d) {
+          double o = 0;
+          for (int64_t j = 0; j < S; ++j)
+            o += p[size_t(j)] * float_of(v[size_t((j * H + h) * D + d)]);
+          const double got = float_of(out[size_t((i * H + h) * D + d)]);
+          max_err = std::max(max_err, std::fabs(o / sum - got));
+        }
+      }
+    std::printf("  flash_attn bf16 D=128 B=1 H=4 Sq=Sk=512: %llu wave-instructions (WMMA %llu), "
+                "%.3f s wall, %.1f M wave-instr per CPU s, max |error| vs host %.3g\n",
+                static_cast<unsigned long long>(s.total_instructions()),
+                static_cast<unsigned long long>(s.count(emu::InstrClass::Wmma)), s.seconds,
+                double(s.total_instructions()) / cpu / 1e6, max_err);
+    const char* what = "flash_attn bf16 D=128 S=512";
+    const double was = main_figure(what);
+    if (was > 0)
+      std::printf("%-36s %10.3f s CPU   main d1f9d84 %6.3f   x%.1f faster\n", what, cpu, was,
+                  was / cpu);
+    else
+      std::printf("%-36s %10.3f s CPU\n", what, cpu);
+  }
+  for (auto p : {dq, dk, dv, dout})
+    dev.free(p);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  // --quick: short versions for profiling; --only alu|lds|global|mma|gemm: one figure
+  // --quick: short versions for profiling; --only alu|lds|global|mma|gemm|flash: one figure
   // (the loops repeated --repeat N times, so a profile of one figure has enough samples).
   bool quick = false;
   std::string_view only;
@@ -216,7 +328,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "bench_emu: unknown argument '%s' (--quick, --only "
-                   "alu|lds|global|mma|gemm, --repeat N)\n",
+                   "alu|lds|global|mma|gemm|flash, --repeat N)\n",
                    argv[i]);
       return 2;
     }
@@ -264,5 +376,7 @@ int main(int argc, char** argv) {
   std::printf("\n");
   for (int r = 0; r < repeat && wanted("gemm"); ++r)
     gemm_figure(dev, m, quick ? 128 : 512);
+  if (wanted("flash"))
+    flash_attn_figure(dev, repeat);
   return 0;
 }

@@ -409,6 +409,8 @@ void vmem_store(WaveContext& c, const DecodedInstr& in) {
 //   b64:  R(16 * (L / 16) + 8 * (j / 4) + 4 * (L / 8 % 2) + j % 4)[L % 8]
 // (both measured on gfx1201 hardware by third parties; docs/copy_atoms.md has the sources).
 // EXEC must be all ones (else the ISA leaves the result undefined); EXEC == 0 is a no-op.
+// The reads take the global fast path's checks (global_fast_addresses) when every lane's read
+// lies inside an allocation and no observer watches; else the general per-component path.
 template <uint32_t ElemBytes>
 void global_load_tr(WaveContext& c, const DecodedInstr& in) {
   WaveState& w = c.wave;
@@ -421,13 +423,21 @@ void global_load_tr(WaveContext& c, const DecodedInstr& in) {
   constexpr uint32_t bytes = 8 * ElemBytes;
   const Layout l = layout(Space::Global, true, false, false);
   uint8_t raw[32][bytes] = {};
-  for (int lane = 0; lane < 32; ++lane) {
-    const LaneAccess a = lane_address(c, in, Space::Global, l, lane, nullptr);
-    for (uint32_t off = 0; off < bytes; off += 4)
-      if (const uint8_t* p = resolve(c, in, a, lane, off, 4, false))
-        std::memcpy(raw[lane] + off, p, 4);
+  std::array<uint64_t, kWaveSize> addr;
+  if (global_fast_addresses(c, in, l, bytes, addr)) { // every lane's read inside an allocation
+    for (int lane = 0; lane < 32; ++lane)
+      std::memcpy(raw[lane], reinterpret_cast<const uint8_t*>(addr[lane]), bytes);
+    c.stats.global_bytes_read += uint64_t(bytes) * 32;
+  } else {
+    for (int lane = 0; lane < 32; ++lane) {
+      const LaneAccess a = lane_address(c, in, Space::Global, l, lane, nullptr);
+      for (uint32_t off = 0; off < bytes; off += 4)
+        if (const uint8_t* p = resolve(c, in, a, lane, off, 4, false))
+          std::memcpy(raw[lane] + off, p, 4);
+    }
   }
   const Operand& dst = in.op(l.vdst);
+  const bool rows = dst.is_vgpr() && dst.reg + bytes / 4 <= kMaxVgprs; // straight to the rows
   for (int lane = 0; lane < 32; ++lane) {
     uint8_t buf[bytes];
     for (int j = 0; j < 8; ++j) {
@@ -435,7 +445,11 @@ void global_load_tr(WaveContext& c, const DecodedInstr& in) {
                                      : 16 * (lane / 16) + 8 * (j / 4) + 4 * (lane / 8 % 2) + j % 4;
       std::memcpy(buf + j * ElemBytes, raw[src] + (lane % 8) * ElemBytes, ElemBytes);
     }
-    write_load_result(w, dst, lane, LoadResult::Dwords, buf, bytes);
+    if (rows)
+      for (uint32_t i = 0; i < bytes / 4; ++i)
+        std::memcpy(&w.vgpr[dst.reg + i][size_t(lane)], buf + 4 * i, 4);
+    else
+      write_load_result(w, dst, lane, LoadResult::Dwords, buf, bytes);
   }
 }
 

@@ -6,7 +6,7 @@
 // paths' accesses through on_global_accesses / on_lds_accesses, whose defaults must make the
 // same on_access calls, in the same order, as the general path.
 // Kernels: every global width incl. sub-dword and d16 forms, every LDS width, LDS exchange with
-// barriers, on every compiled variant.
+// barriers, the transpose loads (global_load_tr_b128 / _b64), on every compiled variant.
 #include "emu_test_util.hpp"
 
 #include <runtime/emu/launch.hpp>
@@ -14,6 +14,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -92,11 +93,15 @@ struct Outcome {
   std::vector<uint64_t> bases; // of the buffers
 };
 
+// Sets the contents of buffer `index` (after the random fill), e.g. offsets that must stay in
+// range; null: random inputs only.
+using Fill = std::function<void(size_t index, uint8_t* data, size_t bytes)>;
+
 // Runs `kernel` with buffers of the given sizes (inputs random, same seed each run), pointers
 // as its arguments in order; returns every buffer afterwards.
 Outcome run(const std::string& path, const std::string& kernel, std::vector<size_t> sizes,
             std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block, bool observed,
-            emu::LaunchObserver* recorder = nullptr) {
+            const Fill& fill = nullptr, emu::LaunchObserver* recorder = nullptr) {
   auto co = emu::CodeObject::load(test::read_file_bytes(path));
   emu::GlobalMemory memory;
   memory.add_region(co->image_base(), co->image_size(), "code object");
@@ -107,6 +112,8 @@ Outcome run(const std::string& path, const std::string& kernel, std::vector<size
     const uint64_t base = memory.allocate(bytes);
     for (size_t i = 0; i < bytes; ++i)
       reinterpret_cast<uint8_t*>(base)[i] = static_cast<uint8_t>(rng());
+    if (fill)
+      fill(bases.size(), reinterpret_cast<uint8_t*>(base), bytes);
     bases.push_back(base);
     cfg.kernargs.resize(cfg.kernargs.size() + 8);
     std::memcpy(cfg.kernargs.data() + cfg.kernargs.size() - 8, &base, 8);
@@ -131,12 +138,12 @@ Outcome run(const std::string& path, const std::string& kernel, std::vector<size
 
 void same_with_and_without_observer(const std::string& file, const std::string& kernel,
                                     const std::vector<size_t>& sizes, std::array<uint32_t, 3> grid,
-                                    std::array<uint32_t, 3> block) {
+                                    std::array<uint32_t, 3> block, const Fill& fill = nullptr) {
   for (const auto& v : test::kernel_variants(file)) {
     CAPTURE(v.label);
     CAPTURE(kernel);
-    const Outcome fast = run(v.path, kernel, sizes, grid, block, false);
-    const Outcome general = run(v.path, kernel, sizes, grid, block, true);
+    const Outcome fast = run(v.path, kernel, sizes, grid, block, false, fill);
+    const Outcome general = run(v.path, kernel, sizes, grid, block, true, fill);
     for (size_t i = 0; i < sizes.size(); ++i) {
       CAPTURE(i);
       CHECK(fast.buffers[i] == general.buffers[i]);
@@ -158,8 +165,8 @@ void same_accesses_observed(const std::string& file, const std::string& kernel,
     CAPTURE(v.label);
     CAPTURE(kernel);
     RecordAccesses general(true), fast(false);
-    const Outcome g = run(v.path, kernel, sizes, grid, block, false, &general);
-    const Outcome f = run(v.path, kernel, sizes, grid, block, false, &fast);
+    const Outcome g = run(v.path, kernel, sizes, grid, block, false, nullptr, &general);
+    const Outcome f = run(v.path, kernel, sizes, grid, block, false, nullptr, &fast);
     CHECK(g.buffers == f.buffers);
     // Global addresses as (buffer, offset): the two runs allocate their buffers anew (any
     // other address, the kernel arguments', as buffer -1).
@@ -218,4 +225,24 @@ TEST_CASE("emu memory fast paths: LDS loads and stores of every width equal the 
                                  {64, 1, 1});
   same_with_and_without_observer("core_lds", "lds_exchange", {4 * 256 * 6, 4 * 256 * 6, 4 * 6},
                                  {3, 2, 1}, {256, 1, 1});
+}
+
+TEST_CASE("emu memory fast paths: transpose loads equal the general path") {
+  // load_tr_*(src, offs, out): lane l reads at src + offs[l]: offsets in range (every lane's
+  // read ends inside src), unaligned and out of order, lane 31's read ending at src's last byte.
+  const size_t src_bytes = 1024;
+  for (const char* kernel : {"load_tr_b128", "load_tr_b64"}) {
+    const uint32_t last_lane_offset =
+        uint32_t(src_bytes) - (std::string(kernel) == "load_tr_b128" ? 16u : 8u);
+    const Fill offsets = [&](size_t index, uint8_t* data, size_t) {
+      if (index != 1)
+        return;
+      for (uint32_t lane = 0; lane < 32; ++lane) {
+        const uint32_t off = lane == 31 ? last_lane_offset : (lane * 97 + 13) % 1000;
+        std::memcpy(data + 4 * lane, &off, 4);
+      }
+    };
+    same_with_and_without_observer("vmem_load_tr", kernel, {src_bytes, 4 * 32, 4 * 128}, {1, 1, 1},
+                                   {32, 1, 1}, offsets);
+  }
 }
