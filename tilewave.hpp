@@ -33,6 +33,7 @@
 #include <dsl/ops/block_reduce.hpp>
 #include <dsl/ops/philox.hpp>
 #include <dsl/ops/trig.hpp>
+#include <dsl/tensor/buffer_tile.hpp>
 #include <dsl/tensor/folded_rows.hpp>
 #include <dsl/tensor/gathered_rows.hpp>
 #include <dsl/tensor/whole_tile.hpp>

@@ -191,8 +191,19 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
 
     auto lds = use_lds<plan>(kb_);
     // K of block first_block + t: global -> registers (fetch) -> LDS (commit), pipelined.
+    // The pipeline's last iteration fetches the block after the last one: a uniform branch
+    // skips it (zeros), instead of a tile wholly past the keys taking the masked copy path.
     const auto fetch = [&](const Int32& t) {
-      return kv.template load_k<kb, Dp>(copy_k, first_block + t);
+      using Regs = decltype(kv.template load_k<kb, Dp>(copy_k, first_block + t));
+      return if_(
+          t < num_blocks, [&] { return kv.template load_k<kb, Dp>(copy_k, first_block + t); },
+          [&] {
+            using Part = typename decltype(Regs::parts)::value_type;
+            Regs zeros;
+            for (Part& part : zeros.parts)
+              part = Part::zeros();
+            return zeros;
+          });
     };
     const auto commit = [&](const auto& regs, const Int32& stage) {
       copy_k.store(regs, lds.template tile<"sK">(stage));
@@ -282,6 +293,9 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         return Float32(1.0f);
     }();
 
+    // The first query (tile column) of this wave's 16 in S^T.
+    const Int32 wave_q0 = s_f32.wave_coord().second * Int32(16);
+
     // ---- the KV loop: the algorithm ----
     using OFrag = typename decltype(o_f32)::CFrag;
     using Row = RegTensor<f32, 1, 1>;
@@ -294,10 +308,13 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
           // V^T's operand tiles, in flight while the softmax is computed
           const auto vt = kv.template load_vt<Atom, kb, Dvp>(first_block + t, s.v_transpose_loads);
           const Int32 key0 = (first_block + t) * kb;
-          // Interior blocks take the unmasked path; only the edges pay for the mask.
+          // Interior blocks take the unmasked path; only the edges pay for the mask. The test
+          // is per wave (its own 16 queries; packed rows: the whole tile): on the causal
+          // diagonal a wave whose queries see the whole block skips the mask (wave-uniform).
           const auto sc = if_(
-              vis.whole_block(vis_row0, block_q, key0, kb), [&] { return scores(st, key0, false); },
-              [&] { return scores(st, key0, true); });
+              packed ? vis.whole_block(vis_row0, block_q, key0, kb)
+                     : vis.whole_block(vis_row0 + wave_q0, 16, key0, kb),
+              [&] { return scores(st, key0, false); }, [&] { return scores(st, key0, true); });
           auto sm = online_softmax_step(sc, plain ? s_to_log2 : Float32(1.0f), m, l);
           if (s.dropout) // P of P V only (m and l keep every probability)
             sm.p = map(s_f32, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
@@ -331,10 +348,13 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     }();
     const Float32 zero(0.0f);
     // O^T leaves as O (an interior tile without masks: one uniform branch)
+    // (a bf16 O rounds with NaN kept as the quiet NaN: QuietNanBf16Convert, one VALU per value
+    // less than cast<bf16>)
+    const QuietNanBf16Convert out_convert;
     const auto store_tile = [&](const OFrag& o, const auto& tile) {
       if_(
-          tile.whole(), [&] { o_f32.store_transposed(o, assume_whole(tile)); },
-          [&] { o_f32.store_transposed(o, tile); });
+          tile.whole(), [&] { o_f32.store_transposed(o, assume_whole(tile), out_convert); },
+          [&] { o_f32.store_transposed(o, tile, out_convert); });
     };
     if (!s.split) {
       RegTensor<f32, 1, 1> inv_l;
@@ -347,7 +367,8 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
                                  local_tile<block_q, Dvp>(
                                      packed->tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
                                                     bq * o_sb + seq.q_first * o_ss, Dv, o_ss, o_sh),
-                                     qt, 0));
+                                     qt, 0),
+                                 out_convert);
           return;
         }
         const GlobalTensor<O> out =

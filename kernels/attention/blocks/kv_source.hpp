@@ -11,6 +11,7 @@
 #include <kernels/attention/blocks/attn_sequence.hpp>
 
 #include <dsl/copy/transpose_load.hpp>
+#include <dsl/tensor/buffer_tile.hpp>
 #include <dsl/tensor/gathered_rows.hpp>
 
 #include <optional>
@@ -68,11 +69,13 @@ public:
   }
 
   // The copy registers of K block `block` (rows block * R .., R x C; rows past the sequence
-  // and columns past the head read 0).
+  // and columns past the head read 0). Contiguous rows: a whole block through a buffer
+  // resource at its first row (dsl/tensor/buffer_tile.hpp: no 64-bit VALU addresses in the
+  // KV loop).
   template <int R, int C, class Copy>
   auto load_k(const Copy& copy, const Int32& block) const {
     return pk_ ? copy.load(local_tile<R, C>(*pk_, block, 0))
-               : copy.load(local_tile<R, C>(k_, block, 0));
+               : copy.load(buffer_local_tile<R, C>(k_, block, 0));
   }
 
   // V^T of KV block `block` (keys block * KB ..) as the A operand tiles of O^T = V^T P^T:
