@@ -193,6 +193,8 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     // K of block first_block + t: global -> registers (fetch) -> LDS (commit), pipelined.
     // The pipeline's last iteration fetches the block after the last one: a uniform branch
     // skips it (zeros), instead of a tile wholly past the keys taking the masked copy path.
+    // (Clamping the index to the last block instead makes it non-affine in t, and LLVM then
+    // hoists every per-element pointer of the masked path out of the loop: VGPR spills.)
     const auto fetch = [&](const Int32& t) {
       using Regs = decltype(kv.template load_k<kb, Dp>(copy_k, first_block + t));
       return if_(
@@ -323,8 +325,12 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
                   p, packed ? packed->group_head(row) * cast<i32>(Sq) + packed->query(row) : row,
                   key0 + r);
             });
-          // O's rescale: skipped by waves whose queries' maxima did not move (alpha exactly 1)
-          o = scale_cols_unless_one(o, sm.alpha);
+          // O's rescale: skipped by waves whose queries' maxima did not move (alpha exactly
+          // 1), and at the first block, where O is still 0 (alpha is 0 there: the maxima start
+          // at -inf and max ignores NaN; 1 makes every wave skip the multiplies)
+          Row alpha;
+          alpha(0, 0) = select(t == Int32(0), Float32(1.0f), sm.alpha(0, 0));
+          o = scale_cols_unless_one(o, alpha);
           // O^T += V^T P^T, P^T straight from registers
           Products::accumulate_pv(
               o,
@@ -348,13 +354,41 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     }();
     const Float32 zero(0.0f);
     // O^T leaves as O (an interior tile without masks: one uniform branch)
-    // (a bf16 O rounds with NaN kept as the quiet NaN: QuietNanBf16Convert, one VALU per value
-    // less than cast<bf16>)
+    // A bf16 O rounds in a lane whose values are all finite without a NaN check
+    // (to_bf16_rne_nan_unchecked, exact for every non-NaN f32: 2.5 VALU per value with the
+    // packing), and in the other lanes with NaN kept as the quiet NaN (QuietNanBf16Convert:
+    // 4.5 VALU and a VCC wait per value). The lane's probe fma(x, 0, p) over its values is NaN
+    // exactly when one of them is NaN or infinite (x * 0 is +-0 for every finite x).
     const QuietNanBf16Convert out_convert;
-    const auto store_tile = [&](const OFrag& o, const auto& tile) {
+    const auto unchecked_convert = []<ElemType Out, ElemType In>(std::type_identity<Out>,
+                                                                 const Scalar<In>& x) {
+      if constexpr (std::same_as<Out, bf16> && std::same_as<In, f32>)
+        return to_bf16_rne_nan_unchecked(x);
+      else
+        return cast<Out>(x);
+    };
+    const auto all_finite = [](const OFrag& o) {
+      std::array<Float32, 4> probe{Float32(0.0f), Float32(0.0f), Float32(0.0f), Float32(0.0f)};
+      int n = 0;
+      for (int i = 0; i < OFrag::tile_rows; ++i)
+        for (int j = 0; j < OFrag::tile_cols; ++j)
+          for (int v = 0; v < OFrag::values_per_tile; ++v, ++n)
+            probe[n % 4] = fma(o.at(i, j)[v], Float32(0.0f), probe[n % 4]);
+      return (probe[0] + probe[1]) + (probe[2] + probe[3]) == Float32(0.0f);
+    };
+    const auto store_with = [&](const OFrag& o, const auto& tile, const auto& convert) {
       if_(
-          tile.whole(), [&] { o_f32.store_transposed(o, assume_whole(tile), out_convert); },
-          [&] { o_f32.store_transposed(o, tile, out_convert); });
+          tile.whole(), [&] { o_f32.store_transposed(o, assume_whole(tile), convert); },
+          [&] { o_f32.store_transposed(o, tile, convert); });
+    };
+    const auto store_tile = [&](const OFrag& o, const auto& tile) {
+      using Out = typename std::remove_cvref_t<decltype(tile)>::elem_type;
+      if constexpr (std::same_as<Out, bf16>)
+        if_(
+            all_finite(o), [&] { store_with(o, tile, unchecked_convert); },
+            [&] { store_with(o, tile, out_convert); });
+      else
+        store_with(o, tile, out_convert);
     };
     if (!s.split) {
       RegTensor<f32, 1, 1> inv_l;

@@ -17,10 +17,16 @@ struct VisibleKeys {
   Int32 sq, sk;
   Int32 kv_lo, kv_hi; // the split's key range (the whole sequence without split-KV)
 
-  // Row i (within the sequence) sees key j.
+  // Row i (within the sequence) sees key j: j - lo <= hi - lo as unsigned 32-bit numbers (one
+  // compare per key; j >= lo and j <= hi both hold exactly then, since keys and the range
+  // width are below 2^31). An empty range (hi < lo) becomes lo = 2^31 - 1, width 0: no key
+  // reaches it (keys are below the sequence length, itself below 2^31 - 1).
   Bool visible(const Int32& i, const Int32& j) const {
     const auto [lo, hi] = key_range(i);
-    return j >= lo && j <= hi;
+    const Bool empty = hi < lo;
+    const Int32 first = select(empty, Int32(0x7fffffff), lo);
+    const UInt32 width = cast<u32>(select(empty, Int32(0), hi - lo));
+    return cast<u32>(j - first) <= width;
   }
   // The keys row i sees: lo <= j <= hi (none when hi < lo). Keys are >= 0, so lo may be
   // anything <= 0 without a lower bound. Per row, not per key: a mask over a block of scores
