@@ -23,6 +23,7 @@
 #include <atoms/occupancy.hpp>
 
 // The DSL and its kernel IR.
+#include <dsl/copy/buffer_global_tile.hpp>
 #include <dsl/copy/transpose_load.hpp>
 #include <dsl/dsl.hpp>
 #include <dsl/handles/nan.hpp>
@@ -33,7 +34,6 @@
 #include <dsl/ops/block_reduce.hpp>
 #include <dsl/ops/philox.hpp>
 #include <dsl/ops/trig.hpp>
-#include <dsl/tensor/buffer_tile.hpp>
 #include <dsl/tensor/folded_rows.hpp>
 #include <dsl/tensor/gathered_rows.hpp>
 #include <dsl/tensor/whole_tile.hpp>

@@ -125,11 +125,7 @@ std::vector<KernelMetadata> read_code_object_metadata(std::span<const std::uint8
     md.max_flat_workgroup_size = static_cast<int>(int_field(k, ".max_flat_workgroup_size", 0));
     // LLVM sizes occupancy by the maximum flat workgroup size (1024 when a kernel names none).
     r.workgroup_size = md.max_flat_workgroup_size > 0 ? md.max_flat_workgroup_size : 1024;
-    const Occupancy occ = compute_occupancy(r.vgprs, static_cast<std::uint32_t>(r.lds_bytes),
-                                            (r.workgroup_size + 31) / 32);
-    r.waves_per_simd = occ.waves_per_simd;
-    r.workgroups_per_wgp = occ.workgroups_per_wgp;
-    r.occupancy_limiter = occupancy_limiter_name(occ.limiter);
+    set_occupancy(r);
     md.wavefront_size = static_cast<int>(int_field(k, ".wavefront_size", 0));
     auto args = k.find(".args");
     if (args != k.end() && args->second.isArray()) {

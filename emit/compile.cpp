@@ -1,3 +1,4 @@
+#include <emit/cache_entry.hpp>
 #include <emit/cache_key.hpp>
 #include <emit/compile.hpp>
 #include <emit/disk_cache.hpp>
@@ -170,7 +171,7 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
         if (bytes) {
           try {
             auto t = timer(&CompileStageTimes::describe_s);
-            CodeObject co = describe_code_object(std::move(*bytes), backend, arch, kernel.name);
+            CodeObject co = decode_cache_entry(*bytes, backend, arch, kernel.name);
             adopt_kernarg_layout(co, kernel);
             process_memory_cache().insert(key.digest, co);
             report(CacheOutcome::disk_hit);
@@ -199,7 +200,8 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
     write_dump(*dump, kernel.name, a);
   if (cached) {
     auto t = timer(&CompileStageTimes::disk_write_s);
-    if (disk && !disk->store(key.digest, a.code_object.elf) && !disk->problem().empty())
+    if (disk && !disk->store(key.digest, encode_cache_entry(a.code_object)) &&
+        !disk->problem().empty())
       warn_cache_unusable_once(disk->problem());
     process_memory_cache().insert(key.digest, a.code_object);
   }

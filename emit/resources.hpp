@@ -22,6 +22,16 @@ struct ResourceReport {
   int sgpr_spills = 0;                     // .sgpr_spill_count
 };
 
+// Fills the occupancy fields from vgprs, lds_bytes and workgroup_size, as LLVM sizes it (by the
+// maximum flat workgroup size).
+constexpr void set_occupancy(ResourceReport& r) {
+  const Occupancy occ = compute_occupancy(r.vgprs, static_cast<std::uint32_t>(r.lds_bytes),
+                                          (r.workgroup_size + 31) / 32);
+  r.waves_per_simd = occ.waves_per_simd;
+  r.workgroups_per_wgp = occ.workgroups_per_wgp;
+  r.occupancy_limiter = occupancy_limiter_name(occ.limiter);
+}
+
 // The waves the VGPR count alone allows on one SIMD (1536 wave32 VGPRs per SIMD, granule 24,
 // at most 16); ResourceReport::waves_per_simd also counts LDS and the workgroup size.
 constexpr int waves_per_simd_for_vgprs(int vgprs) {

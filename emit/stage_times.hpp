@@ -7,12 +7,12 @@
 namespace tw::emit {
 
 struct CompileStageTimes {
-  double verify_s = 0;       // ir::verify (a miss only: a hit is a kernel verified before)
-  double key_s = 0;          // hashing the IR and the key's other parts
-  double toolchain_s = 0;    // the toolchain identity (stamps, cached version text)
-  double memory_s = 0;       // the memory cache look-up
-  double disk_read_s = 0;    // reading and checking the disk entry
-  double describe_s = 0;     // reading the code object's metadata (resources, arguments)
+  double verify_s = 0;    // ir::verify (a miss only: a hit is a kernel verified before)
+  double key_s = 0;       // hashing the IR and the key's other parts
+  double toolchain_s = 0; // the toolchain identity (stamps, cached version text)
+  double memory_s = 0;    // the memory cache look-up
+  double disk_read_s = 0; // reading and checking the disk entry
+  double describe_s = 0;  // the code object's metadata: from the ELF on a miss, the entry on a hit
   double build_module_s = 0; // llvm: IRBuilder lowering + llvm::verifyModule
   double optimize_s = 0;     // llvm: the O<n> pass pipeline
   double codegen_s = 0;      // llvm: AMDGPU instruction selection .. object file

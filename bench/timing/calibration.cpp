@@ -7,9 +7,12 @@
 //   bench_timing_calibration            the table with the machine description as shipped
 //   bench_timing_calibration --fit      also searches the free parameters (a scale of the
 //                                       memory latencies, the sustained clock, the VMEM
-//                                       address rate) on the "fit" rows only and prints the
+//                                       address rate, the LDS latency) on the "fit" rows
+//                                       only and prints the
 //                                       table with the best values
 //   bench_timing_calibration --verbose  each row's full report (bound, stalls, levels)
+//   --scale S / --lds L                 with --fit: search only that latency scale / that
+//                                       LDS latency (one of the grid's values)
 //
 // Every workgroup of the grid is not run: each row records 3 sampled workgroups once
 // (the model's --model-only mode) and models them for each parameter candidate.
@@ -29,6 +32,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace tw::emu;
@@ -152,6 +156,10 @@ double modeled_tflops(const Row& r, const MachineModel& m) {
 
 bool verbose = false; // --verbose: each row's full report
 
+// LDS latencies the search tries (cycles, issue to data of an LDS or cross-lane ds_* op):
+// LLVM's gfx12 figure (20) and longer ones.
+constexpr int kLdsLatencies[] = {20, 40, 80, 120, 160, 240, 320, 480};
+
 std::vector<double> ranks(const std::vector<double>& v) {
   std::vector<size_t> idx(v.size());
   std::iota(idx.begin(), idx.end(), 0);
@@ -183,8 +191,9 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 MachineModel with(const MachineModel& base, double latency_scale, double clock,
-                  double addresses_per_clk) {
+                  double addresses_per_clk, int lds_latency) {
   MachineModel m = base;
+  m.lds_latency = lds_latency;
   auto s = [&](int v) { return static_cast<int>(std::lround(v * latency_scale)); };
   m.l0_latency = s(base.l0_latency);
   m.l2_latency = s(base.l2_latency);
@@ -196,16 +205,24 @@ MachineModel with(const MachineModel& base, double latency_scale, double clock,
 }
 
 // Mean squared log error of the rows of group `which`.
+// Mean squared log error of the rows of group `which` (one thread per row: the search runs
+// hundreds of candidates).
 double msle(const std::vector<Row>& rows, const MachineModel& m, Group which) {
-  double e = 0;
-  int n = 0;
+  std::vector<const Row*> picked;
   for (const auto& r : rows)
-    if (r.group == which) {
-      const double d = std::log(modeled_tflops(r, m) / r.published);
-      e += d * d;
-      ++n;
-    }
-  return n ? e / n : 0;
+    if (r.group == which)
+      picked.push_back(&r);
+  std::vector<double> d(picked.size());
+  std::vector<std::thread> pool;
+  for (size_t i = 0; i < picked.size(); ++i)
+    pool.emplace_back(
+        [&, i] { d[i] = std::log(modeled_tflops(*picked[i], m) / picked[i]->published); });
+  for (auto& t : pool)
+    t.join();
+  double e = 0;
+  for (double x : d)
+    e += x * x;
+  return picked.empty() ? 0 : e / double(picked.size());
 }
 
 void print_table(const std::vector<Row>& rows, const MachineModel& m) {
@@ -240,15 +257,22 @@ void print_table(const std::vector<Row>& rows, const MachineModel& m) {
 
 int main(int argc, char** argv) {
   bool fit = false;
+  double only_scale = 0, only_lds = 0; // --scale / --lds: search only that value
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--fit")
+    if (a == "--fit") {
       fit = true;
-    else if (a == "--verbose")
+    } else if (a == "--verbose") {
       verbose = true;
-    else
+    } else if ((a == "--scale" || a == "--lds") && i + 1 < argc) {
+      const double v = std::stod(argv[++i]);
+      if (!(v > 0))
+        throw std::invalid_argument("bench_timing_calibration: " + a + " must be > 0");
+      (a == "--scale" ? only_scale : only_lds) = v;
+    } else {
       throw std::invalid_argument("bench_timing_calibration: unknown option " + a +
-                                  " (known: --fit, --verbose)");
+                                  " (known: --fit, --verbose, --scale S, --lds L)");
+    }
   }
   std::vector<Row> rows;
   // The v0-v11 table of opus_attn_gfx1201/README.md (one measurement campaign, bf16, RX 9070
@@ -272,33 +296,55 @@ int main(int argc, char** argv) {
   const MachineModel shipped = machine_by_name("gfx1201");
   fmt::print(
       "machine as shipped: {} GHz sustained, latencies L0 {} / L2 {} / MALL {} / DRAM {} cycles, "
-      "{} VMEM addresses per CU per cycle\n",
+      "LDS {} cycles, {} VMEM addresses per CU per cycle\n",
       shipped.sustained_clock_ghz, shipped.l0_latency, shipped.l2_latency, shipped.mall_latency,
-      shipped.dram_latency, shipped.vmem_addresses_per_clk);
+      shipped.dram_latency, shipped.lds_latency, shipped.vmem_addresses_per_clk);
   print_table(rows, shipped);
   if (!fit)
     return 0;
-  // The search starts from the first estimates (latencies a quarter of the shipped ones, the
-  // boost clock), as it did when the shipped values were fitted.
-  const MachineModel first = with(shipped, 0.25, shipped.clock_ghz, 4);
+  // The search starts from the first estimates (docs/timing.md): memory latencies L0 120 /
+  // L2 320 (LLVM's VMEM figure) / MALL 450 / DRAM 900 cycles, the boost clock, LDS 20 (LLVM).
+  MachineModel first = shipped;
+  first.l0_latency = 120;
+  first.l2_latency = 320;
+  first.mall_latency = 450;
+  first.dram_latency = 900;
   double best = 1e300, best_s = 1, best_c = shipped.clock_ghz, best_a = 4;
-  for (double s : {0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0})
-    for (double c : {2.4, 2.7, 2.97})
-      for (double a : {2.0, 4.0, 8.0, 16.0}) {
-        const double e = msle(rows, with(first, s, c, a), Group::fit);
-        if (e < best) {
-          best = e;
-          best_s = s;
-          best_c = c;
-          best_a = a;
+  int best_l = 20;
+  // The grid: the latency scales from the sourced first estimates (x1) to the shipped fit
+  // (x4), clocks 2.7 / 2.97 GHz and 4 / 8 addresses per cycle (the fourth session's fits chose
+  // 2.7 or 2.97 GHz and 4 addresses; the earlier full grid with 2.4 GHz and 2 / 16 addresses
+  // times the LDS latencies took too long on the shared host), and the LDS latencies.
+  for (double s : {1.0, 1.5, 2.0, 3.0, 4.0}) {
+    if (only_scale > 0 && s != only_scale)
+      continue;
+    fmt::print(stderr, "search: latency scale {}\n", s);
+    for (double c : {2.7, 2.97})
+      for (double a : {4.0, 8.0})
+        for (int l : kLdsLatencies) {
+          if (only_lds > 0 && l != int(only_lds))
+            continue;
+          const double e = msle(rows, with(first, s, c, a, l), Group::fit);
+          if (e < best) {
+            best = e;
+            best_s = s;
+            best_c = c;
+            best_a = a;
+            best_l = l;
+          }
         }
-      }
-  const MachineModel fitted = with(first, best_s, best_c, best_a);
-  fmt::print(
-      "\nfit on the fitted rows: latency scale {:.3f} (L0 {} / L2 {} / MALL {} / DRAM {}), "
-      "sustained clock {} GHz, {} VMEM addresses per CU per cycle, mean squared log error {:.4f}\n",
-      best_s, fitted.l0_latency, fitted.l2_latency, fitted.mall_latency, fitted.dram_latency,
-      best_c, best_a, best);
+  }
+  if (best == 1e300)
+    throw std::invalid_argument(
+        "bench_timing_calibration: --scale / --lds is not a value of the "
+        "search grid (scales 1, 1.5, 2, 3, 4; LDS 20, 40, 80, 120, 160, 240, "
+        "320, 480)");
+  const MachineModel fitted = with(first, best_s, best_c, best_a, best_l);
+  fmt::print("\nfit on the fitted rows: latency scale {:.3f} (L0 {} / L2 {} / MALL {} / DRAM {}), "
+             "sustained clock {} GHz, {} VMEM addresses per CU per cycle, LDS latency {}, mean "
+             "squared log error {:.4f}\n",
+             best_s, fitted.l0_latency, fitted.l2_latency, fitted.mall_latency, fitted.dram_latency,
+             best_c, best_a, best_l, best);
   print_table(rows, fitted);
   return 0;
 }

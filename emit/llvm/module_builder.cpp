@@ -455,10 +455,8 @@ private:
     case O::lane_id:
       // Lanes below this one in a full mask: the lane index (wave32: the low half suffices).
       return call(Intr::amdgcn_mbcnt_lo, {}, {b_.getInt32(~0u), b_.getInt32(0)});
-    case O::wave_id: {
-      llvm::Value* wave = b_.CreateLShr(flat_workitem_id(), 5);
-      return call(Intr::amdgcn_readfirstlane, {i32()}, {wave});
-    }
+    case O::wave_id:
+      return wave_id();
     case O::bpermute:
       return from_i32(call(Intr::amdgcn_ds_bpermute, {}, {opd(op, 0), as_i32(opd(op, 1))}),
                       res_ty(op));
@@ -644,6 +642,20 @@ private:
     static constexpr ID ids[] = {Intr::amdgcn_workitem_id_x, Intr::amdgcn_workitem_id_y,
                                  Intr::amdgcn_workitem_id_z};
     return call(ids[i], {}, {});
+  }
+
+  // The wave index, computed once at the top of the entry block and reused by every wave_id op:
+  // the readfirstlane that makes it uniform is convergent, so LLVM does not hoist one built
+  // inside a loop body (a GEMM K loop would recompute it and the addresses that depend on it).
+  llvm::Value* wave_id() {
+    if (!wave_id_) {
+      const llvm::IRBuilderBase::InsertPointGuard guard(b_);
+      llvm::BasicBlock& entry = fn_->getEntryBlock();
+      b_.SetInsertPoint(&entry, entry.getFirstInsertionPt());
+      llvm::Value* wave = b_.CreateLShr(flat_workitem_id(), 5);
+      wave_id_ = call(Intr::amdgcn_readfirstlane, {i32()}, {wave});
+    }
+    return wave_id_;
   }
 
   llvm::Value* flat_workitem_id() {
@@ -870,6 +882,7 @@ private:
   std::unique_ptr<llvm::Module> module_;
   llvm::IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
+  llvm::Value* wave_id_ = nullptr; // wave_id(): built once in the entry block
   llvm::GlobalVariable* lds_ = nullptr;
   std::vector<llvm::Value*> values_;
   const ir::Op* current_ = nullptr;

@@ -8,6 +8,7 @@
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_target.hpp>
 
+#include <dsl/copy/buffer_global_tile.hpp>
 #include <dsl/dsl.hpp>
 #include <dsl/handles/convert.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
@@ -173,18 +174,45 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       make_tensor(Bp, BKContig ? Major::col : Major::row, k_storage, N, ldb).transposed();
   auto lds = use_lds<plan>(kb);
 
-  const auto fetch_a = [&](Int32 kt) {
+  // The operand tiles of K tile kt. Buffer loads on the whole-tile path (32-bit offsets, no
+  // 64-bit address adds in the K loop), except in the kernels that already use all 256 VGPRs:
+  // there the buffer path's extra live values made the MX, activation-quantizing and packed int4
+  // kernels spill more (bench_gemm: MX 172 / 192 B of scratch, fused quant 36 / 60 B, iu4 hip
+  // 100 B), so they keep GlobalTile copies.
+  constexpr bool buffer_copies = !MX && !quant && !packed;
+  const auto tile_of = [&]<int R, int C, class E>(const GlobalTensor<E>& t, const Int32& r,
+                                                  const Int32& c) {
+    if constexpr (buffer_copies)
+      return buffer_local_tile<R, C>(t, r, c);
+    else
+      return local_tile<R, C>(t, r, c);
+  };
+  const auto tile_a = [&](Int32 kt) {
     if constexpr (AKContig)
-      return copy_ka.load(local_tile<block_m, bk>(a, bm, kt));
+      return tile_of.template operator()<block_m, bk>(a, bm, kt);
     else
-      return copy_ta.load(local_tile<bk, block_m>(a.transposed(), kt, bm));
+      return tile_of.template operator()<bk, block_m>(a.transposed(), kt, bm);
   };
-  const auto fetch_b = [&](Int32 kt) {
+  const auto tile_b = [&](Int32 kt) {
     if constexpr (BKContig)
-      return copy_kb.load(local_tile<block_n, bk>(bt, bn, kt));
+      return tile_of.template operator()<block_n, bk>(bt, bn, kt);
     else
-      return copy_tb.load(local_tile<bk, block_n>(bt.transposed(), kt, bn));
+      return tile_of.template operator()<bk, block_n>(bt.transposed(), kt, bn);
   };
+  const auto& copy_a = [&]() -> const auto& {
+    if constexpr (AKContig)
+      return copy_ka;
+    else
+      return copy_ta;
+  }
+  ();
+  const auto& copy_b = [&]() -> const auto& {
+    if constexpr (BKContig)
+      return copy_kb;
+    else
+      return copy_tb;
+  }
+  ();
   // ---- prologue block: the activation scale of each of the block's rows (blocks/act_quant.hpp)
   const auto inv_scale = [&](const Int32& r) {
     if constexpr (quant)
@@ -196,7 +224,17 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     activation_scales<AE>(s.act_quant, s.write_scale_out, lds.template tile<"sQ">(), Ap, SAp, SOp,
                           M, K, lda, bm, bn, s.a_vec_aligned);
   const Int32 k_tiles = cast<i32>(ceil_div(k_storage, Int64(bk)));
-  const auto fetch = [&](Int32 kt) { return std::tuple{fetch_a(kt), fetch_b(kt), kt}; };
+  // Buffer copies: A and B of one K tile under one whole-tile branch, so their 128-bit loads
+  // issue back to back (two branches let LLVM wait for A's loads before issuing B's).
+  const auto fetch = [&](Int32 kt) {
+    if constexpr (buffer_copies) {
+      const auto [regs_a, regs_b] =
+          load_both_whole_or_masked(copy_a, tile_a(kt), copy_b, tile_b(kt));
+      return std::tuple{regs_a, regs_b, kt};
+    } else {
+      return std::tuple{copy_a.load(tile_a(kt)), copy_b.load(tile_b(kt)), kt};
+    }
+  };
   // Odd K (packed int4): the high nibble of the last byte of every k run lies past K and may
   // hold anything; a's is cleared on the way into LDS, so that nibble's products with b's
   // (whatever b holds there) are 0 and the integer sums stay exact.

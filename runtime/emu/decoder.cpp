@@ -17,6 +17,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -492,13 +493,27 @@ std::vector<DecodedInstr> decode_text(const uint8_t* bytes, size_t size, uint64_
   LlvmMc& mc = *it->second;
   std::vector<DecodedInstr> out;
   size_t off = 0;
+  // The last instructions are decoded from a zero-padded copy: LLVM 22's printer crashes on
+  // the operand its decoder makes for a literal cut off by the end of the buffer (found by
+  // fuzz_code_object). An instruction that needs bytes past .text is refused below.
+  constexpr size_t kMaxInstrBytes = 16;
+  uint8_t tail[2 * kMaxInstrBytes] = {};
   while (off < size) {
     DecodedInstr d;
     d.pc = text_address + off;
     uint64_t len = 0;
-    auto status = mc.disasm->getInstruction(
-        d.mc, len, llvm::ArrayRef<uint8_t>(bytes + off, size - off), d.pc, llvm::nulls());
-    if (status != llvm::MCDisassembler::Success || len == 0) {
+    const size_t left = size - off;
+    const uint8_t* at = bytes + off;
+    size_t window = left;
+    if (left < kMaxInstrBytes) {
+      std::memset(tail, 0, sizeof(tail));
+      std::memcpy(tail, at, left);
+      at = tail;
+      window = sizeof(tail);
+    }
+    auto status = mc.disasm->getInstruction(d.mc, len, llvm::ArrayRef<uint8_t>(at, window), d.pc,
+                                            llvm::nulls());
+    if (status != llvm::MCDisassembler::Success || len == 0 || len > left) {
       d.size = 4;
       d.asm_text = "<undecodable>";
       d.mnemonic = "<undecodable>";

@@ -154,14 +154,18 @@ WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed, Tra
   WaveState& w = c.wave;
   const uint64_t limit = L.cfg.max_instructions_per_wave;
   const uint64_t slice_end = executed + kTimeSlice;
+  // The instruction after one that did not branch is the next entry of the program (when its
+  // pc follows): no look-up of the pc on the common path.
+  const DecodedInstr* const program_end = L.co.program().data() + L.co.program().size();
+  const DecodedInstr* in = L.co.at(w.pc);
   while (true) {
-    const DecodedInstr* in = L.co.at(w.pc);
     if (!in)
       throw EmuError(fmt::format("pc 0x{:x} is not an instruction of the code object in kernel {} "
                                  "(workgroup ({},{},{}), wave {})",
                                  w.pc - L.k.image_base, L.k.name, c.group.id[0], c.group.id[1],
                                  c.group.id[2], w.wave_id));
-    w.pc = in->pc + in->size;
+    const uint64_t fallthrough = in->pc + in->size;
+    w.pc = fallthrough;
     if (c.observer)
       c.observer->on_instruction(*in);
     ++c.stats.instructions[static_cast<size_t>(in->cls)];
@@ -177,6 +181,9 @@ WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed, Tra
       return WaveStop::Barrier;
     if (executed >= slice_end)
       return WaveStop::Yield;
+    const DecodedInstr* next = in + 1;
+    in = w.pc == fallthrough && next != program_end && next->pc == fallthrough ? next
+                                                                               : L.co.at(w.pc);
   }
 }
 

@@ -41,23 +41,25 @@ uint64_t ds_addr(const WaveState& w, const DecodedInstr& in, int addr_op, int la
 
 // The fast path of an LDS access of n bytes per lane at addr[lane]: every active lane checked
 // first (inside the group segment; a read with memcheck on: every byte written before), so
-// nothing happens unless the whole instruction runs here. False with an observer (it sees
-// every access) or when a lane fails a check: the general path runs and reports it.
+// nothing happens unless the whole instruction runs here. False when a lane fails a check
+// (the general path runs and reports it) or an observer asks for every component. Another
+// observer is told each lane's access, as the general path would (one per lane, lowest first).
 bool lds_fast_ok(const WaveContext& c, const std::array<uint32_t, kWaveSize>& addr, uint32_t n,
                  bool read) {
-  if (c.observer)
+  if (c.observer && c.observer->every_component())
     return false;
   const Workgroup& g = c.group;
   const bool check_written = read && c.memcheck;
-  for (uint32_t m = c.wave.exec(); m; m &= m - 1) {
-    const uint64_t a = addr[std::countr_zero(m)];
-    if (a + n > g.lds_size)
-      return false;
-    if (check_written &&
-        std::memchr(g.lds_written.data() + a, 0, n) != nullptr) // a byte never written
-      return false;
-  }
-  return true;
+  bool ok = true;
+  WaveState::for_each_lane_of(c.wave.exec(), [&](int lane) {
+    const uint64_t a = addr[lane];
+    ok &= a + n <= g.lds_size;
+    if (check_written && ok)
+      ok = std::memchr(g.lds_written.data() + a, 0, n) == nullptr; // no byte never written
+  });
+  if (ok && c.observer)
+    c.observer->on_lds_accesses(addr, c.wave.exec(), n);
+  return ok;
 }
 
 // Every lane's ds address (operand addr_op + offset, wrapping at 32 bits); the operand must
@@ -86,16 +88,12 @@ bool ds_load_fast(WaveContext& c, const DecodedInstr& in) {
   if (K == LoadResult::Dwords && dst.is_vgpr() && dst.reg + n / 4 <= kMaxVgprs) {
     for (uint32_t i = 0; i < n / 4; ++i) {
       uint32_t* row = w.vgpr[dst.reg + i].data();
-      for (uint32_t m = exec; m; m &= m - 1) {
-        const int lane = std::countr_zero(m);
-        std::memcpy(&row[lane], lds + addr[lane] + 4 * i, 4);
-      }
+      WaveState::for_each_lane_of(
+          exec, [&](int lane) { std::memcpy(&row[lane], lds + addr[lane] + 4 * i, 4); });
     }
   } else {
-    for (uint32_t m = exec; m; m &= m - 1) {
-      const int lane = std::countr_zero(m);
-      write_load_result(w, dst, lane, K, lds + addr[lane], n);
-    }
+    WaveState::for_each_lane_of(
+        exec, [&](int lane) { write_load_result(w, dst, lane, K, lds + addr[lane], n); });
   }
   c.stats.lds_bytes_read += uint64_t(n) * std::popcount(exec);
   return true;
@@ -124,8 +122,7 @@ bool ds_store_fast(WaveContext& c, const DecodedInstr& in) {
     return false;
   Workgroup& g = c.group;
   const uint32_t exec = w.exec();
-  for (uint32_t m = exec; m; m &= m - 1) { // lane order: the highest lane's store lands last
-    const int lane = std::countr_zero(m);
+  WaveState::for_each_lane_of(exec, [&](int lane) { // the highest lane's store lands last
     uint8_t* p = g.lds.data() + addr[lane];
     if constexpr (n >= 4) {
       for (uint32_t i = 0; i < n / 4; ++i)
@@ -137,7 +134,7 @@ bool ds_store_fast(WaveContext& c, const DecodedInstr& in) {
       std::memcpy(p, &v, n);
     }
     std::memset(g.lds_written.data() + addr[lane], 1, n);
-  }
+  });
   c.stats.lds_bytes_written += uint64_t(n) * std::popcount(exec);
   return true;
 }

@@ -229,11 +229,13 @@ uint8_t* resolve(WaveContext& c, const DecodedInstr& in, const LaneAccess& a, in
 // The fast path of a global load / store: every active lane's address computed, and its whole
 // access [addr, addr + bytes) found inside one allocation (the wave's cached one, or the one the
 // map gives), before anything is read or written. False when a lane falls outside (memcheck's
-// report or the zero-fill / dropped-store rules per 4-byte component are the general path's),
-// when an observer watches every component, or for an unusual operand: the general path runs.
+// report or the zero-fill / dropped-store rules per 4-byte component are the general path's)
+// or for an unusual operand, or when an observer asks for every component: the general path
+// runs. Another observer is told every component the general path would report
+// (observe_global).
 bool global_fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout& l, uint32_t bytes,
                            std::array<uint64_t, kWaveSize>& addr) {
-  if (c.observer)
+  if (c.observer && c.observer->every_component())
     return false;
   const WaveState& w = c.wave;
   const Operand& sa = in.op(l.saddr);
@@ -253,10 +255,20 @@ bool global_fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout&
     for (int lane = 0; lane < kWaveSize; ++lane)
       addr[lane] = base + low[lane];
   }
+  auto in_region = [&](uint64_t a) {
+    const uint64_t into = a - c.region_base;
+    return a >= c.region_base && into <= c.region_size && c.region_size - into >= bytes;
+  };
+  if (w.exec() == ~0u) { // the common case, all lanes in the last region: one vector loop
+    bool all = true;
+    for (int lane = 0; lane < kWaveSize; ++lane)
+      all &= in_region(addr[lane]);
+    if (all)
+      return true;
+  }
   for (uint32_t m = w.exec(); m; m &= m - 1) {
     const uint64_t a = addr[std::countr_zero(m)];
-    const uint64_t into = a - c.region_base;
-    if (a >= c.region_base && into <= c.region_size && c.region_size - into >= bytes)
+    if (in_region(a))
       continue;
     const GlobalMemory::Region* r = c.memory.find(a, bytes);
     if (!r)
@@ -267,30 +279,37 @@ bool global_fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout&
   return true;
 }
 
+// The timing model's observer sees the accesses of a fast-path instruction as the general
+// path reports them: per lane, components of 4 bytes (or the whole access below 4).
+void observe_global(WaveContext& c, const std::array<uint64_t, kWaveSize>& addr, uint32_t bytes) {
+  const uint32_t unit = bytes < 4 ? bytes : 4;
+  c.observer->on_global_accesses(addr, c.wave.exec(), unit, bytes / unit);
+}
+
 template <Width W>
 bool global_load_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) {
   constexpr uint32_t bytes = width_bytes(W);
   std::array<uint64_t, kWaveSize> addr;
   if (!global_fast_addresses(c, in, l, bytes, addr))
     return false;
+  if (c.observer)
+    observe_global(c, addr, bytes);
   WaveState& w = c.wave;
   const Operand& dst = in.op(l.vdst);
   const uint32_t exec = w.exec();
   if (load_result(W) == LoadResult::Dwords && dst.is_vgpr() && dst.reg + bytes / 4 <= kMaxVgprs) {
     for (uint32_t i = 0; i < bytes / 4; ++i) {
       uint32_t* row = w.vgpr[dst.reg + i].data();
-      for (uint32_t m = exec; m; m &= m - 1) {
-        const int lane = std::countr_zero(m);
+      WaveState::for_each_lane_of(exec, [&](int lane) {
         std::memcpy(&row[lane], reinterpret_cast<const uint8_t*>(addr[lane]) + 4 * i, 4);
-      }
+      });
     }
   } else {
-    for (uint32_t m = exec; m; m &= m - 1) {
-      const int lane = std::countr_zero(m);
+    WaveState::for_each_lane_of(exec, [&](int lane) {
       uint8_t buf[16];
       std::memcpy(buf, reinterpret_cast<const uint8_t*>(addr[lane]), bytes);
       write_load_result(w, dst, lane, load_result(W), buf, bytes);
-    }
+    });
   }
   c.stats.global_bytes_read += uint64_t(bytes) * std::popcount(exec);
   return true;
@@ -306,9 +325,10 @@ bool global_store_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) 
   std::array<uint64_t, kWaveSize> addr;
   if (!global_fast_addresses(c, in, l, bytes, addr))
     return false;
+  if (c.observer)
+    observe_global(c, addr, bytes);
   const uint32_t exec = w.exec();
-  for (uint32_t m = exec; m; m &= m - 1) { // lane order: the highest lane's store lands last
-    const int lane = std::countr_zero(m);
+  WaveState::for_each_lane_of(exec, [&](int lane) { // the highest lane's store lands last
     uint8_t* p = reinterpret_cast<uint8_t*>(addr[lane]);
     if constexpr (bytes >= 4) {
       for (uint32_t i = 0; i < bytes / 4; ++i)
@@ -319,7 +339,7 @@ bool global_store_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) 
         v >>= 16;
       std::memcpy(p, &v, bytes);
     }
-  }
+  });
   c.stats.global_bytes_written += uint64_t(bytes) * std::popcount(exec);
   return true;
 }

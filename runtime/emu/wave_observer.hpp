@@ -4,6 +4,7 @@
 // instructions touched. Off by default: the executor then tests one null pointer per
 // instruction and per memory access.
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -19,6 +20,29 @@ public:
   virtual void on_instruction(const DecodedInstr& in) = 0;
   // One lane's access of the current instruction: a global byte address or (lds) an LDS one.
   virtual void on_access(int lane, uint64_t addr, uint32_t bytes, bool lds) = 0;
+  // True: every memory instruction takes the executor's general path, which reports each
+  // lane's accesses (per 4-byte component) through on_access; the fast paths, which report
+  // through the two calls below, are skipped (the fast-path tests compare the two).
+  virtual bool every_component() const { return false; }
+  // A whole instruction's accesses as the executor's fast paths make them, the same calls
+  // in the same order as the general path's on_access: for each lane of `exec` (lowest
+  // first), global: `units` accesses of `unit` bytes at addr[lane] + i * unit; LDS: one of
+  // `bytes` at addr[lane]. The defaults make those on_access calls.
+  virtual void on_global_accesses(const std::array<uint64_t, 32>& addr, uint32_t exec,
+                                  uint32_t unit, uint32_t units) {
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      for (uint32_t i = 0; i < units; ++i)
+        on_access(lane, addr[static_cast<size_t>(lane)] + uint64_t(i) * unit, unit, false);
+    }
+  }
+  virtual void on_lds_accesses(const std::array<uint32_t, 32>& addr, uint32_t exec,
+                               uint32_t bytes) {
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      on_access(lane, addr[static_cast<size_t>(lane)], bytes, true);
+    }
+  }
 };
 
 class LaunchObserver {

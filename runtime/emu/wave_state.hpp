@@ -105,8 +105,19 @@ struct WaveState {
   // Calls f(lane) for every lane set in EXEC, in increasing lane order.
   template <class F>
   void for_each_active(F&& f) const {
-    for (uint32_t m = exec(); m; m &= m - 1)
-      f(std::countr_zero(m));
+    for_each_lane_of(exec(), f);
+  }
+  // Calls f(lane) for every lane set in `mask`, in increasing lane order (a plain counted loop
+  // when all 32 are set, which the compiler can unroll or vectorise).
+  template <class F>
+  static void for_each_lane_of(uint32_t mask, F&& f) {
+    if (mask == ~0u) {
+      for (int lane = 0; lane < kWaveSize; ++lane)
+        f(lane);
+    } else {
+      for (uint32_t m = mask; m; m &= m - 1)
+        f(std::countr_zero(m));
+    }
   }
 };
 

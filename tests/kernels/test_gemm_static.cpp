@@ -46,16 +46,21 @@ TEST_CASE("gemm static quality: main f16 config on both backends") {
     const emit::ResourceReport& r = art.code_object.resources;
     const int wmma = count(art.assembly, "v_wmma_f32_16x16x16_f16");
     const int b128 = count(art.assembly, "global_load_b128");
+    const int buffer_b128 = count(art.assembly, "buffer_load_b128");
     std::printf("gemm f16 128x128x32 (%s): %d VGPRs, %d SGPRs, %lld B LDS, %lld B scratch, %d "
-                "waves/SIMD, %d v_wmma, %d global_load_b128 in the assembly\n",
+                "waves/SIMD, %d v_wmma, %d buffer_load_b128 and %d global_load_b128 in the "
+                "assembly\n",
                 std::string(emit::backend_name(b)).c_str(), r.vgprs, r.sgprs,
                 static_cast<long long>(r.lds_bytes), static_cast<long long>(r.scratch_bytes),
-                r.waves_per_simd, wmma, b128);
+                r.waves_per_simd, wmma, buffer_b128, b128);
     CHECK(r.scratch_bytes == 0);
     CHECK(r.lds_bytes <= 65536);
     CHECK(r.waves_per_simd >= 4);
     CHECK(r.waves_per_simd == llvm_occupancy(art.assembly)); // LDS, VGPRs and workgroup size
-    CHECK(b128 >= 8); // 4 passes each for A and B per K tile (prologue and loop)
+    // 4 passes each for A and B per K tile (prologue and loop): buffer loads on the whole-tile
+    // path (dsl/copy/buffer_global_tile.hpp), 128-bit global loads on the edge-tile path.
+    CHECK(buffer_b128 == 16);
+    CHECK(b128 >= 8);
     CHECK(wmma >= 32);
     CHECK(count(art.assembly, "s_barrier") >= 2);
     CHECK(count(art.assembly, "s_cbranch") >= 1);

@@ -1,6 +1,8 @@
 #include <runtime/emu/timing/capture.hpp>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 
 namespace tw::emu::timing {
 
@@ -42,6 +44,54 @@ public:
     else
       global_.add(addr, bytes);
   }
+  // The executor's fast paths: one call per instruction instead of one per component.
+  void on_global_accesses(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t unit,
+                          uint32_t units) override {
+    for (uint32_t m = exec; m; m &= m - 1)
+      global_.add_run(addr[static_cast<size_t>(std::countr_zero(m))], unit, units);
+  }
+  // An LDS instruction's bank cycles depend only on which lanes access how many bytes, the
+  // lanes' address differences and the first address modulo the bank row (banks x 4 bytes):
+  // a loop that runs one ds_* instruction with the same pattern at a shifted base (the next
+  // buffer stage) reuses the count (a small cache per recorder, keyed by the instruction).
+  void on_lds_accesses(const std::array<uint32_t, 32>& addr, uint32_t exec,
+                       uint32_t bytes) override {
+    auto push_all = [&] {
+      for (uint32_t m = exec; m; m &= m - 1) {
+        const int lane = std::countr_zero(m);
+        lds_.push_back({lane, addr[static_cast<size_t>(lane)], bytes});
+      }
+    };
+    if (exec == 0 || !lds_.empty() || lds_counted_ || events_.empty()) {
+      push_all(); // not the whole instruction in one call (the executor makes one): flush counts
+      lds_counted_ = false;
+      return;
+    }
+    const DecodedInstr* in = events_.back().in;
+    LdsPattern& p = lds_patterns_[(reinterpret_cast<uintptr_t>(in) >> 4) % lds_patterns_.size()];
+    const uint32_t base = addr[static_cast<size_t>(std::countr_zero(exec))];
+    const uint32_t row = uint32_t(banks_) * 4;
+    bool same = p.in == in && p.exec == exec && p.bytes == bytes && p.base % row == base % row;
+    for (uint32_t m = exec; m && same; m &= m - 1) {
+      const size_t lane = static_cast<size_t>(std::countr_zero(m));
+      same = p.delta[lane] == addr[lane] - base;
+    }
+    if (!same) {
+      push_all();
+      p.in = in;
+      p.exec = exec;
+      p.bytes = bytes;
+      p.base = base;
+      for (uint32_t m = exec; m; m &= m - 1) {
+        const size_t lane = static_cast<size_t>(std::countr_zero(m));
+        p.delta[lane] = addr[lane] - base;
+      }
+      p.cycles = saturate16(lds_cycles(lds_, banks_));
+      lds_.clear();
+    }
+    events_.back().lds_cycles = p.cycles;
+    lds_counted_ = true;
+  }
   // Summarises the accesses of the last instruction.
   void flush() {
     if (events_.empty())
@@ -57,7 +107,9 @@ public:
         e.reuse = reuse_.touch(lines);
       global_.clear();
     }
-    if (!lds_.empty() || e.in->cls == InstrClass::Lds) {
+    if (lds_counted_) {
+      lds_counted_ = false;
+    } else if (!lds_.empty() || e.in->cls == InstrClass::Lds) {
       e.lds_cycles = saturate16(lds_cycles(lds_, banks_));
       lds_.clear();
     }
@@ -69,6 +121,14 @@ private:
   LineCoalescer global_;
   int banks_;
   std::vector<LaneAccess> lds_;
+  bool lds_counted_ = false; // the current instruction's LDS cycles are set (on_lds_accesses)
+  struct LdsPattern {
+    const DecodedInstr* in = nullptr;
+    uint32_t exec = 0, bytes = 0, base = 0;
+    uint16_t cycles = 0;
+    std::array<uint32_t, 32> delta{};
+  };
+  std::array<LdsPattern, 64> lds_patterns_{};
 };
 
 struct TimingCapture::Entry {

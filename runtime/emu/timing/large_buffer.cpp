@@ -1,5 +1,8 @@
 #include <runtime/emu/timing/large_buffer.hpp>
 
+#include <mutex>
+#include <vector>
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -8,11 +11,37 @@ namespace tw::emu::timing::large_buffer {
 
 namespace {
 constexpr std::size_t kHuge = std::size_t(2) << 20;
+
+#if defined(__linux__)
+// Released mappings kept for the next launch's recording (same sizes: the per-wave reserve),
+// so its buffers are not faulted in and zeroed again; at most kPoolBytes are kept.
+constexpr std::size_t kPoolBytes = std::size_t(128) << 20;
+struct Pool {
+  std::mutex mu;
+  std::vector<std::pair<void*, std::size_t>> free;
+  std::size_t bytes = 0;
+};
+Pool& pool() {
+  static Pool* p = new Pool; // never destroyed: buffers may be released during exit
+  return *p;
 }
+#endif
+} // namespace
 
 void* allocate(std::size_t bytes) {
 #if defined(__linux__)
   if (bytes >= kHuge) {
+    {
+      Pool& pl = pool();
+      std::lock_guard lock(pl.mu);
+      for (auto it = pl.free.begin(); it != pl.free.end(); ++it)
+        if (it->second == bytes) {
+          void* p = it->first;
+          pl.bytes -= bytes;
+          pl.free.erase(it);
+          return p;
+        }
+    }
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
       throw std::bad_alloc();
@@ -26,6 +55,16 @@ void* allocate(std::size_t bytes) {
 void deallocate(void* p, std::size_t bytes) noexcept {
 #if defined(__linux__)
   if (bytes >= kHuge) {
+    Pool& pl = pool();
+    std::lock_guard lock(pl.mu);
+    if (pl.bytes + bytes <= kPoolBytes) {
+      try {
+        pl.free.emplace_back(p, bytes);
+        pl.bytes += bytes;
+        return;
+      } catch (...) { // no room to remember it: unmap
+      }
+    }
     munmap(p, bytes);
     return;
   }

@@ -3,7 +3,8 @@
 // stream: a GEMM workgroup's is several MB). Allocations of 2 MiB or more are mapped on
 // their own and marked for transparent huge pages, so writing them takes one page fault per
 // 2 MiB instead of one per 4 KiB (page faults dominated the recording's cost on a virtual
-// machine); smaller ones come from operator new.
+// machine); smaller ones come from operator new. Released large mappings (up to 128 MiB) are
+// kept for reuse: the next launch's recording finds its buffers already faulted in.
 #include <cstddef>
 #include <new>
 

@@ -87,11 +87,17 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
   const double scale = double(r.workgroups) / double(traces.size());
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> regions; // base -> (size, sampled lines)
   std::vector<uint64_t> all;
+  bool merged = true; // each trace's lines are sorted (TimingCapture): merge, no sort
   for (const auto& t : traces) {
     r.l2_bytes += double(t.lines.size()) * m.cache_line * scale;
+    const auto mid = static_cast<std::ptrdiff_t>(all.size());
     all.insert(all.end(), t.lines.begin(), t.lines.end());
+    merged = merged && std::is_sorted(t.lines.begin(), t.lines.end());
+    if (merged)
+      std::inplace_merge(all.begin(), all.begin() + mid, all.end());
   }
-  std::sort(all.begin(), all.end());
+  if (!merged)
+    std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
   const GlobalMemory::Region* reg = nullptr; // the sorted lines walk the regions in order
   std::pair<uint64_t, uint64_t>* entry = nullptr;

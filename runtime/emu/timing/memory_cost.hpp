@@ -23,9 +23,12 @@ public:
   explicit LineCoalescer(uint32_t line_bytes)
       : line_bytes_(line_bytes),
         line_shift_(std::has_single_bit(line_bytes) ? std::countr_zero(line_bytes) : -1) {}
-  void add(uint64_t addr, uint32_t bytes) {
-    ++addresses_;
-    const uint64_t last = addr + (bytes ? bytes : 1) - 1;
+  void add(uint64_t addr, uint32_t bytes) { add_run(addr, bytes, 1); }
+  // `units` accesses of `unit` bytes, one after the other from addr (the components of one
+  // lane's access): the same lines and address count as that many add() calls.
+  void add_run(uint64_t addr, uint32_t unit, uint32_t units) {
+    addresses_ += units;
+    const uint64_t last = addr + uint64_t(unit ? unit : 1) * units - 1;
     // A shift for the usual power-of-two line (a division per lane access costs more than
     // the rest of the recording of it).
     const uint64_t lo = line_shift_ >= 0 ? addr >> line_shift_ : addr / line_bytes_;

@@ -17,10 +17,8 @@ const char* stall_name(Stall s) {
   return s < Stall::Count ? names[static_cast<size_t>(s)] : "?";
 }
 
-const InstrTiming& TimingCache::get(const DecodedInstr& in) {
+const InstrTiming& TimingCache::get_slow(const DecodedInstr& in) {
   Recent& r = recent_[(reinterpret_cast<uintptr_t>(&in) >> 4) % recent_.size()];
-  if (r.in == &in)
-    return *r.timing;
   auto it = map_.find(&in);
   if (it == map_.end())
     it = map_.emplace(&in, classify_timing(in, m_)).first; // node-based: the address stays
@@ -40,9 +38,21 @@ struct Group {
   std::vector<uint64_t> arrival_max; // latest signal of the generation
 };
 
+// The completion times of a wave's operations on one counter, in issue order (non-decreasing):
+// an s_wait_* allows at most 63 outstanding (6-bit counts), so the last 64 are all it reads.
+struct Pending {
+  std::array<uint64_t, 64> ring{};
+  uint64_t n = 0; // operations so far
+  uint64_t back() const { return ring[(n - 1) & 63]; }
+  // Completion of operation i (one of the last 64).
+  uint64_t at(uint64_t i) const { return ring[i & 63]; }
+  void push(uint64_t t) { ring[n++ & 63] = t; }
+};
+
 struct Wave {
   size_t idx = 0; // its place in the scheduler's arrays (Sim::next_issue_, Sim::simd_of_)
   int simd = 0;
+  size_t cu = 0; // simd / simds_per_cu (no division per instruction)
   const TraceEvents* events = nullptr;
   const InstrTiming* timing = nullptr; // of the current instruction
   size_t pc = 0;
@@ -55,8 +65,8 @@ struct Wave {
   int signals = 0;
   std::array<uint64_t, kRegIds> reg_ready{};
   std::array<Stall, kRegIds> reg_reason{};
-  std::array<uint64_t, 256> acc_ready{};                // WMMA D feeding the next WMMA's C
-  std::array<std::vector<uint64_t>, kCounters> pending; // completion times (non-decreasing)
+  std::array<uint64_t, 256> acc_ready{};  // WMMA D feeding the next WMMA's C
+  std::array<Pending, kCounters> pending; // completion times per counter
 };
 
 Stall wait_reason(Counter c) {
@@ -74,6 +84,10 @@ public:
     trans_free_.assign(simds, 0);
     salu_free_.assign(simds, 0);
     simd_waves_.assign(simds, 0);
+    simd_list_.assign(simds, {});
+    simd_best_t_.assign(simds, kNever);
+    simd_best_i_.assign(simds, 0);
+    simd_dirty_.assign(simds, 0);
     lds_free_.assign(simds / m.simds_per_cu, 0);
     vmem_free_.assign(simds / m.simds_per_cu, 0);
     r_.finish.assign(queue.size(), 0);
@@ -82,24 +96,29 @@ public:
   WgpSimResult run() {
     for (int i = 0; i < resident_ && next_ < queue_.size(); ++i)
       admit(0);
-    // The earliest issue cycle, the oldest wave on ties (the arrays are in admission
-    // order): one pass over a contiguous array, fused with the refresh of the waves of the
-    // SIMD that issued (their pipes moved on).
-    size_t best_i = 0;
-    uint64_t best_t = kNever;
-    for (size_t i = 0; i < next_issue_.size(); ++i)
-      if (next_issue_[i] < best_t) {
-        best_t = next_issue_[i];
-        best_i = i;
-      }
+    // The earliest issue cycle, the oldest wave on ties (indices are in admission order):
+    // each SIMD keeps the earliest of its own waves, recomputed only when one of them changed
+    // (the SIMD that issued: its pipes moved on, so all its waves are refreshed; a barrier
+    // release or an admission elsewhere); the choice is the earliest of the SIMDs' picks.
     while (true) {
+      size_t best_i = 0;
+      uint64_t best_t = kNever;
+      for (size_t s = 0; s < simd_list_.size(); ++s) {
+        if (simd_dirty_[s])
+          rescan(s, false);
+        if (simd_best_t_[s] < best_t ||
+            (simd_best_t_[s] == best_t && best_t != kNever && simd_best_i_[s] < best_i)) {
+          best_t = simd_best_t_[s];
+          best_i = simd_best_i_[s];
+        }
+      }
       if (best_t == kNever) {
         if (live_groups_ == 0)
           break;
         throw std::runtime_error("timing model: the waves of a workgroup deadlock at a barrier");
       }
       Wave& best = *waves_[best_i];
-      const int simd = best.simd;
+      const size_t simd = static_cast<size_t>(best.simd);
       issue(best, best_t);
       if (finished_ > 0) { // drop the waves of finished workgroups from the scan
         size_t kept = 0;
@@ -108,23 +127,24 @@ public:
             waves_[kept] = std::move(waves_[i]);
             waves_[kept]->idx = kept;
             next_issue_[kept] = next_issue_[i];
+            ready_of_[kept] = ready_of_[i];
+            unit_of_[kept] = unit_of_[i];
             simd_of_[kept] = simd_of_[i];
             ++kept;
           }
         waves_.resize(kept);
         next_issue_.resize(kept);
+        ready_of_.resize(kept);
+        unit_of_.resize(kept);
         simd_of_.resize(kept);
+        for (auto& l : simd_list_)
+          l.clear();
+        for (size_t i = 0; i < kept; ++i)
+          simd_list_[static_cast<size_t>(simd_of_[i])].push_back(static_cast<uint32_t>(i));
+        std::fill(simd_dirty_.begin(), simd_dirty_.end(), char(1));
         finished_ = 0;
       }
-      best_t = kNever;
-      for (size_t i = 0; i < next_issue_.size(); ++i) {
-        if (simd_of_[i] == simd)
-          refresh(*waves_[i]);
-        if (next_issue_[i] < best_t) {
-          best_t = next_issue_[i];
-          best_i = i;
-        }
-      }
+      rescan(simd, true);
     }
     return r_;
   }
@@ -132,7 +152,42 @@ public:
 private:
   const InstrTiming& cur(const Wave& w) const { return *w.timing; }
 
-  void refresh(const Wave& w) { next_issue_[w.idx] = w.done || w.blocked ? kNever : issue_time(w); }
+  // The earliest issue among SIMD s's waves (the first in admission order on ties),
+  // refreshing each first when its SIMD's pipes moved.
+  void rescan(size_t s, bool refresh_all) {
+    // Each unit's earliest issue on this SIMD from its pipes (issue_time without the wave).
+    std::array<uint64_t, static_cast<size_t>(Unit::Count)> from; // set below when used
+    if (refresh_all) {
+      const uint64_t issue = issue_free_[s], valu = std::max(issue, valu_free_[s]);
+      from.fill(issue);
+      from[static_cast<size_t>(Unit::Valu)] = from[static_cast<size_t>(Unit::Wmma)] = valu;
+      from[static_cast<size_t>(Unit::Trans)] = std::max(valu, trans_free_[s]);
+      from[static_cast<size_t>(Unit::Salu)] = std::max(issue, salu_free_[s]);
+    }
+    uint64_t t = kNever;
+    size_t at = 0;
+    for (const uint32_t i : simd_list_[s]) {
+      if (refresh_all && ready_of_[i] != kNever) // not done, not at a barrier
+        next_issue_[i] = std::max(ready_of_[i], from[unit_of_[i]]);
+      if (next_issue_[i] < t) {
+        t = next_issue_[i];
+        at = i;
+      }
+    }
+    simd_best_t_[s] = t;
+    simd_best_i_[s] = at;
+    simd_dirty_[s] = 0;
+  }
+
+  // After every change of a wave's readiness, instruction or state: its issue cycle, and
+  // what rescan needs to recompute it (contiguous: no visit of the wave itself).
+  void refresh(const Wave& w) {
+    const bool waits = w.done || w.blocked;
+    next_issue_[w.idx] = waits ? kNever : issue_time(w);
+    ready_of_[w.idx] = waits ? kNever : w.ready;
+    unit_of_[w.idx] = waits ? uint8_t(0) : static_cast<uint8_t>(cur(w).unit);
+    simd_dirty_[static_cast<size_t>(w.simd)] = 1;
+  }
 
   uint64_t issue_time(const Wave& w) const {
     const InstrTiming& t = cur(w);
@@ -161,13 +216,18 @@ private:
       w->group = gi;
       w->simd = static_cast<int>(std::min_element(simd_waves_.begin(), simd_waves_.end()) -
                                  simd_waves_.begin());
+      w->cu = static_cast<size_t>(w->simd / m_.simds_per_cu);
       w->idx = waves_.size();
       ++simd_waves_[static_cast<size_t>(w->simd)];
       w->start = w->base = w->ready = at;
       Wave& added = *w;
       waves_.push_back(std::move(w));
       next_issue_.push_back(kNever);
+      ready_of_.push_back(kNever);
+      unit_of_.push_back(0);
       simd_of_.push_back(added.simd);
+      simd_list_[static_cast<size_t>(added.simd)].push_back(static_cast<uint32_t>(added.idx));
+      simd_dirty_[static_cast<size_t>(added.simd)] = 1;
       if (ev.empty()) {
         added.done = true;
         end_wave(added, at);
@@ -201,10 +261,10 @@ private:
     for (size_t c = 0; c < kCounters; ++c) {
       if (t.wait[c] < 0)
         continue;
-      const auto& q = w.pending[c];
-      const size_t allowed = static_cast<size_t>(t.wait[c]);
-      if (q.size() > allowed)
-        need(q[q.size() - 1 - allowed], wait_reason(static_cast<Counter>(c)));
+      const Pending& q = w.pending[c];
+      const uint64_t allowed = static_cast<uint64_t>(t.wait[c]); // < 64
+      if (q.n > allowed)
+        need(q.at(q.n - 1 - allowed), wait_reason(static_cast<Counter>(c)));
     }
     if (t.barrier_wait) {
       if (t.barrier_signal && w.signals == barrier_index(w)) // s_barrier: signal and wait
@@ -287,7 +347,7 @@ private:
     ++r_.issued;
     issue_free_[w.simd] = at + 1;
     uint64_t next_base = at + 1;
-    const size_t cu = static_cast<size_t>(w.simd / m_.simds_per_cu);
+    const size_t cu = w.cu;
     auto write_regs = [&](uint64_t ready, Stall why) {
       for (uint16_t r : t.writes) {
         w.reg_ready[r] = ready;
@@ -297,8 +357,8 @@ private:
       }
     };
     auto complete = [&](Counter c, uint64_t done) {
-      auto& q = w.pending[static_cast<size_t>(c)];
-      q.push_back(q.empty() ? done : std::max(done, q.back()));
+      Pending& q = w.pending[static_cast<size_t>(c)];
+      q.push(q.n == 0 ? done : std::max(done, q.back()));
       return q.back();
     };
     switch (t.unit) {
@@ -375,6 +435,8 @@ private:
     if (t.unit == Unit::End || ++w.pc >= w.events->size()) {
       w.done = true;
       next_issue_[w.idx] = kNever;
+      ready_of_[w.idx] = kNever;
+      simd_dirty_[static_cast<size_t>(w.simd)] = 1;
       end_wave(w, at + 1);
       return;
     }
@@ -393,6 +455,12 @@ private:
   std::vector<uint64_t> next_issue_;         // per wave: earliest issue cycle (kNever: done
                                              // or at a barrier)
   std::vector<int> simd_of_;                 // per wave: its SIMD
+  std::vector<uint64_t> ready_of_;           // per wave: Wave::ready (kNever: done or at a barrier)
+  std::vector<uint8_t> unit_of_;             // per wave: the unit of its current instruction
+  std::vector<std::vector<uint32_t>> simd_list_; // per SIMD: its waves' indices, oldest first
+  std::vector<uint64_t> simd_best_t_;            // per SIMD: its earliest issue cycle
+  std::vector<size_t> simd_best_i_;              // ... and that wave's index
+  std::vector<char> simd_dirty_;                 // per SIMD: a wave's issue cycle changed
   std::vector<Group> groups_;
   std::vector<uint64_t> issue_free_, valu_free_, trans_free_, salu_free_, lds_free_, vmem_free_;
   std::vector<int> simd_waves_;

@@ -41,9 +41,13 @@ const char* stall_name(Stall s);
 class TimingCache {
 public:
   explicit TimingCache(const MachineModel& m) : m_(m) {}
-  const InstrTiming& get(const DecodedInstr& in);
+  const InstrTiming& get(const DecodedInstr& in) { // inline: once per simulated instruction
+    const Recent& r = recent_[(reinterpret_cast<uintptr_t>(&in) >> 4) % recent_.size()];
+    return r.in == &in ? *r.timing : get_slow(in);
+  }
 
 private:
+  const InstrTiming& get_slow(const DecodedInstr& in);
   const MachineModel& m_;
   std::unordered_map<const DecodedInstr*, InstrTiming> map_;
   // Direct-mapped front of map_ (a lookup per recorded instruction when a trace is resolved).

@@ -24,6 +24,16 @@ uint16_t double_to_f16(double d) {
   return tw::num::f32_to_f16(static_cast<float>(d));
 }
 
+#ifdef TW_VALU_AVX2_FMA
+bool host_has_avx2_fma() {
+  static const bool has = [] {
+    __builtin_cpu_init(); // may run before the library's constructors
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return has;
+}
+#endif
+
 namespace {
 
 ImmType imm_type(VT t) {

@@ -36,6 +36,39 @@ constexpr int mantissa_bits() {
   return T == VT::f16 ? 10 : T == VT::f32 ? 23 : 52;
 }
 
+// fma / floor / ceil / trunc / nearbyint with the results of the host's libm, bit for bit.
+// The lane functions are also built for AVX2 / FMA hosts (vop.hpp, all_lanes_avx2_fma), where
+// the compiler makes these single instructions: those round exactly as libm does, but a NaN
+// operand can come out with another payload (fma picks another operand's NaN, roundss quiets a
+// signalling NaN libm returns as it is). A NaN operand therefore takes libm's own function
+// (the libm_* functions are built for the baseline target in float_math.cpp), so every path
+// gives the same bits.
+double libm_fma(double a, double b, double c);
+float libm_fma(float a, float b, float c);
+double libm_floor(double a);
+double libm_ceil(double a);
+double libm_trunc(double a);
+double libm_nearbyint(double a);
+
+template <class T>
+inline T exact_fma(T a, T b, T c) {
+  if (std::isnan(a) || std::isnan(b) || std::isnan(c)) [[unlikely]]
+    return libm_fma(a, b, c);
+  return std::fma(a, b, c);
+}
+inline double exact_floor(double a) {
+  return std::isnan(a) ? libm_floor(a) : std::floor(a);
+}
+inline double exact_ceil(double a) {
+  return std::isnan(a) ? libm_ceil(a) : std::ceil(a);
+}
+inline double exact_trunc(double a) {
+  return std::isnan(a) ? libm_trunc(a) : std::trunc(a);
+}
+inline double exact_nearbyint(double a) {
+  return std::isnan(a) ? libm_nearbyint(a) : std::nearbyint(a);
+}
+
 // IEEE-754 2019 maximumNumber / minimumNumber (gfx12 v_max_num / v_min_num): a NaN operand
 // yields the other operand; -0 < +0.
 inline double max_num(double a, double b) {

@@ -38,10 +38,10 @@ double mul_dx9(double a, double b) {
   return a == 0 || b == 0 ? 0.0 : a * b;
 }
 double fma_dx9(double a, double b, double c) {
-  return a == 0 || b == 0 ? c : std::fma(a, b, c);
+  return a == 0 || b == 0 ? c : exact_fma(a, b, c);
 }
 double fma3(double a, double b, double c) {
-  return std::fma(a, b, c);
+  return exact_fma(a, b, c);
 }
 double max3(double a, double b, double c) {
   return max_num(max_num(a, b), c);
@@ -92,16 +92,16 @@ double cos_rev(double a) {
   return std::isinf(a) ? std::nan("") : std::cos(2 * std::numbers::pi * std::fmod(a, 1.0));
 }
 double floor_(double a) {
-  return std::floor(a);
+  return exact_floor(a);
 }
 double ceil_(double a) {
-  return std::ceil(a);
+  return exact_ceil(a);
 }
 double trunc_(double a) {
-  return std::trunc(a);
+  return exact_trunc(a);
 }
 double rndne(double a) {
-  return std::nearbyint(a);
+  return exact_nearbyint(a);
 }
 double fract(double a) {
   if (std::isinf(a))
@@ -182,10 +182,10 @@ uint64_t div_scale(Lane& l) {
 template <VT T>
 uint64_t div_fmas(Lane& l) {
   constexpr bool f32 = T == VT::f32;
-  const double r = std::fma(get<T>(l.s[0]), get<T>(l.s[1]), get<T>(l.s[2]));
+  const double r = exact_fma(get<T>(l.s[0]), get<T>(l.s[1]), get<T>(l.s[2]));
   if (!l.mask_in)
-    return f32 ? put<T>(double(
-                     std::fma(float(get<T>(l.s[0])), float(get<T>(l.s[1])), float(get<T>(l.s[2])))))
+    return f32 ? put<T>(double(exact_fma(float(get<T>(l.s[0])), float(get<T>(l.s[1])),
+                                         float(get<T>(l.s[2])))))
                : put<T>(r);
   // Undo the quotient scale of v_div_scale: a large quotient was shrunk, a small one grown.
   const bool large = exponent_of<T>(l.s[2]) >= (f32 ? 127 : 1023);
@@ -260,7 +260,7 @@ double cubema(double x, double y, double z) {
 
 uint64_t fma_f32(Lane& l) {
   return f32_bits(
-      std::fma(as_f32(uint32_t(l.s[0])), as_f32(uint32_t(l.s[1])), as_f32(uint32_t(l.s[2]))));
+      exact_fma(as_f32(uint32_t(l.s[0])), as_f32(uint32_t(l.s[1])), as_f32(uint32_t(l.s[2]))));
 }
 
 #define TW_UN(T, name, op) vop(name, T, {T}, 1, Form::plain, lane<&unary<T, op>>)

@@ -76,7 +76,7 @@ uint16_t pk_mul_f16(uint16_t a, uint16_t b, uint16_t, bool cl) {
   return H(h(a) * h(b), cl);
 }
 uint16_t pk_fma_f16(uint16_t a, uint16_t b, uint16_t c, bool cl) {
-  return H(std::fma(h(a), h(b), h(c)), cl);
+  return H(exact_fma(h(a), h(b), h(c)), cl);
 }
 uint16_t pk_max_num_f16(uint16_t a, uint16_t b, uint16_t, bool cl) {
   return H(max_num(h(a), h(b)), cl);

@@ -85,7 +85,7 @@ struct VopSpec {
 // The lane function F (a captureless lambda or lane<&f>) over every active lane: a dense loop
 // when all 32 lanes are active, else one iteration per set EXEC bit.
 template <class F>
-void all_lanes(LaneBatch& b) {
+[[gnu::always_inline]] inline void all_lanes_body(LaneBatch& b) {
   const F f{};
   auto one = [&](int lane) {
     Lane l;
@@ -106,6 +106,25 @@ void all_lanes(LaneBatch& b) {
   }
 }
 template <class F>
+void all_lanes(LaneBatch& b) {
+  all_lanes_body<F>(b);
+}
+
+// The same loop built for hosts with AVX2 and FMA (chosen once, at start-up: host_has_avx2_fma):
+// wider vector loops, and std::fma of the lane functions becomes the fused multiply-add
+// instruction instead of a libm call. Both round exactly as IEEE specifies, so the results are
+// the same bits; the files that instantiate it are built with -ffp-contract=off (see
+// runtime/CMakeLists.txt), so no separate multiply and add is ever fused.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TW_VALU_AVX2_FMA 1
+template <class F>
+__attribute__((target("avx2,fma"))) void all_lanes_avx2_fma(LaneBatch& b) {
+  all_lanes_body<F>(b);
+}
+bool host_has_avx2_fma();
+#endif
+
+template <class F>
 uint64_t one_lane(Lane& l) {
   return F{}(l);
 }
@@ -122,7 +141,12 @@ inline constexpr LaneCall<Fn> lane{};
 template <class F>
 VopSpec vop(std::string_view mnemonic, VT dst, std::array<VT, 4> src, uint8_t nsrc, Form form, F,
             bool int_clamp = false) {
-  return VopSpec{mnemonic, dst, src, nsrc, form, &one_lane<F>, int_clamp, &all_lanes<F>};
+#ifdef TW_VALU_AVX2_FMA
+  const BatchFn batch = host_has_avx2_fma() ? &all_lanes_avx2_fma<F> : &all_lanes<F>;
+#else
+  const BatchFn batch = &all_lanes<F>;
+#endif
+  return VopSpec{mnemonic, dst, src, nsrc, form, &one_lane<F>, int_clamp, batch};
 }
 
 // The results of one instruction before they are written (VOPD computes both first).

@@ -1,6 +1,7 @@
 ; The kernel library's f16 GEMM (kernels/gemm, 128-bit aligned operands), each backend and
 ; arch: the K loop issues v_wmma_f32_16x16x16_f16 on LDS operands, a barrier, and
-; 128-bit global loads of the next tile; operand tiles come from LDS with one 128-bit read
+; 128-bit loads of the next tile (global_load_b128 on the edge-tile path checked here; buffer
+; loads on the whole-tile path, gemm_copy_addresses.s); operand tiles come from LDS with one 128-bit read
 ; each (the tiled layer's k-contiguous 16-bit operand map); nothing goes to scratch.
 ; TILEWAVE-EMIT: gemm --format asm --backend llvm
 ; TILEWAVE-EMIT: gemm --format asm --backend hip

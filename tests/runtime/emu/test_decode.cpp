@@ -122,3 +122,22 @@ TEST_CASE("handler table: core and valu registrations coexist, lookups by mnemon
   CHECK_THROWS_WITH(local.add("x", [](WaveContext&, const DecodedInstr&) {}),
                     "emulator: two handlers registered for 'x'");
 }
+
+TEST_CASE("decoder: an instruction whose literal lies past the end of .text is undecodable") {
+  // s_mov_b32 s1, <literal>: 0xbe8100ff needs a 4-byte literal after it. At the end of the
+  // section LLVM 22's disassembler makes an operand its printer crashes on (a fuzz finding,
+  // tests/fuzz/code_object/literal_past_text_end); the decoder must refuse it instead.
+  const uint32_t cut[] = {0xbf800000u /* s_nop 0 */, 0xbe8100ffu};
+  const auto program =
+      decode_text(reinterpret_cast<const uint8_t*>(cut), sizeof cut, 0x1000, "gfx1201");
+  REQUIRE(program.size() == 2);
+  CHECK(program[0].mnemonic == "s_nop");
+  CHECK(program[1].mnemonic == "<undecodable>");
+  // With its literal inside the section the same word decodes.
+  const uint32_t whole[] = {0xbe8100ffu, 0x00000001u};
+  const auto ok =
+      decode_text(reinterpret_cast<const uint8_t*>(whole), sizeof whole, 0x1000, "gfx1201");
+  REQUIRE(ok.size() == 1);
+  CHECK(ok[0].mnemonic == "s_mov_b32");
+  CHECK(ok[0].size == 8);
+}

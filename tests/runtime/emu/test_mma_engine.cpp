@@ -125,6 +125,47 @@ TEST_CASE("mma_fast: every output bit equals mma_reference (all forms, all valid
   CHECK(compared > 2000); // about 4,700 (forms x modifier sets x 10)
 }
 
+namespace {
+
+// Index VGPRs as a 2:4 sparse matrix has them: every k-group names two different positions
+// (in increasing order), so no position holds the sum of two values (mma_fast then sums with
+// fused multiply-adds where the host has them: each product is exact).
+std::vector<uint32_t> distinct_index_sets(std::mt19937& rng) {
+  static constexpr uint32_t kPairs[6] = {0 | 1 << 2, 0 | 2 << 2, 0 | 3 << 2,
+                                         1 | 2 << 2, 1 | 3 << 2, 2 | 3 << 2};
+  std::vector<uint32_t> index(32, 0);
+  for (auto& set : index)
+    for (int group = 0; group < 8; ++group)
+      set |= kPairs[rng() % 6] << (4 * group);
+  return index;
+}
+
+} // namespace
+
+TEST_CASE("mma_fast: every SWMMAC output bit equals mma_reference with 2:4 index sets "
+          "(distinct positions in every group)") {
+  std::mt19937 rng(20261204);
+  size_t compared = 0;
+  for (const atoms::MmaInstrInfo& info : atoms::all_mma_instrs()) {
+    if (!info.sparse)
+      continue;
+    for (const atoms::MmaModifiers& m : valid_modifiers(info))
+      for (int trial = 0; trial < 10; ++trial) {
+        const auto a = random_registers(rng, info.a_type, info.a_vgprs);
+        const auto b = random_registers(rng, info.b_type, info.b_vgprs);
+        const auto c = random_registers(rng, info.cd_type, info.cd_vgprs);
+        const auto index = distinct_index_sets(rng);
+        std::vector<uint32_t> want(c.size(), 0xdeadbeefu), got(c.size(), 0x12345678u);
+        atoms::mma_reference(info, m, a.data(), b.data(), c.data(), index.data(), want.data());
+        emu::valu::mma_fast(info, m, a.data(), b.data(), c.data(), index.data(), got.data());
+        INFO(info.mnemonic, " ", describe(m), " trial ", trial);
+        CHECK(got == want);
+        ++compared;
+      }
+  }
+  CHECK(compared > 500);
+}
+
 TEST_CASE("mma_fast: rejects what mma_reference rejects") {
   const auto& wmma_f16 = *atoms::find_mma_instr("v_wmma_f32_16x16x16_f16");
   const auto& wmma_iu8 = *atoms::find_mma_instr("v_wmma_i32_16x16x16_iu8");

@@ -57,6 +57,17 @@ WMMA_F16_CHAIN(64)
 WMMA_IU8_CHAIN(32)
 WMMA_IU8_CHAIN(64)
 
+// N dependent cross-lane swizzles, each waited for before the next (the pattern of the
+// row max / sum reductions in the flash-attention calibration kernels): an LDS round trip each.
+#define SWIZZLE_CHAIN(N)                                                                           \
+  extern "C" __global__ void swizzle_chain_##N(const float* in, float* out) {                      \
+    float x = in[tid_x()];                                                                         \
+    asm volatile(REPEAT(N, "ds_swizzle_b32 %0, %0 offset:0x41f\ns_wait_dscnt 0x0") : "+v"(x));     \
+    out[tid_x()] = x;                                                                              \
+  }
+SWIZZLE_CHAIN(32)
+SWIZZLE_CHAIN(64)
+
 // One LDS store and 16 loads per lane at word index lane * stride of the dynamic LDS
 // (launch with 4 KiB): stride 1 gives every lane its own bank, stride 32 puts all in one.
 extern "C" __global__ void lds_stride(const float* in, float* out, int stride) {

@@ -52,3 +52,30 @@ TEST_CASE("coalesced_lines: 128-byte lines touched by a wave") {
   CHECK(coalesced_lines(lanes(0x107e, 0, 4, 1), 128, scratch) == 2); // straddles two lines
   CHECK(scratch.size() == 1 + 2 + 4 + 32 + 1 + 2);                   // appended, deduplicated
 }
+
+TEST_CASE("LineCoalescer: add_run gives the lines and address count of its add() calls") {
+  // Lanes of 16-byte accesses as 4 components of 4 bytes each, ascending, descending and
+  // straddling a line; and 2-byte accesses as single units.
+  for (const int64_t stride : {16, -16, 40, 128, 0}) {
+    for (const uint32_t unit : {4u, 2u}) {
+      const uint32_t units = unit == 4 ? 4 : 1;
+      LineCoalescer runs(128), singles(128);
+      for (int lane = 0; lane < 32; ++lane) {
+        const uint64_t addr = uint64_t(0x10000 + 0x70 + stride * lane);
+        runs.add_run(addr, unit, units);
+        for (uint32_t i = 0; i < units; ++i)
+          singles.add(addr + i * unit, unit);
+      }
+      CAPTURE(stride);
+      CAPTURE(unit);
+      CHECK(runs.addresses() == 32 * units);
+      CHECK(runs.addresses() == singles.addresses());
+      CHECK(runs.lines() == singles.lines());
+    }
+  }
+  // A 16-byte run at 0x7c covers bytes 0x7c..0x8b: lines 0 and 1.
+  LineCoalescer one(128);
+  one.add_run(0x7c, 4, 4);
+  CHECK(one.lines() == std::vector<uint64_t>{0, 1});
+  CHECK(one.addresses() == 4);
+}

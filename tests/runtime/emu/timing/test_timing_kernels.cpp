@@ -67,9 +67,10 @@ std::vector<TraceEvent> recorded(const std::string& kernel, const std::string& m
   return out_events;
 }
 
-// The whole recorded trace of workgroup 0 of global_stride (one wave); `co` keeps the
-// decoded instructions it points to.
-WorkgroupTrace global_stride_trace(int stride, std::shared_ptr<emu::CodeObject>& co) {
+// The whole recorded trace of workgroup 0 of `kernel` (global_stride or another kernel of
+// (in, out, int) with one wave); `co` keeps the decoded instructions it points to.
+WorkgroupTrace global_stride_trace(int stride, std::shared_ptr<emu::CodeObject>& co,
+                                   const std::string& kernel = "global_stride") {
   co = emu::CodeObject::load(test::read_file_bytes(kPath));
   emu::GlobalMemory memory;
   const uint64_t in = memory.allocate(32 * 32 * 4), out = memory.allocate(32 * 4);
@@ -81,7 +82,7 @@ WorkgroupTrace global_stride_trace(int stride, std::shared_ptr<emu::CodeObject>&
   std::memcpy(cfg.kernargs.data() + 16, &stride, 4);
   TimingCapture capture({{0, 0, 0}}, 128, 32);
   cfg.observer = &capture;
-  emu::launch(*co, co->kernel("global_stride"), memory, cfg);
+  emu::launch(*co, co->kernel(kernel), memory, cfg);
   auto traces = capture.take();
   REQUIRE(traces.size() == 1);
   return std::move(traces[0]);
@@ -186,6 +187,28 @@ TEST_CASE("timing: LDS bank conflicts come from the real addresses") {
   // 16 waited loads (+ the store ahead of them) each 31 cycles longer.
   CHECK(t32.cycles() - t1.cycles() >= 16 * 31);
   CHECK(t32.cycles() - t1.cycles() <= 17 * 31);
+}
+
+TEST_CASE("timing: each dependent cross-lane swizzle costs an LDS round trip") {
+  // swizzle_chain_N: N x (ds_swizzle_b32 x, x; s_wait_dscnt 0). A swizzle holds the CU's LDS
+  // pipe 1 cycle and its result arrives the LDS latency later; the wait issues then (after
+  // `latency` cycles of LDS wait), the next swizzle the cycle after: latency + 2 cycles per
+  // step, whatever the latency.
+  std::shared_ptr<emu::CodeObject> co32, co64;
+  const WorkgroupTrace t32 = global_stride_trace(0, co32, "swizzle_chain_32");
+  const WorkgroupTrace t64 = global_stride_trace(0, co64, "swizzle_chain_64");
+  for (const int latency : {20, 100}) {
+    MachineModel m = machine_by_name("gfx1201");
+    m.lds_latency = latency;
+    TimingCache cache(m);
+    const WgpSimResult r32 = simulate_wgp(m, {&t32}, 1, cache);
+    const WgpSimResult r64 = simulate_wgp(m, {&t64}, 1, cache);
+    CAPTURE(latency);
+    CHECK(r64.cycles - r32.cycles == 32 * uint64_t(latency + 2));
+    const double lds_wait = r64.stall[static_cast<size_t>(Stall::WaitLds)] -
+                            r32.stall[static_cast<size_t>(Stall::WaitLds)];
+    CHECK(lds_wait == doctest::Approx(32.0 * latency).epsilon(0.01));
+  }
 }
 
 TEST_CASE("timing: a strided global load touches 32 lines, a coalesced one 1") {

@@ -1,0 +1,28 @@
+#pragma once
+// The payload of a compile-cache entry: the code object's description (what
+// describe_code_object reads from the ELF's metadata note, kernarg names included) followed by
+// the ELF. A disk hit then needs no ELF or msgpack parsing, which in a new process cost
+// 0.25-0.30 ms of a ~1.3 ms hit (docs/compile.md, issue 16).
+//
+// Format (little endian): "TWCODE1\0" | u8 backend | u8 arch | string kernel_name |
+// i64 vgprs, sgprs, lds_bytes, scratch_bytes, workgroup_size, vgpr_spills, sgpr_spills,
+// kernarg_size, max_flat_workgroup_size | u64 arg count | per arg: string name, value_kind,
+// address_space, i64 offset, size | u64 ELF size | ELF. A string is u64 length + bytes.
+// Occupancy is not stored: it is recomputed from the stored resources (atoms/occupancy.hpp).
+#include <emit/code_object.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tw::emit {
+
+std::vector<std::uint8_t> encode_cache_entry(const CodeObject& co);
+
+// The code object an entry holds. Throws std::runtime_error, naming what is wrong, when the
+// payload is not a whole entry of this format or describes another backend, arch or kernel
+// (an entry of an older format included): the caller then rebuilds it.
+CodeObject decode_cache_entry(const std::vector<std::uint8_t>& payload, Backend backend, Arch arch,
+                              const std::string& kernel_name);
+
+} // namespace tw::emit
