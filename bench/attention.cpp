@@ -92,7 +92,8 @@ void print_modeled_headline() {
 
 // Optional filters: bench_attention [dtype [head_dim [full|causal [hip|llvm]]]], e.g.
 // `bench_attention bf16 128`; with TILEWAVE_BENCH_TRACE=1 the emulator prints the instruction
-// trace of wave 0 of workgroup 0 of every launch run to stderr (for an instruction histogram).
+// trace of wave 0 of workgroup 0 (of workgroup x with TILEWAVE_BENCH_TRACE_WG=x) of every
+// launch run to stderr (for an instruction histogram).
 int main(int argc, char** argv) {
   const std::string only_dtype = argc > 1 ? argv[1] : "";
   const int only_d = argc > 2 ? std::atoi(argv[2]) : 0;
@@ -102,6 +103,10 @@ int main(int argc, char** argv) {
   if (const char* t = std::getenv("TILEWAVE_BENCH_TRACE"); t && std::string(t) == "1") {
     emu::TraceConfig tc;
     tc.enabled = true;
+    // TILEWAVE_BENCH_TRACE_WG=x: trace wave 0 of workgroup (x, 0, 0) instead (a causal query
+    // tile other than the first, which sees only the diagonal)
+    if (const char* wg = std::getenv("TILEWAVE_BENCH_TRACE_WG"))
+      tc.workgroup[0] = uint32_t(std::atoi(wg));
     dev.set_trace(tc);
   }
   const int64_t B = 1, H = 2, S = 256;

@@ -135,6 +135,21 @@ struct TiledCopy : ops::adl_anchor {
     static_assert(Count == passes<Tile>(),
                   "copy: the registers were loaded for a tile of another shape");
     const auto [tr, tc] = thread_coord();
+    if constexpr (requires(const Tile& t, ir::Value a) {
+                    t.constant_steps();
+                    t.template store_run_at<vec>(a, 0, 0, f.parts[0]);
+                  }) {
+      // An unswizzled LDS tile: the thread's address once, each pass a constant step from it
+      // (ds_store immediate offsets; LdsTile::store_run_at).
+      if (dst.constant_steps()) {
+        const ir::Value at = dst.address(tr, tc * vec);
+        int p = 0;
+        for (int i = 0; i < Tile::rows / rows_per_pass; ++i)
+          for (int j = 0; j < Tile::cols / cols_per_pass; ++j)
+            dst.template store_run_at<vec>(at, i * TR, j * TC * vec, f.parts[p++]);
+        return;
+      }
+    }
     int p = 0;
     for (int i = 0; i < Tile::rows / rows_per_pass; ++i)
       for (int j = 0; j < Tile::cols / cols_per_pass; ++j)

@@ -2,6 +2,7 @@
 // convert_rne<U>(x, saturate): a float -> float conversion that rounds to nearest even,
 // optionally saturating an f16 / bf16 / fp8 result to the target's finite range (what
 // quantization needs). round_half_even: the same rounding to an integer value.
+#include <dsl/handles/nan.hpp>
 #include <dsl/handles/scalar_ops.hpp>
 
 namespace tw::dsl {
@@ -49,6 +50,19 @@ inline BFloat16 to_bf16_rne_nan_unchecked(const Float32& x) {
   const UInt32 u = bit_cast<u32>(x);
   const UInt32 rounded = u + UInt32(0x7fffu) + ((u >> UInt32(16u)) & UInt32(1u));
   return bit_cast<bf16>(cast<u16>(rounded >> UInt32(16u)));
+}
+
+// x (f32) rounded to bf16, nearest even, with NaN kept: to_bf16_rne_nan_unchecked's rounding
+// and one select that replaces the result of a NaN x by the quiet NaN 0x7fc0 (sign and payload
+// are not kept). Every other f32 rounds exactly as cast<bf16> does. Four VALU per value
+// (v_bfe_u32, v_add3_u32, v_cmp_u_f32, v_cndmask_b32) against five for cast<bf16> / LLVM's
+// fptrunc, which keeps the payload (v_or_b32 of the quiet bit into x): for an output such as
+// attention's O, where a NaN must stay NaN but its bits carry nothing.
+inline BFloat16 to_bf16_rne_quiet_nan(const Float32& x) {
+  const UInt32 u = bit_cast<u32>(x);
+  const UInt32 rounded = u + UInt32(0x7fffu) + ((u >> UInt32(16u)) & UInt32(1u));
+  const UInt32 r = select(is_nan(x), UInt32(0x7fc00000u), rounded);
+  return bit_cast<bf16>(cast<u16>(r >> UInt32(16u)));
 }
 
 // x rounded to the nearest integer, ties to even, as an f32 (the IR's float -> int cvt only

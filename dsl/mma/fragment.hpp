@@ -9,8 +9,10 @@
 // vector access (e.g. 4 x f16 = one 64-bit load for the f16 A operand).
 #include <array>
 #include <numeric>
+#include <type_traits>
 
 #include <dsl/builder/control.hpp>
+#include <dsl/handles/convert.hpp>
 #include <dsl/handles/vec.hpp>
 #include <dsl/mma/mma_atom.hpp>
 
@@ -172,15 +174,39 @@ typename MmaOperandTraits<Atom, Op>::vec load_operand(const Tile& tile, const In
   const Int32 tr0 = transposed ? col0 + lc : row0 + lr;
   const Int32 tc0 = transposed ? row0 + lr : col0 + lc;
   constexpr int max_run = 16 / elem_bytes<E>() > 0 ? 16 / elem_bytes<E>() : 1;
+  // An unswizzled LDS tile and a constant atom origin: the lane's address once (lane part
+  // only), every run a constant step from it (ds_load immediate offsets; LdsTile::load_run_at).
+  bool steps = false;
+  ir::Value at{};
+  int dr0 = 0, dc0 = 0;
+  constexpr bool lds_steps = requires(const Tile& t, ir::Value a) {
+    t.constant_steps();
+    t.template load_run_at<1>(a, 0, 0);
+  };
+  if constexpr (lds_steps) {
+    steps = tile.constant_steps() && row0.is_constant() && col0.is_constant();
+    if (steps) {
+      const int r0 = static_cast<int>(row0.constant_value()),
+                c0 = static_cast<int>(col0.constant_value());
+      dr0 = transposed ? c0 : r0;
+      dc0 = transposed ? r0 : c0;
+      at = tile.address(transposed ? lc : lr, transposed ? lr : lc);
+    }
+  }
   std::array<Scalar<E>, Tr::values> e;
   std::vector<ir::Value> runs;
   bool all_vector_runs = true;
   for (int v = 0; v < Tr::values;) {
     const int n = tile.rows_contiguous() ? detail::run_length(m, v, transposed, max_run) : 1;
-    const Int32 r = tr0 + detail::value_tile_row(m, v, transposed);
-    const Int32 c = tc0 + detail::value_tile_col(m, v, transposed);
+    const int dr = detail::value_tile_row(m, v, transposed),
+              dc = detail::value_tile_col(m, v, transposed);
     const auto fetch = [&]<int N>(std::integral_constant<int, N>) {
-      const Vec<E, N> x = tile.template load_run<N>(r, c);
+      Vec<E, N> x;
+      if constexpr (lds_steps)
+        if (steps)
+          x = tile.template load_run_at<N>(at, dr0 + dr, dc0 + dc);
+      if (!steps)
+        x = tile.template load_run<N>(tr0 + dr, tc0 + dc);
       runs.push_back(x.ir());
       for (int j = 0; j < N; ++j)
         e[v + j] = N == 1 ? Scalar<E>(x.ir()) : x[j];
@@ -209,14 +235,37 @@ typename MmaOperandTraits<Atom, Op>::vec load_operand(const Tile& tile, const In
   return Tr::vec::from(e);
 }
 
+// store_operand's default conversion of a value to the tile's element type: cast<Out>.
+struct CastConvert {
+  template <ElemType Out, ElemType In>
+  Scalar<Out> operator()(std::type_identity<Out>, const Scalar<In>& x) const {
+    return cast<Out>(x);
+  }
+};
+
+// A conversion for store_operand that rounds f32 -> bf16 with to_bf16_rne_quiet_nan (NaN kept
+// as the quiet NaN, one VALU per value less than cast<bf16>) and casts everything else.
+struct QuietNanBf16Convert {
+  template <ElemType Out, ElemType In>
+  Scalar<Out> operator()(std::type_identity<Out>, const Scalar<In>& x) const {
+    if constexpr (std::same_as<Out, bf16> && std::same_as<In, f32>)
+      return to_bf16_rne_quiet_nan(x);
+    else
+      return cast<Out>(x);
+  }
+};
+
 // Writes the registers of one atom tile of operand Op (usually C) to `tile` (masked for global
-// tiles: elements past the tensor are not written). Values are converted to the tile's type.
+// tiles: elements past the tensor are not written). Values are converted to the tile's type
+// by `convert(std::type_identity<Out>{}, x)`: cast<Out> unless another conversion is given
+// (e.g. to_bf16_rne_quiet_nan, dsl/handles/convert.hpp).
 // When `transposed` is true the tile receives the atom tile transposed (operand element (i, j)
 // at tile (j, i)): a D accumulator, whose lane holds consecutive rows of one column, then
 // leaves as vector runs along a row of the tile (one 128-bit store per 8 x bf16 run).
-template <MmaAtomType Atom, MmaOperand Op, class Tile>
+template <MmaAtomType Atom, MmaOperand Op, class Tile, class Convert = CastConvert>
 void store_operand(const Tile& tile, const typename MmaOperandTraits<Atom, Op>::vec& x,
-                   const Int32& row0, const Int32& col0, bool transposed = false) {
+                   const Int32& row0, const Int32& col0, bool transposed = false,
+                   const Convert& convert = {}) {
   using Tr = MmaOperandTraits<Atom, Op>;
   using Out = typename Tile::elem_type;
   constexpr const LaneMap& m = Tr::map;
@@ -231,11 +280,11 @@ void store_operand(const Tile& tile, const typename MmaOperandTraits<Atom, Op>::
     const Int32 c = tc0 + detail::value_tile_col(m, v, transposed);
     const auto put = [&]<int N>(std::integral_constant<int, N>) {
       if constexpr (N == 1) {
-        tile.store(r, c, cast<Out>(x[v]));
+        tile.store(r, c, convert(std::type_identity<Out>{}, x[v]));
       } else {
         std::array<Scalar<Out>, N> e;
         for (int j = 0; j < N; ++j)
-          e[j] = cast<Out>(x[v + j]);
+          e[j] = convert(std::type_identity<Out>{}, x[v + j]);
         tile.template store_run<N>(r, c, Vec<Out, N>::from(e));
       }
     };

@@ -115,15 +115,16 @@ struct TiledMma : ops::adl_anchor {
   // Writes the accumulator transposed to a tile_n x tile_m tile (C^T: tile (n, m) = C(m, n)).
   // The D layout gives each lane consecutive rows of one column, so C^T leaves in vector runs
   // (e.g. O^T of attention stored as O, 8 x bf16 per 128-bit store).
-  template <class Tile>
-  void store_transposed(const CFrag& acc, const Tile& ct) const {
+  // `convert`: how a value becomes the tile's element type (store_operand; cast by default).
+  template <class Tile, class Convert = CastConvert>
+  void store_transposed(const CFrag& acc, const Tile& ct, const Convert& convert = {}) const {
     static_assert(Tile::rows == tile_n && Tile::cols == tile_m,
                   "TiledMMA::store_transposed: the tile must be tile_n x tile_m (C transposed)");
     const auto [wm, wn] = wave_coord();
     for (int i = 0; i < RM; ++i)
       for (int j = 0; j < RN; ++j)
         store_operand<Atom, MmaOperand::C>(ct, acc.at(i, j), wm * wave_tile_m + i * lanes::M,
-                                           wn * wave_tile_n + j * lanes::N, true);
+                                           wn * wave_tile_n + j * lanes::N, true, convert);
   }
 
 private:

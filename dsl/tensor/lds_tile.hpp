@@ -5,6 +5,7 @@
 //   LdsTile<f16, 128, 32> a = lds.tile<"sA">(stage);  // stage may be a run-time Int32
 // Element (r, c) of a tile lives at the buffer's (padded, swizzled) row-major address.
 #include <numeric>
+#include <stdexcept>
 
 #include <dsl/lds/lds_plan.hpp>
 #include <dsl/support/fixed_string.hpp>
@@ -69,8 +70,33 @@ public:
     ops().store(address(r, c), v.ir(), run_align<N>());
   }
 
+  // Constant steps from a lane's address (an unswizzled tile only): `at` = address(r, c), and
+  // the run at (r + dr, c + dc) for constants dr, dc is `at` plus the constant dr * pitch + dc
+  // elements. A fragment or copy that computes its lane's address once and reaches every value
+  // by such steps gets one address per lane and ds_load / ds_store immediate offsets, instead
+  // of one VALU address per access (LLVM folds "lane part + constant" into a loop-invariant
+  // VGPR per access when the constant is part of the coordinates).
+  bool constant_steps() const { return swizzle_.bits == 0; }
+  template <int N>
+  Vec<T, N> load_run_at(ir::Value at, int dr, int dc) const {
+    check_run<N>();
+    return Vec<T, N>(ops().load(Vec<T, N>::type(), step(at, dr, dc), run_align<N>()));
+  }
+  template <int N>
+  void store_run_at(ir::Value at, int dr, int dc, const Vec<T, N>& v) const {
+    check_run<N>();
+    ops().store(step(at, dr, dc), v.ir(), run_align<N>());
+  }
+
 private:
   static ir::OpBuilder& ops() { return KernelBuilder::current("LDS access").ops(); }
+  ir::Value step(ir::Value at, int dr, int dc) const {
+    if (!constant_steps())
+      throw std::logic_error("LdsTile: constant steps from a lane's address need an unswizzled "
+                             "tile (check constant_steps() first)");
+    const int bytes = (dr * pitch_ + dc) * elem_bytes<T>();
+    return bytes == 0 ? at : ops().ptr_add(at, Int32(bytes).ir());
+  }
   // For a power-of-two pitch 2^p with the swizzle's source bits at or above p and its target
   // bits below p (and c < pitch): the right shift from r to the source bits; else -1.
   int swizzle_row_to_column_shift() const {

@@ -191,8 +191,21 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
 
     auto lds = use_lds<plan>(kb_);
     // K of block first_block + t: global -> registers (fetch) -> LDS (commit), pipelined.
+    // The pipeline's last iteration fetches the block after the last one: a uniform branch
+    // skips it (zeros), instead of a tile wholly past the keys taking the masked copy path.
+    // (Clamping the index to the last block instead makes it non-affine in t, and LLVM then
+    // hoists every per-element pointer of the masked path out of the loop: VGPR spills.)
     const auto fetch = [&](const Int32& t) {
-      return kv.template load_k<kb, Dp>(copy_k, first_block + t);
+      using Regs = decltype(kv.template load_k<kb, Dp>(copy_k, first_block + t));
+      return if_(
+          t < num_blocks, [&] { return kv.template load_k<kb, Dp>(copy_k, first_block + t); },
+          [&] {
+            using Part = typename decltype(Regs::parts)::value_type;
+            Regs zeros;
+            for (Part& part : zeros.parts)
+              part = Part::zeros();
+            return zeros;
+          });
     };
     const auto commit = [&](const auto& regs, const Int32& stage) {
       copy_k.store(regs, lds.template tile<"sK">(stage));
@@ -282,6 +295,9 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         return Float32(1.0f);
     }();
 
+    // The first query (tile column) of this wave's 16 in S^T.
+    const Int32 wave_q0 = s_f32.wave_coord().second * Int32(16);
+
     // ---- the KV loop: the algorithm ----
     using OFrag = typename decltype(o_f32)::CFrag;
     using Row = RegTensor<f32, 1, 1>;
@@ -294,10 +310,13 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
           // V^T's operand tiles, in flight while the softmax is computed
           const auto vt = kv.template load_vt<Atom, kb, Dvp>(first_block + t, s.v_transpose_loads);
           const Int32 key0 = (first_block + t) * kb;
-          // Interior blocks take the unmasked path; only the edges pay for the mask.
+          // Interior blocks take the unmasked path; only the edges pay for the mask. The test
+          // is per wave (its own 16 queries; packed rows: the whole tile): on the causal
+          // diagonal a wave whose queries see the whole block skips the mask (wave-uniform).
           const auto sc = if_(
-              vis.whole_block(vis_row0, block_q, key0, kb), [&] { return scores(st, key0, false); },
-              [&] { return scores(st, key0, true); });
+              packed ? vis.whole_block(vis_row0, block_q, key0, kb)
+                     : vis.whole_block(vis_row0 + wave_q0, 16, key0, kb),
+              [&] { return scores(st, key0, false); }, [&] { return scores(st, key0, true); });
           auto sm = online_softmax_step(sc, plain ? s_to_log2 : Float32(1.0f), m, l);
           if (s.dropout) // P of P V only (m and l keep every probability)
             sm.p = map(s_f32, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
@@ -306,8 +325,12 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
                   p, packed ? packed->group_head(row) * cast<i32>(Sq) + packed->query(row) : row,
                   key0 + r);
             });
-          // O's rescale: skipped by waves whose queries' maxima did not move (alpha exactly 1)
-          o = scale_cols_unless_one(o, sm.alpha);
+          // O's rescale: skipped by waves whose queries' maxima did not move (alpha exactly
+          // 1), and at the first block, where O is still 0 (alpha is 0 there: the maxima start
+          // at -inf and max ignores NaN; 1 makes every wave skip the multiplies)
+          Row alpha;
+          alpha(0, 0) = select(t == Int32(0), Float32(1.0f), sm.alpha(0, 0));
+          o = scale_cols_unless_one(o, alpha);
           // O^T += V^T P^T, P^T straight from registers
           Products::accumulate_pv(
               o,
@@ -331,10 +354,41 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     }();
     const Float32 zero(0.0f);
     // O^T leaves as O (an interior tile without masks: one uniform branch)
-    const auto store_tile = [&](const OFrag& o, const auto& tile) {
+    // A bf16 O rounds in a lane whose values are all finite without a NaN check
+    // (to_bf16_rne_nan_unchecked, exact for every non-NaN f32: 2.5 VALU per value with the
+    // packing), and in the other lanes with NaN kept as the quiet NaN (QuietNanBf16Convert:
+    // 4.5 VALU and a VCC wait per value). The lane's probe fma(x, 0, p) over its values is NaN
+    // exactly when one of them is NaN or infinite (x * 0 is +-0 for every finite x).
+    const QuietNanBf16Convert out_convert;
+    const auto unchecked_convert = []<ElemType Out, ElemType In>(std::type_identity<Out>,
+                                                                 const Scalar<In>& x) {
+      if constexpr (std::same_as<Out, bf16> && std::same_as<In, f32>)
+        return to_bf16_rne_nan_unchecked(x);
+      else
+        return cast<Out>(x);
+    };
+    const auto all_finite = [](const OFrag& o) {
+      std::array<Float32, 4> probe{Float32(0.0f), Float32(0.0f), Float32(0.0f), Float32(0.0f)};
+      int n = 0;
+      for (int i = 0; i < OFrag::tile_rows; ++i)
+        for (int j = 0; j < OFrag::tile_cols; ++j)
+          for (int v = 0; v < OFrag::values_per_tile; ++v, ++n)
+            probe[n % 4] = fma(o.at(i, j)[v], Float32(0.0f), probe[n % 4]);
+      return (probe[0] + probe[1]) + (probe[2] + probe[3]) == Float32(0.0f);
+    };
+    const auto store_with = [&](const OFrag& o, const auto& tile, const auto& convert) {
       if_(
-          tile.whole(), [&] { o_f32.store_transposed(o, assume_whole(tile)); },
-          [&] { o_f32.store_transposed(o, tile); });
+          tile.whole(), [&] { o_f32.store_transposed(o, assume_whole(tile), convert); },
+          [&] { o_f32.store_transposed(o, tile, convert); });
+    };
+    const auto store_tile = [&](const OFrag& o, const auto& tile) {
+      using Out = typename std::remove_cvref_t<decltype(tile)>::elem_type;
+      if constexpr (std::same_as<Out, bf16>)
+        if_(
+            all_finite(o), [&] { store_with(o, tile, unchecked_convert); },
+            [&] { store_with(o, tile, out_convert); });
+      else
+        store_with(o, tile, out_convert);
     };
     if (!s.split) {
       RegTensor<f32, 1, 1> inv_l;
@@ -347,7 +401,8 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
                                  local_tile<block_q, Dvp>(
                                      packed->tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
                                                     bq * o_sb + seq.q_first * o_ss, Dv, o_ss, o_sh),
-                                     qt, 0));
+                                     qt, 0),
+                                 out_convert);
           return;
         }
         const GlobalTensor<O> out =

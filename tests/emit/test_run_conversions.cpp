@@ -4,7 +4,8 @@
 // fp8 constants (the zero code of masked fp8 loads, codes of other exact values),
 // convert_stochastic (hand-computed codes for given random bits), and to_bf16_rne_nan_unchecked
 // against a host rounding that picks the nearer of the two bf16 neighbours (ties, subnormals,
-// overflow to inf, signed zeros).
+// overflow to inf, signed zeros), and to_bf16_rne_quiet_nan against the same rounding, with
+// every NaN (payloads whose rounding carry reaches the exponent or sign) giving 0x7fc0.
 #include <dsl/dsl.hpp>
 #include <dsl/handles/convert.hpp>
 #include <emit/compile.hpp>
@@ -130,6 +131,62 @@ TEST_CASE("to_bf16_rne_nan_unchecked rounds every non-NaN f32 to the nearest bf1
       CAPTURE(std::bit_cast<std::uint32_t>(in[j]));
       CHECK(out[j] == bf16_nearest_even(in[j]));
     }
+    dev->free(ds);
+    dev->free(dd);
+  }
+}
+
+TEST_CASE("to_bf16_rne_quiet_nan rounds like to_bf16_rne_nan_unchecked and turns every NaN into "
+          "0x7fc0") {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> in;
+  // NaNs whose rounding carry would reach the exponent or the sign (low payloads give inf,
+  // all-ones payloads wrap to -0), quiet and signalling, both signs
+  for (std::uint32_t u : {0x7f800001u, 0x7f807fffu, 0x7f808000u, 0x7fbfffffu, 0x7fc00000u,
+                          0x7fffffffu, 0x7fff8000u, 0xff800001u, 0xffffffffu, 0xffc00000u})
+    in.push_back(std::bit_cast<float>(u));
+  for (std::uint32_t u : {0x3f808000u, 0x3f818000u, 0x3f807fffu, 0x7f7fffffu, 0x7f7f8000u,
+                          0x00008000u, 0x00018000u, 0x80008000u, 0x80000000u, 0x00000000u})
+    in.push_back(std::bit_cast<float>(u));
+  for (float f : {inf, -inf, 1.0f, -1.0f, 0.1f, 3.14159265f, 1e-40f, 65504.0f})
+    in.push_back(f);
+  std::uint32_t seed = 777;
+  while (in.size() % 64 || in.size() < 256) { // random bit patterns, NaNs included
+    seed = seed * 1664525u + 1013904223u;
+    in.push_back(std::bit_cast<float>(seed));
+  }
+  KernelBuilder kb("to_bf16_rne_quiet_nan_test", {64, 1, 1});
+  auto [src, dst] = kb.args(gptr<f32>("src"), gptr<bf16>("dst"));
+  const Int64 i = cast<i64>(block_id(ir::Dim::x)) * Int64(64) + cast<i64>(thread_id());
+  dst.store(i, to_bf16_rne_quiet_nan(src.load(i)));
+  const ir::Kernel k = kb.finish();
+
+  std::unique_ptr<runtime::Device> dev = runtime::make_device(runtime::DeviceKind::Emu);
+  for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
+    CAPTURE(emit::backend_name(b));
+    const runtime::DevicePtr ds = dev->allocate(in.size() * 4), dd = dev->allocate(in.size() * 2);
+    dev->copy_to_device(ds, in.data(), in.size() * 4);
+    emit::CompileOptions o;
+    o.use_cache = false;
+    const emit::CodeObject co = emit::compile(k, b, Arch::gfx1201, o);
+    const runtime::ModuleHandle m = dev->load_code_object(co.elf);
+    const runtime::KernelArgs args = runtime::KernelArgs().ptr(ds).ptr(dd);
+    dev->launch(dev->get_kernel(m, co.kernel_name), {uint32_t(in.size() / 64), 1, 1}, {64, 1, 1},
+                args.span());
+    dev->synchronize();
+    std::vector<std::uint16_t> out(in.size());
+    dev->copy_to_host(out.data(), dd, in.size() * 2);
+    int nans = 0;
+    for (size_t j = 0; j < in.size(); ++j) {
+      CAPTURE(std::bit_cast<std::uint32_t>(in[j]));
+      if (std::isnan(in[j])) {
+        ++nans;
+        CHECK(out[j] == 0x7fc0);
+      } else {
+        CHECK(out[j] == bf16_nearest_even(in[j]));
+      }
+    }
+    CHECK(nans >= 10);
     dev->free(ds);
     dev->free(dd);
   }

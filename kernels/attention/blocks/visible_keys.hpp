@@ -17,16 +17,29 @@ struct VisibleKeys {
   Int32 sq, sk;
   Int32 kv_lo, kv_hi; // the split's key range (the whole sequence without split-KV)
 
-  // Row i (within the sequence) sees key j.
+  // Row i (within the sequence) sees key j: j - lo <= hi - lo as unsigned 32-bit numbers (one
+  // compare per key; j >= lo and j <= hi both hold exactly then, since keys and the range
+  // width are below 2^31). An empty range (hi < lo) becomes lo = 2^31 - 1, width 0: no key
+  // reaches it (keys are below the sequence length, itself below 2^31 - 1).
   Bool visible(const Int32& i, const Int32& j) const {
-    Bool ok = j < kv_hi;
-    if (split)
-      ok = ok && j >= kv_lo;
+    const auto [lo, hi] = key_range(i);
+    const Bool empty = hi < lo;
+    const Int32 first = select(empty, Int32(0x7fffffff), lo);
+    const UInt32 width = cast<u32>(select(empty, Int32(0), hi - lo));
+    return cast<u32>(j - first) <= width;
+  }
+  // The keys row i sees: lo <= j <= hi (none when hi < lo). Keys are >= 0, so lo may be
+  // anything <= 0 without a lower bound. Per row, not per key: a mask over a block of scores
+  // costs two compares per score (the row's bounds are shared by its scores).
+  std::pair<Int32, Int32> key_range(const Int32& i) const {
+    Int32 lo = split ? kv_lo : Int32(0);
+    Int32 hi = kv_hi - 1;
     if (windowed) {
       const Int32 o = i + sk - sq;
-      ok = ok && (left < 0 || j >= o - left) && (right < 0 || j <= o + right);
+      lo = select(left < 0, lo, max(lo, o - left));
+      hi = select(right < 0, hi, min(hi, o + right));
     }
-    return ok;
+    return {lo, hi};
   }
 
   // Every row of [row0, row0 + rows) (clipped to sq) sees every key of [key0, key0 + n).
