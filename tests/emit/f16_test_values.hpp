@@ -1,6 +1,7 @@
 #pragma once
-// Deterministic f16 test operands for the emulator runs of tests/emit: values in [-1, 1) from
-// a linear congruential sequence, as f16 bits, with their decoded values for host references.
+// Deterministic test operands for the emulator runs of tests/emit: f16 values in [-1, 1) from
+// a linear congruential sequence (as bits, with their decoded values for host references), and
+// small integers exact in every format.
 #include <atoms/formats/f16.hpp>
 
 #include <cstddef>
@@ -19,6 +20,12 @@ inline std::vector<std::uint16_t> f16_values(std::size_t n, std::uint32_t seed,
     decoded[i] = num::f16_to_f32(v[i]);
   }
   return v;
+}
+
+// A small integer in [-4, 4] for element (r, c) of operand `salt`: exact in every 8- and
+// 16-bit format, so a host reference needs no rounding model.
+inline double small_int_value(int r, int c, int salt) {
+  return static_cast<double>((r * 5 + c * 3 + salt * 7) % 9 - 4);
 }
 
 } // namespace tw::test

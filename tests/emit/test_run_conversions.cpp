@@ -88,6 +88,35 @@ std::uint16_t bf16_nearest_even(float x) {
   const std::uint32_t pick = dlo < dhi ? lo : dhi < dlo ? hi : (lo % 2 == 0 ? lo : hi);
   return static_cast<std::uint16_t>((sign >> 16) | pick);
 }
+
+// dst[i] = convert(src[i]) over `in` (a multiple of 64 values), compiled through `backend` and
+// run on the emulator: the bf16 bits each lane wrote.
+template <class Convert>
+std::vector<std::uint16_t> run_bf16_conversion(const char* name, Convert convert,
+                                               const std::vector<float>& in,
+                                               emit::Backend backend) {
+  KernelBuilder kb(name, {64, 1, 1});
+  auto [src, dst] = kb.args(gptr<f32>("src"), gptr<bf16>("dst"));
+  const Int64 i = cast<i64>(block_id(ir::Dim::x)) * Int64(64) + cast<i64>(thread_id());
+  dst.store(i, convert(src.load(i)));
+  const ir::Kernel k = kb.finish();
+  std::unique_ptr<runtime::Device> dev = runtime::make_device(runtime::DeviceKind::Emu);
+  const runtime::DevicePtr ds = dev->allocate(in.size() * 4), dd = dev->allocate(in.size() * 2);
+  dev->copy_to_device(ds, in.data(), in.size() * 4);
+  emit::CompileOptions o;
+  o.use_cache = false;
+  const emit::CodeObject co = emit::compile(k, backend, Arch::gfx1201, o);
+  const runtime::ModuleHandle m = dev->load_code_object(co.elf);
+  const runtime::KernelArgs args = runtime::KernelArgs().ptr(ds).ptr(dd);
+  dev->launch(dev->get_kernel(m, co.kernel_name), {uint32_t(in.size() / 64), 1, 1}, {64, 1, 1},
+              args.span());
+  dev->synchronize();
+  std::vector<std::uint16_t> out(in.size());
+  dev->copy_to_host(out.data(), dd, in.size() * 2);
+  dev->free(ds);
+  dev->free(dd);
+  return out;
+}
 } // namespace
 
 TEST_CASE("to_bf16_rne_nan_unchecked rounds every non-NaN f32 to the nearest bf16, ties to even") {
@@ -106,33 +135,15 @@ TEST_CASE("to_bf16_rne_nan_unchecked rounds every non-NaN f32 to the nearest bf1
     if ((seed & 0x7fffffffu) <= 0x7f800000u)
       in.push_back(std::bit_cast<float>(seed));
   }
-  KernelBuilder kb("to_bf16_rne_nan_unchecked_test", {64, 1, 1});
-  auto [src, dst] = kb.args(gptr<f32>("src"), gptr<bf16>("dst"));
-  const Int64 i = cast<i64>(block_id(ir::Dim::x)) * Int64(64) + cast<i64>(thread_id());
-  dst.store(i, to_bf16_rne_nan_unchecked(src.load(i)));
-  const ir::Kernel k = kb.finish();
-
-  std::unique_ptr<runtime::Device> dev = runtime::make_device(runtime::DeviceKind::Emu);
   for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
     CAPTURE(emit::backend_name(b));
-    const runtime::DevicePtr ds = dev->allocate(in.size() * 4), dd = dev->allocate(in.size() * 2);
-    dev->copy_to_device(ds, in.data(), in.size() * 4);
-    emit::CompileOptions o;
-    o.use_cache = false;
-    const emit::CodeObject co = emit::compile(k, b, Arch::gfx1201, o);
-    const runtime::ModuleHandle m = dev->load_code_object(co.elf);
-    const runtime::KernelArgs args = runtime::KernelArgs().ptr(ds).ptr(dd);
-    dev->launch(dev->get_kernel(m, co.kernel_name), {uint32_t(in.size() / 64), 1, 1}, {64, 1, 1},
-                args.span());
-    dev->synchronize();
-    std::vector<std::uint16_t> out(in.size());
-    dev->copy_to_host(out.data(), dd, in.size() * 2);
+    const std::vector<std::uint16_t> out = run_bf16_conversion(
+        "to_bf16_rne_nan_unchecked_test",
+        [](const Scalar<f32>& x) { return to_bf16_rne_nan_unchecked(x); }, in, b);
     for (size_t j = 0; j < in.size(); ++j) {
       CAPTURE(std::bit_cast<std::uint32_t>(in[j]));
       CHECK(out[j] == bf16_nearest_even(in[j]));
     }
-    dev->free(ds);
-    dev->free(dd);
   }
 }
 
@@ -155,27 +166,11 @@ TEST_CASE("to_bf16_rne_quiet_nan rounds like to_bf16_rne_nan_unchecked and turns
     seed = seed * 1664525u + 1013904223u;
     in.push_back(std::bit_cast<float>(seed));
   }
-  KernelBuilder kb("to_bf16_rne_quiet_nan_test", {64, 1, 1});
-  auto [src, dst] = kb.args(gptr<f32>("src"), gptr<bf16>("dst"));
-  const Int64 i = cast<i64>(block_id(ir::Dim::x)) * Int64(64) + cast<i64>(thread_id());
-  dst.store(i, to_bf16_rne_quiet_nan(src.load(i)));
-  const ir::Kernel k = kb.finish();
-
-  std::unique_ptr<runtime::Device> dev = runtime::make_device(runtime::DeviceKind::Emu);
   for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
     CAPTURE(emit::backend_name(b));
-    const runtime::DevicePtr ds = dev->allocate(in.size() * 4), dd = dev->allocate(in.size() * 2);
-    dev->copy_to_device(ds, in.data(), in.size() * 4);
-    emit::CompileOptions o;
-    o.use_cache = false;
-    const emit::CodeObject co = emit::compile(k, b, Arch::gfx1201, o);
-    const runtime::ModuleHandle m = dev->load_code_object(co.elf);
-    const runtime::KernelArgs args = runtime::KernelArgs().ptr(ds).ptr(dd);
-    dev->launch(dev->get_kernel(m, co.kernel_name), {uint32_t(in.size() / 64), 1, 1}, {64, 1, 1},
-                args.span());
-    dev->synchronize();
-    std::vector<std::uint16_t> out(in.size());
-    dev->copy_to_host(out.data(), dd, in.size() * 2);
+    const std::vector<std::uint16_t> out = run_bf16_conversion(
+        "to_bf16_rne_quiet_nan_test", [](const Scalar<f32>& x) { return to_bf16_rne_quiet_nan(x); },
+        in, b);
     int nans = 0;
     for (size_t j = 0; j < in.size(); ++j) {
       CAPTURE(std::bit_cast<std::uint32_t>(in[j]));
@@ -187,8 +182,6 @@ TEST_CASE("to_bf16_rne_quiet_nan rounds like to_bf16_rne_nan_unchecked and turns
       }
     }
     CHECK(nans >= 10);
-    dev->free(ds);
-    dev->free(dd);
   }
 }
 

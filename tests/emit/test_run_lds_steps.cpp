@@ -11,6 +11,8 @@
 #include <atoms/mma/gfx12.hpp>
 #include <dsl/dsl.hpp>
 
+#include "f16_test_values.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -21,12 +23,6 @@
 
 using namespace tw;
 using namespace tw::dsl;
-
-namespace {
-double value(int r, int c, int salt) {
-  return static_cast<double>((r * 5 + c * 3 + salt * 7) % 9 - 4);
-}
-} // namespace
 
 TEST_CASE("LdsTile constant steps: LDS copies and operand loads use immediate offsets") {
   using Atom = atoms::wmma_f32_16x16x16_bf16;
@@ -56,10 +52,10 @@ TEST_CASE("LdsTile constant steps: LDS copies and operand loads use immediate of
   std::vector<std::uint16_t> ha(16 * blocks * 32), hb(16 * 32);
   for (int i = 0; i < 16 * blocks; ++i)
     for (int j = 0; j < 32; ++j)
-      ha[i * 32 + j] = static_cast<std::uint16_t>(num::f64_to_bf16(value(i, j, 1)));
+      ha[i * 32 + j] = static_cast<std::uint16_t>(num::f64_to_bf16(test::small_int_value(i, j, 1)));
   for (int i = 0; i < 16; ++i)
     for (int j = 0; j < 32; ++j)
-      hb[i * 32 + j] = static_cast<std::uint16_t>(num::f64_to_bf16(value(i, j, 2)));
+      hb[i * 32 + j] = static_cast<std::uint16_t>(num::f64_to_bf16(test::small_int_value(i, j, 2)));
   for (emit::Backend backend : test::kBothBackends) {
     CAPTURE(emit::backend_name(backend));
     test::DslEmuRun run(k, backend);
@@ -93,7 +89,7 @@ TEST_CASE("LdsTile constant steps: LDS copies and operand loads use immediate of
           CAPTURE(m);
           double c = 0; // C(m, n) = sum_k A(16 t + m, k) B^T(n, k); stored transposed
           for (int kk = 0; kk < 32; ++kk)
-            c += value(16 * t + m, kk, 1) * value(n, kk, 2);
+            c += test::small_int_value(16 * t + m, kk, 1) * test::small_int_value(n, kk, 2);
           CHECK(out[(16 * t + n) * 16 + m] == c);
         }
   }

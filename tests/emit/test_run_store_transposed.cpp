@@ -8,6 +8,8 @@
 #include <atoms/mma/gfx12.hpp>
 #include <dsl/dsl.hpp>
 
+#include "f16_test_values.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -18,10 +20,6 @@ using namespace tw;
 using namespace tw::dsl;
 
 namespace {
-
-double value(int r, int c, int salt) {
-  return static_cast<double>((r * 5 + c * 3 + salt * 7) % 9 - 4);
-}
 
 // out (n_rows x n_cols, row stride 16) = (A B)^T for 16 x 16 bf16 A and B^T (n-major).
 void check(int n_rows, int n_cols, bool want_vector_store) {
@@ -42,8 +40,8 @@ void check(int n_rows, int n_cols, bool want_vector_store) {
   std::vector<std::uint16_t> a(256), bt(256);
   for (int i = 0; i < 16; ++i)
     for (int j = 0; j < 16; ++j) {
-      a[i * 16 + j] = static_cast<std::uint16_t>(num::f64_to_bf16(value(i, j, 1)));
-      bt[i * 16 + j] = static_cast<std::uint16_t>(num::f64_to_bf16(value(i, j, 2)));
+      a[i * 16 + j] = static_cast<std::uint16_t>(num::f64_to_bf16(test::small_int_value(i, j, 1)));
+      bt[i * 16 + j] = static_cast<std::uint16_t>(num::f64_to_bf16(test::small_int_value(i, j, 2)));
     }
   const std::uint16_t sentinel = 0x7777;
   // The tensor's last row ends at column n_cols: the allocation stops there (memcheck).
@@ -69,7 +67,7 @@ void check(int n_rows, int n_cols, bool want_vector_store) {
         }
         double c = 0; // C(m, n) = sum_k A(m, k) B(k, n), B(k, n) = bt(n, k)
         for (int kk = 0; kk < 16; ++kk)
-          c += value(m, kk, 1) * value(n, kk, 2);
+          c += test::small_int_value(m, kk, 1) * test::small_int_value(n, kk, 2);
         CHECK(o[at] == num::f64_to_bf16(c));
       }
   }

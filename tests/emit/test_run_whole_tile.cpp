@@ -11,6 +11,8 @@
 #include <dsl/dsl.hpp>
 #include <dsl/tensor/whole_tile.hpp>
 
+#include "f16_test_values.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -18,12 +20,6 @@
 
 using namespace tw;
 using namespace tw::dsl;
-
-namespace {
-double value(int r, int c, int salt) {
-  return static_cast<double>((r * 5 + c * 3 + salt * 7) % 9 - 4);
-}
-} // namespace
 
 TEST_CASE("assume_whole: unmasked loads and stores of whole tiles, without branches") {
   using Atom = atoms::wmma_f32_16x16x16_bf16;
@@ -42,8 +38,8 @@ TEST_CASE("assume_whole: unmasked loads and stores of whole tiles, without branc
   std::vector<std::uint16_t> a(32 * 16), bt(32 * 16);
   for (int i = 0; i < 32; ++i)
     for (int j = 0; j < 16; ++j) {
-      a[i * 16 + j] = static_cast<std::uint16_t>(num::f64_to_bf16(value(i, j, 1)));
-      bt[i * 16 + j] = static_cast<std::uint16_t>(num::f64_to_bf16(value(i, j, 2)));
+      a[i * 16 + j] = static_cast<std::uint16_t>(num::f64_to_bf16(test::small_int_value(i, j, 1)));
+      bt[i * 16 + j] = static_cast<std::uint16_t>(num::f64_to_bf16(test::small_int_value(i, j, 2)));
     }
   const std::uint16_t sentinel = 0x7777;
   for (emit::Backend backend : test::kBothBackends) {
@@ -65,7 +61,7 @@ TEST_CASE("assume_whole: unmasked loads and stores of whole tiles, without branc
         }
         double c = 0; // C(m', n) with m' = m - 16: sum_k A(16 + m', k) B^T(16 + n, k)
         for (int kk = 0; kk < 16; ++kk)
-          c += value(m, kk, 1) * value(16 + n, kk, 2);
+          c += test::small_int_value(m, kk, 1) * test::small_int_value(16 + n, kk, 2);
         CHECK(o[n * 32 + m] == num::f64_to_bf16(c));
       }
   }
