@@ -28,6 +28,7 @@
 #include <dsl/dsl.hpp>
 #include <dsl/handles/nan.hpp>
 #include <dsl/ir/ir.hpp>
+#include <dsl/mma/accumulator_convert.hpp>
 #include <dsl/mma/accumulator_exchange.hpp>
 #include <dsl/mma/scale_cols.hpp>
 #include <dsl/ops/activation.hpp>
@@ -35,6 +36,7 @@
 #include <dsl/ops/philox.hpp>
 #include <dsl/ops/trig.hpp>
 #include <dsl/tensor/folded_rows.hpp>
+#include <dsl/tensor/clamped_load.hpp>
 #include <dsl/tensor/gathered_rows.hpp>
 #include <dsl/tensor/whole_tile.hpp>
 
