@@ -35,8 +35,8 @@
 #include <dsl/ops/block_reduce.hpp>
 #include <dsl/ops/philox.hpp>
 #include <dsl/ops/trig.hpp>
-#include <dsl/tensor/folded_rows.hpp>
 #include <dsl/tensor/clamped_load.hpp>
+#include <dsl/tensor/folded_rows.hpp>
 #include <dsl/tensor/gathered_rows.hpp>
 #include <dsl/tensor/whole_tile.hpp>
 

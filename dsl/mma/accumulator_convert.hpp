@@ -12,8 +12,8 @@
 namespace tw::dsl {
 
 template <TiledMmaType TM1, MmaFragmentType FC1, TiledMmaType TM2, class F>
-typename std::remove_cvref_t<TM2>::CFrag convert_accumulator(const TM1&, const FC1& acc,
-                                                             const TM2&, F&& fn) {
+typename std::remove_cvref_t<TM2>::CFrag convert_accumulator(const TM1&, const FC1& acc, const TM2&,
+                                                             F&& fn) {
   using T1 = std::remove_cvref_t<TM1>;
   using T2 = std::remove_cvref_t<TM2>;
   using FC2 = typename T2::CFrag;
