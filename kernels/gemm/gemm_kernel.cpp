@@ -370,7 +370,8 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
         // product accumulates onto x / d in the registers of the main accumulator (dead once
         // converted), so the two 128-value accumulators are never live together (they were:
         // 764-804 B of scratch). lora_scale = 0 runs no rank step and d = 1 (out = x). The
-        // division and the product by d round twice in f32 (2^-24 relative each).
+        // division and the product by d round twice in f32 (2^-24 relative each). A nonzero
+        // |lora_scale| below about |x| * 2^-128 overflows x / d (docs/kernels.md).
         const Bool no_lora = lora_scale == Float32(0.0f);
         const Float32 d = select(no_lora, Float32(1.0f), lora_scale);
         auto x_over_d = convert_accumulator(
