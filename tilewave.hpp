@@ -28,12 +28,14 @@
 #include <dsl/dsl.hpp>
 #include <dsl/handles/nan.hpp>
 #include <dsl/ir/ir.hpp>
+#include <dsl/mma/accumulator_convert.hpp>
 #include <dsl/mma/accumulator_exchange.hpp>
 #include <dsl/mma/scale_cols.hpp>
 #include <dsl/ops/activation.hpp>
 #include <dsl/ops/block_reduce.hpp>
 #include <dsl/ops/philox.hpp>
 #include <dsl/ops/trig.hpp>
+#include <dsl/tensor/clamped_load.hpp>
 #include <dsl/tensor/folded_rows.hpp>
 #include <dsl/tensor/gathered_rows.hpp>
 #include <dsl/tensor/whole_tile.hpp>

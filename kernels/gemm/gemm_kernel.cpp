@@ -11,7 +11,9 @@
 #include <dsl/copy/buffer_global_tile.hpp>
 #include <dsl/dsl.hpp>
 #include <dsl/handles/convert.hpp>
+#include <dsl/mma/accumulator_convert.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
+#include <dsl/tensor/clamped_load.hpp>
 #include <dsl/tensor/store_view.hpp>
 #include <emit/compile.hpp>
 #include <runtime/kernel_args.hpp>
@@ -307,29 +309,12 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
         [&](const Int32& st) { return lds_view<BE, block_n, bk>(lds.template tile<"sB">(st)); });
   }
 
-  // ---- LoRA block (blocks/lora_block.hpp) on the operand stages of the finished main loop ----
+  // ---- epilogue blocks: scales, alpha, beta * C, LoRA, bias, conversion to the output dtype ----
   using LE = std::conditional_t<quant, AGlobal, f16>; // the activation dtype
   constexpr auto lora_mma = lora_tiled_mma<LE>();
-  std::optional<typename decltype(lora_mma)::CFrag> lora_acc;
-  if (s.lora) {
-    if constexpr (!quant) {
-      throw std::invalid_argument("gemm kernel: LoRA is a block of the quantized-activation "
-                                  "kernels (scaled_mm_fused_quant, int8_linear_fused)");
-    } else {
-      const int align = s.lora_vec_aligned ? 16 : elem_bytes<LE>();
-      lora_acc = lora_block(
-          make_tensor(GlobalPtr<LE>(LTp.ir(), align), Major::row, M, R, ld_lt),
-          make_tensor(GlobalPtr<LE>(LUp.ir(), align), Major::row, N, R, ld_lu), R, bm, bn,
-          [&](const Int32& st) {
-            return lds_view<LE, block_m, lora_k_tile>(lds.template tile<"sA">(st));
-          },
-          [&](const Int32& st) {
-            return lds_view<LE, block_n, lora_k_tile>(lds.template tile<"sB">(st));
-          });
-    }
-  }
-
-  // ---- epilogue blocks: scales, alpha, beta * C, LoRA, bias, conversion to the output dtype ----
+  if (s.lora && !quant)
+    throw std::invalid_argument("gemm kernel: LoRA is a block of the quantized-activation "
+                                "kernels (scaled_mm_fused_quant, int8_linear_fused)");
   const auto tensorwise = [](const GlobalPtr<f32>& p) { return p.load(Int64(0)); };
   std::optional<Float32> sa_t, sb_t;
   if (s.scale_a == ScaleKind::tensorwise)
@@ -346,42 +331,73 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
         local_tile<block_m, block_n>(make_tensor(typed(Cp), Major::row, M, N, ldc), bm, bn);
     const auto bias =
         local_tile<1, block_n>(make_tensor(typed(BiasP), Major::row, Int64(1), N), 0, bn);
-    const auto finish = [&](const auto& v, const std::optional<Float32>& lora_v, const Int32& r,
-                            const Int32& c) {
-      if constexpr (std::same_as<O, i32>) {
+    if constexpr (std::same_as<O, i32>) {
+      for_each_accumulator(mma, acc, [&](const auto& v, const Int32& r, const Int32& c) {
         out.store(r, c, cast<i32>(v)); // exact integer results
-      } else {
+      });
+    } else {
+      // The main product's f32 value before LoRA and bias: dequantized and scaled. With LoRA it
+      // feeds the LoRA loop's accumulator, so LLVM sinks its arithmetic below the loads: masked
+      // per-value scale loads (a branch each) then keep every loaded value live (600 B of
+      // scratch); load_clamped gives one unmasked load per distinct row / column. Without LoRA
+      // the masked loads stay (load_clamped there moved scaled_mm_fused_quant from 0 to 8 B).
+      const auto main_term = [&](const auto& v, const Int32& r, const Int32& c) {
         Float32 x = cast<f32>(v);
         if constexpr (quant)
           x = x * lds.template tile<"sQ">().load(Int32(0), r); // dequantize with s_m
         if (sa_t)
           x = x * *sa_t;
         else if (s.scale_a == ScaleKind::rowwise)
-          x = x * sa_rows.load(r, Int32(0));
+          x = x * (s.lora ? load_clamped(sa_rows, r, Int32(0)) : sa_rows.load(r, Int32(0)));
         if (sb_t)
           x = x * *sb_t;
         else if (s.scale_b == ScaleKind::rowwise)
-          x = x * sb_cols.load(Int32(0), c);
+          x = x * (s.lora ? load_clamped(sb_cols, Int32(0), c) : sb_cols.load(Int32(0), c));
         if (s.alpha_beta)
           x = x * alpha;
         if (s.has_c)
           x = fma(beta, cast<f32>(c_in.load(r, c)), x);
-        if (lora_v)
-          x = fma(lora_scale, *lora_v, x);
+        return x;
+      };
+      const auto store = [&](Float32 x, const Int32& r, const Int32& c) {
         if (s.has_bias)
           x = x + cast<f32>(bias.load(Int32(0), c));
         out.store(r, c, cast<O>(x));
+      };
+      if (s.lora) {
+        // ---- LoRA block (blocks/lora_block.hpp) on the operand stages of the finished main
+        // loop. x + lora_scale * t @ up^T = d * (x / d + t @ up^T), d = lora_scale: the LoRA
+        // product accumulates onto x / d in the registers of the main accumulator (dead once
+        // converted), so the two 128-value accumulators are never live together (they were:
+        // 764-804 B of scratch). lora_scale = 0 runs no rank step and d = 1 (out = x). The
+        // division and the product by d round twice in f32 (2^-24 relative each). A nonzero
+        // |lora_scale| below about |x| * 2^-128 overflows x / d (docs/kernels.md).
+        const Bool no_lora = lora_scale == Float32(0.0f);
+        const Float32 d = select(no_lora, Float32(1.0f), lora_scale);
+        auto x_over_d = convert_accumulator(
+            mma, acc, lora_mma,
+            [&](const auto& v, const Int32& r, const Int32& c) { return main_term(v, r, c) / d; });
+        const int align = s.lora_vec_aligned ? 16 : elem_bytes<LE>();
+        const auto sum = lora_block(
+            make_tensor(GlobalPtr<LE>(LTp.ir(), align), Major::row, M, R, ld_lt),
+            make_tensor(GlobalPtr<LE>(LUp.ir(), align), Major::row, N, R, ld_lu),
+            select(no_lora, Int64(0), R), bm, bn,
+            [&](const Int32& st) {
+              return lds_view<LE, block_m, lora_k_tile>(lds.template tile<"sA">(st));
+            },
+            [&](const Int32& st) {
+              return lds_view<LE, block_n, lora_k_tile>(lds.template tile<"sB">(st));
+            },
+            std::move(x_over_d));
+        for_each_accumulator(lora_mma, sum, [&](const Float32& v, const Int32& r, const Int32& c) {
+          store(v * d, r, c);
+        });
+      } else {
+        for_each_accumulator(mma, acc, [&](const auto& v, const Int32& r, const Int32& c) {
+          store(main_term(v, r, c), r, c);
+        });
       }
-    };
-    if (lora_acc)
-      for_each_accumulator(mma, acc, lora_mma, *lora_acc,
-                           [&](const auto& v, const Float32& l, const Int32& r, const Int32& c) {
-                             finish(v, l, r, c);
-                           });
-    else
-      for_each_accumulator(mma, acc, [&](const auto& v, const Int32& r, const Int32& c) {
-        finish(v, std::nullopt, r, c);
-      });
+    }
   });
   return kb.finish();
 }

@@ -296,7 +296,8 @@ inline void run_mxfp8(int64_t m, int64_t n, int64_t k, DType a_dtype, DType b_dt
 // a given scale), then the 8-bit GEMM runs and s_m is applied in the epilogue.
 inline void run_fused(bool int8, int64_t m, int64_t n, int64_t k, DType x_dtype, DType q_dtype,
                       kernels::ActQuantMode mode, bool rowwise_given, DType out_dtype,
-                      uint64_t seed, int64_t lora_rank = 0, int64_t x_ld = 0) {
+                      uint64_t seed, int64_t lora_rank = 0, int64_t x_ld = 0,
+                      float lora_scale = 0.5f) {
   CAPTURE(m);
   CAPTURE(n);
   CAPTURE(k);
@@ -304,6 +305,7 @@ inline void run_fused(bool int8, int64_t m, int64_t n, int64_t k, DType x_dtype,
   CAPTURE(kernels::dtype_name(q_dtype));
   CAPTURE(int(mode));
   CAPTURE(x_ld);
+  CAPTURE(lora_scale);
   // x_ld: a padded leading stride of x (0: contiguous).
   const HostTensor x = random_tensor(x_dtype, {m, k}, seed, ValueRange{-3.0, 3.0},
                                      x_ld ? Extents{x_ld, 1} : Extents{});
@@ -320,7 +322,7 @@ inline void run_fused(bool int8, int64_t m, int64_t n, int64_t k, DType x_dtype,
   const auto make_lora = [&](auto view) -> std::optional<kernels::LoraArgs> {
     if (lora_rank == 0)
       return std::nullopt;
-    return kernels::LoraArgs{view(down), view(up), 0.5f};
+    return kernels::LoraArgs{view(down), view(up), lora_scale};
   };
   const auto make_quant = [&](const HostTensor& g, const HostTensor& so, auto view) {
     kernels::ActivationQuant q;

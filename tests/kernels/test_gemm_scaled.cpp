@@ -116,3 +116,16 @@ TEST_CASE("fused kernels with the LoRA block: any out dtype, ranks across LoRA t
   run_fused(false, 13, 7, 0, DType::f16, DType::e4m3, ActQuantMode::dynamic_rowwise, false,
             DType::f16, 87, 3);
 }
+
+// The kernel accumulates the LoRA product onto x / lora_scale and multiplies the sum by
+// lora_scale (the main accumulator's registers hold both): a scale that is not a power of two
+// rounds there, a tiny or a large scale keeps both terms, and lora_scale = 0 runs no rank step.
+TEST_CASE("fused kernels with the LoRA block: lora scales 0, 0.3, 1e-3, -7.5 and 1000") {
+  using kernels::ActQuantMode;
+  for (float scale : {0.0f, 0.3f, 1e-3f, -7.5f, 1000.0f}) {
+    run_fused(true, 41, 130, 100, DType::bf16, DType::int8, ActQuantMode::dynamic_rowwise, false,
+              DType::f32, 91, 16, 0, scale);
+    run_fused(false, 23, 27, 64, DType::f16, DType::e4m3, ActQuantMode::given_scale, true,
+              DType::bf16, 92, 40, 0, scale);
+  }
+}

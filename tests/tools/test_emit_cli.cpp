@@ -201,10 +201,17 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
     if (name == "gemm") {
       ++gemm;
       gemm_symbols.insert(k["symbol"].get<std::string>());
-      const auto& params = k["params"];
       CHECK(k["resources"]["lds_bytes"].get<int>() <= 65536);
-      if (params["a"] == "f16" && params["b"] == "f16") // the main config: no spills
-        CHECK(k["resources"]["scratch_bytes"] == 0);
+      // No scratch (issue 14), except the configurations that still spill (docs/kernels.md):
+      // the fused kernels' quantizing main loop (scaled_mm_fused_quant 0-12 B, the LoRA kernel
+      // 48-56 B: values live across it), MX (52-156 B) and iu4 on the HIP backend (60-64 B).
+      const std::string sym = k["symbol"];
+      const auto scratch = k["resources"]["scratch_bytes"].get<int64_t>();
+      const auto has = [&](const char* f) { return sym.find(f) != std::string::npos; };
+      if (has("_lorav")) // 764-804 B when the LoRA and main accumulators were live together
+        CHECK(scratch <= 64);
+      else if (!has("_qbf16d") && !has("_mx") && !(has("int4_int4_i32") && k["backend"] == "hip"))
+        CHECK(scratch == 0);
     }
     if (name == "qk_norm_quant") { // 4 configurations
       ++qk_norm;

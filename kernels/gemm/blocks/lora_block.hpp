@@ -3,7 +3,8 @@
 // [M, R] and up [N, R], both in the activation dtype E, row-major), a second double-buffered
 // K loop for the workgroup's output tile. It runs after the main loop on two LDS stages the
 // main loop no longer needs (the caller's views), with a TiledMMA that places C exactly like
-// the main product's, so the epilogue adds lora before its single rounding.
+// the main product's: it accumulates onto the main product's partial result, before the
+// epilogue's single rounding.
 #include <dsl/dsl.hpp>
 
 namespace tw::kernels::gemm_kernel {
@@ -23,11 +24,13 @@ constexpr auto lora_tiled_mma() {
 }
 
 // StageT(stage) / StageUp(stage): the LDS tiles (tile_m and tile_n rows of lora_k_tile E) of stage
-// 0 or 1 for the rows of t and of up.
+// 0 or 1 for the rows of t and of up. The product accumulates onto `init` (the caller's partial
+// result, placed like C of lora_tiled_mma<E>()) and the sum is returned.
 template <class E, class StageT, class StageUp>
 auto lora_block(const dsl::GlobalTensor<E>& t, const dsl::GlobalTensor<E>& up,
                 const dsl::Int64& rank, const dsl::Int32& tile_m, const dsl::Int32& tile_n,
-                StageT&& stage_t, StageUp&& stage_up) {
+                StageT&& stage_t, StageUp&& stage_up,
+                typename decltype(lora_tiled_mma<E>())::CFrag init) {
   using namespace tw::dsl;
   constexpr auto mma = lora_tiled_mma<E>();
   constexpr int bk = lora_k_tile, vec = 128 / E::bits;
@@ -35,7 +38,7 @@ auto lora_block(const dsl::GlobalTensor<E>& t, const dsl::GlobalTensor<E>& up,
                                            thread_layout<mma.threads / (bk / vec), bk / vec>);
   using Frag = typename decltype(mma)::CFrag;
   return pipeline<2>(
-      cast<i32>(ceil_div(rank, Int64(bk))), mma.make_accumulator(0),
+      cast<i32>(ceil_div(rank, Int64(bk))), std::move(init),
       [&](Int32 kt) {
         return std::pair{copy.load(local_tile<mma.tile_m, bk>(t, tile_m, kt)),
                          copy.load(local_tile<mma.tile_n, bk>(up, tile_n, kt))};
