@@ -182,6 +182,14 @@ void check_lora(const ArgChecker& chk, const Device& dev, const std::optional<Lo
   if (!std::isfinite(lora->scale))
     chk.fail_parameter("lora.scale",
                        "is " + std::to_string(lora->scale) + "; expected a finite value");
+  // The fused epilogue computes lora.scale * (x / lora.scale + LoRA) (no scratch for a second
+  // accumulator): x / lora.scale overflows f32 only when |x| > 3.4e38 * |lora.scale|, which the
+  // lower bound keeps beyond 1.8e19.
+  const float magnitude = std::fabs(lora->scale);
+  if (lora->scale != 0.0f && (magnitude < 0x1p-64f || magnitude > 0x1p64f))
+    chk.fail_parameter("lora.scale", "is " + std::to_string(lora->scale) +
+                                         "; expected 0 or a magnitude in [2^-64, 2^64] (the "
+                                         "fused LoRA epilogue divides the result by it)");
   p.lora_rank = lora->down.shape[0];
 }
 

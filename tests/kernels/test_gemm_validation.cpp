@@ -353,7 +353,22 @@ TEST_CASE("scaled_mm_fused_quant validation: quantization and LoRA") {
                        "dtype of 'x' (bf16)",
                        ArgumentError);
   a.lora->up = dev.tensor(DType::bf16, {n, r});
+  a.lora->scale = 1e-20f; // below 2^-64: the fused epilogue divides by it
+  CHECK_THROWS_WITH_AS(scaled_mm_fused_quant(dev, a),
+                       doctest::Contains("scaled_mm_fused_quant: parameter 'lora.scale' is "),
+                       ArgumentError);
+  CHECK_THROWS_WITH_AS(scaled_mm_fused_quant(dev, a),
+                       doctest::Contains("expected 0 or a magnitude in [2^-64, 2^64]"),
+                       ArgumentError);
+  a.lora->scale = -1e20f;
+  CHECK_THROWS_WITH_AS(scaled_mm_fused_quant(dev, a),
+                       doctest::Contains("expected 0 or a magnitude in [2^-64, 2^64]"),
+                       ArgumentError);
+  a.lora->scale = 0.0f; // no LoRA term: allowed
   CHECK(validate_scaled_mm_fused_quant(dev, a).lora_rank == r);
+  a.lora->scale = -1e-3f;
+  CHECK(validate_scaled_mm_fused_quant(dev, a).lora_rank == r);
+  a.lora->scale = 0.5f;
   a.quant.scale_out = a.out; // the scales would overwrite the output
   a.quant.scale_out->shape = {m};
   a.quant.scale_out->strides = {1};
