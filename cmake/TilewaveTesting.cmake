@@ -19,8 +19,17 @@ function(tw_test_suite name)
   if(ARG_LABELS)
     list(APPEND labels ${ARG_LABELS})
   endif()
-  doctest_discover_tests(test_${name} TEST_PREFIX "${name}." PROPERTIES LABELS "${labels}"
+  doctest_discover_tests(test_${name} TEST_PREFIX "${name}." PROPERTIES LABELS "${name}"
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  if(ARG_LABELS)
+    # doctest's discovery script splits property values on ';' (a second label was lost), so
+    # the whole label list is set by a CTest include file that runs after the discovered tests.
+    set(label_file ${CMAKE_CURRENT_BINARY_DIR}/test_${name}_labels.cmake)
+    file(WRITE ${label_file} "if(test_${name}_TESTS)\n"
+         "  set_tests_properties(\${test_${name}_TESTS} PROPERTIES LABELS \"${labels}\")\n"
+         "endif()\n")
+    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${label_file})
+  endif()
 endfunction()
 
 # tw_compile_fail_test(NAME SOURCE <file> EXPECT <regex> LIBS <targets...>)
