@@ -15,6 +15,7 @@
 // masked 64-bit path of GlobalTile, which is correct for any tile.
 #include <dsl/builder/control.hpp>
 #include <dsl/tensor/global_tile.hpp>
+#include <dsl/tensor/whole_tile.hpp>
 
 #include <cstdint>
 #include <numeric>
@@ -89,31 +90,8 @@ private:
 };
 
 template <ElemType T, int R, int C>
-class WholeBufferTile {
-public:
-  using elem_type = T;
-  static constexpr int rows = R, cols = C;
-  static constexpr bool is_lds = false;
-
-  explicit WholeBufferTile(const BufferGlobalTile<T, R, C>& t) : t_(t) {}
-  bool rows_contiguous() const { return t_.rows_contiguous(); }
-  Bool whole() const { return Bool(true); }
-  template <int N>
-  Vec<T, N> load_run(const Int32& r, const Int32& c) const {
-    return t_.template load_run_unmasked<N>(r, c);
-  }
-  template <int N>
-  Vec<T, N> load_run_unmasked(const Int32& r, const Int32& c) const {
-    return t_.template load_run_unmasked<N>(r, c);
-  }
-
-private:
-  BufferGlobalTile<T, R, C> t_;
-};
-
-template <ElemType T, int R, int C>
 auto BufferGlobalTile<T, R, C>::assume_whole() const {
-  return WholeBufferTile<T, R, C>(*this);
+  return WholeTile<BufferGlobalTile<T, R, C>>(*this);
 }
 
 // The registers of two TiledCopy loads (copy_a of tile_a, copy_b of tile_b) under ONE uniform
