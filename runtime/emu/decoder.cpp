@@ -465,6 +465,17 @@ void DecodedInstr::missing_operand(size_t i) const {
 }
 
 namespace {
+// Encodings LLVM 22's AMDGPU disassembler crashes on (fuzz findings): SOP1 opcodes 0x4e..0x52
+// (s_barrier_signal, s_barrier_signal_isfirst, s_get_barrier_state and neighbours) with a
+// literal source (src0 = 0xff). They are refused before LLVM sees them.
+bool crashes_llvm_decoder(const uint8_t* at) {
+  uint32_t word;
+  std::memcpy(&word, at, 4);
+  const bool sop1 = (word >> 23) == 0x17du;
+  const uint32_t op = (word >> 8) & 0xffu, src0 = word & 0xffu;
+  return sop1 && op >= 0x4eu && op <= 0x52u && src0 == 0xffu;
+}
+
 // LLVM prints register ranges the hardware does not have (v_max_num_f64 v[255:256], found by
 // the executor fuzz target); the handlers index the register files without checks, so such
 // an instruction is refused here, once, and fails when executed.
@@ -511,8 +522,11 @@ std::vector<DecodedInstr> decode_text(const uint8_t* bytes, size_t size, uint64_
       at = tail;
       window = sizeof(tail);
     }
-    auto status = mc.disasm->getInstruction(d.mc, len, llvm::ArrayRef<uint8_t>(at, window), d.pc,
-                                            llvm::nulls());
+    const auto status =
+        crashes_llvm_decoder(at) // `at` has at least 4 bytes (zero-padded at the end)
+            ? llvm::MCDisassembler::Fail
+            : mc.disasm->getInstruction(d.mc, len, llvm::ArrayRef<uint8_t>(at, window), d.pc,
+                                        llvm::nulls());
     if (status != llvm::MCDisassembler::Success || len == 0 || len > left) {
       d.size = 4;
       d.asm_text = "<undecodable>";

@@ -141,3 +141,23 @@ TEST_CASE("decoder: an instruction whose literal lies past the end of .text is u
   CHECK(ok[0].mnemonic == "s_mov_b32");
   CHECK(ok[0].size == 8);
 }
+
+TEST_CASE("decoder: s_barrier_signal and its SOP1 neighbours with a literal are undecodable") {
+  // LLVM 22's disassembler crashes on SOP1 opcodes 0x4e..0x52 with src0 = literal (a fuzz
+  // finding, tests/fuzz/executor/sop1_barrier_literal); the decoder refuses them unread.
+  for (uint32_t op = 0x4e; op <= 0x52; ++op) {
+    CAPTURE(op);
+    const uint32_t words[] = {0xbe8000ffu | (op << 8), 0x00000005u, 0xbfb00000u /* s_endpgm */};
+    const auto program =
+        decode_text(reinterpret_cast<const uint8_t*>(words), sizeof words, 0x1000, "gfx1201");
+    REQUIRE(!program.empty());
+    CHECK(program[0].mnemonic == "<undecodable>");
+    CHECK(program.back().mnemonic == "s_endpgm");
+  }
+  // The register form of the same instruction still decodes.
+  const uint32_t reg_form[] = {0xbe804e01u}; // s_barrier_signal s1
+  const auto ok =
+      decode_text(reinterpret_cast<const uint8_t*>(reg_form), sizeof reg_form, 0x1000, "gfx1201");
+  REQUIRE(ok.size() == 1);
+  CHECK(ok[0].mnemonic == "s_barrier_signal");
+}
