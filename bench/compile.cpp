@@ -7,7 +7,10 @@
 //                 [--stages]
 //   --kernel / --backend  only these kernels (repeatable) / this backend
 //   --stages              also where the time of a cold compile, a disk hit and a new process's
-//                         disk hit goes (emit::CompileStageTimes; the median run of each)
+//                         disk hit goes (emit::CompileStageTimes; the median run of each), as
+//                         wall clock and as the compiling thread's CPU time ("cpu" rows: what
+//                         the compile itself cost, without the time other processes of a
+//                         shared machine had the core)
 //   bench_compile --first-hit KERNEL BACKEND ARCH CACHE_DIR  (the child: prints microseconds)
 #include <emit/compile.hpp>
 #include <emit/registry.hpp>
@@ -38,29 +41,38 @@ double seconds(F&& f) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// One compile's stages in microseconds, in a fixed order (the child prints them; the table too).
-std::vector<double> stage_us(const tw::emit::CompileStageTimes& t) {
-  const double parts[] = {t.verify_s,    t.key_s,      t.toolchain_s,    t.memory_s,
-                          t.disk_read_s, t.describe_s, t.build_module_s, t.optimize_s,
-                          t.codegen_s,   t.link_s,     t.hip_compile_s,  t.disk_write_s};
+// One compile's stages in microseconds, in a fixed order (the child prints them; the table too):
+// wall-clock or the compiling thread's CPU time.
+std::vector<double> stage_us(const tw::emit::CompileStageTimes& t, bool cpu) {
+  const tw::emit::StageTime parts[] = {t.verify,    t.key,      t.toolchain,    t.memory,
+                                       t.disk_read, t.describe, t.build_module, t.optimize,
+                                       t.codegen,   t.link,     t.hip_compile,  t.disk_write};
   std::vector<double> us;
-  for (double s : parts)
-    us.push_back(1e6 * s);
+  for (const tw::emit::StageTime& s : parts)
+    us.push_back(1e6 * (cpu ? s.cpu_s : s.wall_s));
   return us;
 }
 constexpr const char* kStageNames[] = {"verify", "key", "toolch",  "memory", "disk", "describe",
                                        "build",  "opt", "codegen", "link",   "hip",  "write"};
 
 struct Timed {
-  double total_us = 0;
-  std::vector<double> stages_us; // stage_us order
+  double total_us = 0;               // wall clock of the whole compile() call
+  double total_cpu_us = 0;           // the calling thread's CPU time of it
+  std::vector<double> stages_us;     // stage_us order, wall clock
+  std::vector<double> stages_cpu_us; // stage_us order, thread CPU time
 };
 
-// The run of median total time.
+// The wall-clock figures of the run of median wall time and the CPU figures of the run of
+// median CPU time (on a loaded machine they need not be the same run).
 Timed median_run(std::vector<Timed> runs) {
   std::sort(runs.begin(), runs.end(),
             [](const Timed& a, const Timed& b) { return a.total_us < b.total_us; });
-  return runs[runs.size() / 2];
+  Timed m = runs[runs.size() / 2];
+  std::sort(runs.begin(), runs.end(),
+            [](const Timed& a, const Timed& b) { return a.total_cpu_us < b.total_cpu_us; });
+  m.total_cpu_us = runs[runs.size() / 2].total_cpu_us;
+  m.stages_cpu_us = runs[runs.size() / 2].stages_cpu_us;
+  return m;
 }
 
 // One compile of `k`, timed as a whole and by stage.
@@ -70,15 +82,18 @@ Timed timed_compile(const tw::ir::Kernel& k, tw::emit::Backend backend, tw::Arch
   options.stage_times = &times;
   tw::emit::CodeObject co;
   Timed r;
+  const double cpu0 = tw::emit::thread_cpu_seconds();
   r.total_us = 1e6 * seconds([&] { co = tw::emit::compile(k, backend, arch, options); });
-  r.stages_us = stage_us(times);
+  r.total_cpu_us = 1e6 * (tw::emit::thread_cpu_seconds() - cpu0);
+  r.stages_us = stage_us(times, false);
+  r.stages_cpu_us = stage_us(times, true);
   if (out)
     *out = std::move(co);
   return r;
 }
 
 // The child of the new-process figure: builds KERNEL, then times its first compile, which must
-// be a disk hit. Prints "<trace us> <compile us> <stage us>...".
+// be a disk hit. Prints "<trace us> <compile us> <compile cpu us> <stage us>... <stage cpu us>...".
 int first_hit_child(char** argv) {
   using namespace tw::emit;
   const auto t0 = Clock::now();
@@ -95,8 +110,10 @@ int first_hit_child(char** argv) {
     std::fprintf(stderr, "expected a disk hit, got %s\n", std::string(to_string(outcome)).c_str());
     return 1;
   }
-  std::printf("%.1f %.1f", 1e6 * trace_s, t.total_us);
+  std::printf("%.1f %.1f %.1f", 1e6 * trace_s, t.total_us, t.total_cpu_us);
   for (double us : t.stages_us)
+    std::printf(" %.1f", us);
+  for (double us : t.stages_cpu_us)
     std::printf(" %.1f", us);
   std::printf("\n");
   return 0;
@@ -114,8 +131,11 @@ Timed new_process_hit(const std::string& kernel, tw::emit::Backend backend, tw::
     double trace = 0;
     Timed t;
     t.stages_us.resize(std::size(kStageNames));
-    in >> trace >> t.total_us;
+    t.stages_cpu_us.resize(std::size(kStageNames));
+    in >> trace >> t.total_us >> t.total_cpu_us;
     for (double& us : t.stages_us)
+      in >> us;
+    for (double& us : t.stages_cpu_us)
       in >> us;
     if (p.exit_code != 0 || !in)
       throw std::runtime_error("the --first-hit child failed: " + p.failure + p.output);
@@ -124,16 +144,21 @@ Timed new_process_hit(const std::string& kernel, tw::emit::Backend backend, tw::
   return median_run(runs);
 }
 
-void print_stage_row(const std::string& kernel, tw::emit::Backend backend, const char* what,
-                     const Timed& t) {
-  std::printf("%-18s %-7s %-12s %10.1f", kernel.c_str(),
-              std::string(tw::emit::backend_name(backend)).c_str(), what, t.total_us);
-  double sum = 0;
-  for (double us : t.stages_us) {
-    std::printf(" %8.1f", us);
-    sum += us;
-  }
-  std::printf(" %8.1f\n", t.total_us - sum);
+// Two rows per compile: wall clock, then the compiling thread's CPU time ("... cpu").
+void print_stage_rows(const std::string& kernel, tw::emit::Backend backend, const std::string& what,
+                      const Timed& t) {
+  const auto row = [&](const std::string& label, double total, const std::vector<double>& us) {
+    std::printf("%-18s %-7s %-15s %10.1f", kernel.c_str(),
+                std::string(tw::emit::backend_name(backend)).c_str(), label.c_str(), total);
+    double sum = 0;
+    for (double x : us) {
+      std::printf(" %8.1f", x);
+      sum += x;
+    }
+    std::printf(" %8.1f\n", total - sum);
+  };
+  row(what, t.total_us, t.stages_us);
+  row(what + " cpu", t.total_cpu_us, t.stages_cpu_us);
 }
 
 } // namespace
@@ -180,11 +205,12 @@ int main(int argc, char** argv) try {
 
   std::printf("compile time per kernel, %s, median of %d (memory hit: mean of 1000)\n",
               std::string(tw::arch_name(arch)).c_str(), repeat);
-  std::printf("%-18s %-7s %10s %14s %16s %18s %6s\n", "kernel", "backend", "cold ms", "disk hit us",
-              "memory hit us", "new-process hit us", "VGPRs");
+  std::printf("%-18s %-7s %10s %12s %14s %16s %18s %6s\n", "kernel", "backend", "cold ms",
+              "cold cpu ms", "disk hit us", "memory hit us", "new-process hit us", "VGPRs");
   if (stages) {
-    std::printf("stage rows (--stages), microseconds: total, then each stage, then the rest\n");
-    std::printf("%-18s %-7s %-12s %10s", "kernel", "backend", "compile", "total us");
+    std::printf("stage rows (--stages), microseconds: total, then each stage, then the rest; "
+                "wall clock, then (\"cpu\") the compiling thread's CPU time\n");
+    std::printf("%-18s %-7s %-15s %10s", "kernel", "backend", "compile", "total us");
     for (const char* name : kStageNames)
       std::printf(" %8s", name);
     std::printf(" %8s\n", "rest");
@@ -219,14 +245,15 @@ int main(int argc, char** argv) try {
                          kMemoryRuns;
       const Timed fresh = new_process_hit(e->name, backend, arch, cache.path(), repeat);
       const Timed cold_median = median_run(cold_runs), disk_median = median_run(disk_runs);
-      std::printf("%-18s %-7s %10.1f %14.1f %16.1f %18.1f %6d\n", e->name.c_str(),
+      std::printf("%-18s %-7s %10.1f %12.1f %14.1f %16.1f %18.1f %6d\n", e->name.c_str(),
                   std::string(backend_name(backend)).c_str(), 1e-3 * cold_median.total_us,
-                  disk_median.total_us, 1e6 * mem, fresh.total_us, co.resources.vgprs);
+                  1e-3 * cold_median.total_cpu_us, disk_median.total_us, 1e6 * mem, fresh.total_us,
+                  co.resources.vgprs);
       std::fflush(stdout);
       if (stages) {
-        print_stage_row(e->name, backend, "cold", cold_median);
-        print_stage_row(e->name, backend, "disk hit", disk_median);
-        print_stage_row(e->name, backend, "new process", fresh);
+        print_stage_rows(e->name, backend, "cold", cold_median);
+        print_stage_rows(e->name, backend, "disk hit", disk_median);
+        print_stage_rows(e->name, backend, "new process", fresh);
       }
     }
   }

@@ -84,7 +84,7 @@ CompileArtifacts run_backend(const ir::Kernel& kernel, Backend backend, Arch arc
     a.ir = ir::print(kernel);
   std::vector<std::uint8_t> elf;
   if (backend == Backend::hip) {
-    StageTimer t(times ? &times->hip_compile_s : nullptr);
+    StageTimer t(times ? &times->hip_compile : nullptr);
     a.hip_source = hip::emit_source(kernel);
     HipCompileOutputs out =
         compile_hip_source(a.hip_source, arch, opt_level, keep_texts, keep_texts);
@@ -100,7 +100,7 @@ CompileArtifacts run_backend(const ir::Kernel& kernel, Backend backend, Arch arc
     a.assembly = std::move(out.assembly);
     elf = std::move(out.code_object);
   }
-  StageTimer t(times ? &times->describe_s : nullptr);
+  StageTimer t(times ? &times->describe : nullptr);
   a.code_object = describe_code_object(std::move(elf), backend, arch, kernel.name);
   adopt_kernarg_layout(a.code_object, kernel);
   return a;
@@ -123,7 +123,7 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
       *options.cache_outcome = o;
   };
   CompileStageTimes* times = options.stage_times;
-  auto timer = [times](double CompileStageTimes::*slot) {
+  auto timer = [times](StageTime CompileStageTimes::*slot) {
     return StageTimer(times ? &(times->*slot) : nullptr);
   };
   const std::optional<std::string> dump =
@@ -140,11 +140,11 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
   if (cached) {
     const std::string dir = options.cache_dir ? *options.cache_dir : default_cache_dir();
     const std::string& toolchain = [&]() -> const std::string& {
-      auto t = timer(&CompileStageTimes::toolchain_s);
+      auto t = timer(&CompileStageTimes::toolchain);
       return toolchain_version(dir);
     }();
     {
-      auto t = timer(&CompileStageTimes::key_s);
+      auto t = timer(&CompileStageTimes::key);
       key = make_cache_key({kernel_digest(kernel), backend, arch, toolchain, TILEWAVE_VERSION,
                             options_key(options)});
     }
@@ -154,7 +154,7 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
     if (!dump) {
       std::optional<CodeObject> hit;
       {
-        auto t = timer(&CompileStageTimes::memory_s);
+        auto t = timer(&CompileStageTimes::memory);
         hit = process_memory_cache().find(key.digest);
       }
       if (hit) {
@@ -165,12 +165,12 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
         DiskLookup lookup = DiskLookup::miss;
         std::optional<std::vector<std::uint8_t>> bytes;
         {
-          auto t = timer(&CompileStageTimes::disk_read_s);
+          auto t = timer(&CompileStageTimes::disk_read);
           bytes = disk->load(key.digest, &lookup);
         }
         if (bytes) {
           try {
-            auto t = timer(&CompileStageTimes::describe_s);
+            auto t = timer(&CompileStageTimes::describe);
             CodeObject co = decode_cache_entry(*bytes, backend, arch, kernel.name);
             adopt_kernarg_layout(co, kernel);
             process_memory_cache().insert(key.digest, co);
@@ -191,7 +191,7 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
   }
 
   {
-    auto t = timer(&CompileStageTimes::verify_s);
+    auto t = timer(&CompileStageTimes::verify);
     ir::verify(kernel);
   }
   CompileArtifacts a =
@@ -199,7 +199,7 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
   if (dump)
     write_dump(*dump, kernel.name, a);
   if (cached) {
-    auto t = timer(&CompileStageTimes::disk_write_s);
+    auto t = timer(&CompileStageTimes::disk_write);
     if (disk && !disk->store(key.digest, encode_cache_entry(a.code_object)) &&
         !disk->problem().empty())
       warn_cache_unusable_once(disk->problem());

@@ -121,7 +121,7 @@ LlvmCompileOutputs compile_llvm(const ir::Kernel& kernel, Arch arch, int opt_lev
   std::unique_ptr<llvm::Module> m;
   std::unique_ptr<llvm::TargetMachine> tm;
   {
-    StageTimer t(times ? &times->build_module_s : nullptr);
+    StageTimer t(times ? &times->build_module : nullptr);
     m = build_llvm_module(kernel, arch, context);
     tm = make_target_machine(arch, opt_level);
     m->setDataLayout(tm->createDataLayout());
@@ -130,7 +130,7 @@ LlvmCompileOutputs compile_llvm(const ir::Kernel& kernel, Arch arch, int opt_lev
   if (keep_texts)
     out.ir_before_opt = print_module(*m);
   {
-    StageTimer t(times ? &times->optimize_s : nullptr);
+    StageTimer t(times ? &times->optimize : nullptr);
     optimize(*m, *tm, opt_level);
   }
   if (keep_texts) {
@@ -140,11 +140,11 @@ LlvmCompileOutputs compile_llvm(const ir::Kernel& kernel, Arch arch, int opt_lev
     out.assembly = codegen(*copy, *tm, llvm::CodeGenFileType::AssemblyFile);
   }
   {
-    StageTimer t(times ? &times->codegen_s : nullptr);
+    StageTimer t(times ? &times->codegen : nullptr);
     const std::string obj = codegen(*m, *tm, llvm::CodeGenFileType::ObjectFile);
     out.object.assign(obj.begin(), obj.end());
   }
-  StageTimer t(times ? &times->link_s : nullptr);
+  StageTimer t(times ? &times->link : nullptr);
   out.code_object = link_code_object_in_process(out.object);
   return out;
 }
