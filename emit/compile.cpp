@@ -75,8 +75,8 @@ void adopt_kernarg_layout(CodeObject& co, const ir::Kernel& kernel) {
   }
 }
 
-// The backend itself, on a verified kernel: every stage when keep_texts, else only what the
-// code object needs.
+// The backend itself, on a kernel both callers have just run ir::verify on (the llvm backend
+// does not verify it again): every stage when keep_texts, else only what the code object needs.
 CompileArtifacts run_backend(const ir::Kernel& kernel, Backend backend, Arch arch, int opt_level,
                              bool keep_texts, CompileStageTimes* times = nullptr) {
   CompileArtifacts a;
@@ -94,7 +94,8 @@ CompileArtifacts run_backend(const ir::Kernel& kernel, Backend backend, Arch arc
     if (!keep_texts)
       a.hip_source.clear();
   } else {
-    LlvmCompileOutputs out = compile_llvm(kernel, arch, opt_level, keep_texts, times);
+    LlvmCompileOutputs out =
+        compile_llvm(kernel, arch, opt_level, keep_texts, times, KernelCheck::verified);
     a.llvm_ir_before_opt = std::move(out.ir_before_opt);
     a.llvm_ir_after_opt = std::move(out.ir_after_opt);
     a.assembly = std::move(out.assembly);

@@ -20,8 +20,10 @@
 #include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <map>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 namespace tw::emit {
 
@@ -62,7 +64,6 @@ void check_opt_level(int opt_level) {
     throw std::invalid_argument("opt_level must be 0..3, got " + std::to_string(opt_level));
 }
 
-// One TargetMachine per compile: they are cheap next to codegen and not shared across threads.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(Arch arch, int opt_level) {
   llvm::TargetOptions options;
   options.MCOptions.AsmVerbose = true; // the "; NumVgprs:", "; ScratchSize:" comments clang prints
@@ -73,6 +74,19 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(Arch arch, int opt_leve
     throw std::runtime_error("cannot create an AMDGPU target machine for " +
                              std::string(arch_name(arch)));
   return tm;
+}
+
+// The target machine of (arch, opt_level), made once per thread and reused by every compile of
+// that thread: making one and its subtarget (instruction, register and legalizer tables) costs
+// about TM_MS ms of CPU, paid on every compile before. A TargetMachine compiles any number of
+// modules one after the other (llc and LLVM's ORC JIT reuse theirs); it is not shared between
+// threads, which compile concurrently.
+llvm::TargetMachine& target_machine(Arch arch, int opt_level) {
+  thread_local std::map<std::pair<Arch, int>, std::unique_ptr<llvm::TargetMachine>> machines;
+  std::unique_ptr<llvm::TargetMachine>& tm = machines[{arch, opt_level}];
+  if (!tm)
+    tm = make_target_machine(arch, opt_level);
+  return *tm;
 }
 
 void optimize(llvm::Module& m, llvm::TargetMachine& tm, int opt_level) {
@@ -99,7 +113,10 @@ std::string codegen(llvm::Module& m, llvm::TargetMachine& tm, llvm::CodeGenFileT
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, os, nullptr, kind))
+  // No IR verifier in codegen (it ran twice there): the module was verified right after
+  // lowering (build_llvm_module) and LLVM's passes keep it valid; clang skips it the same way
+  // in release builds (-disable-llvm-verifier).
+  if (tm.addPassesToEmitFile(pm, os, nullptr, kind, /*DisableVerify=*/true))
     throw std::runtime_error("the AMDGPU target cannot emit this file type");
   pm.run(m);
   return std::string(buffer.begin(), buffer.end());
@@ -115,15 +132,15 @@ std::string print_module(const llvm::Module& m) {
 } // namespace
 
 LlvmCompileOutputs compile_llvm(const ir::Kernel& kernel, Arch arch, int opt_level, bool keep_texts,
-                                CompileStageTimes* times) {
+                                CompileStageTimes* times, KernelCheck check) {
   check_opt_level(opt_level);
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> m;
-  std::unique_ptr<llvm::TargetMachine> tm;
+  llvm::TargetMachine* tm = nullptr;
   {
     StageTimer t(times ? &times->build_module : nullptr);
-    m = build_llvm_module(kernel, arch, context);
-    tm = make_target_machine(arch, opt_level);
+    m = build_llvm_module(kernel, arch, context, check);
+    tm = &target_machine(arch, opt_level);
     m->setDataLayout(tm->createDataLayout());
   }
   LlvmCompileOutputs out;
@@ -153,10 +170,10 @@ std::string emit_llvm_ir(const ir::Kernel& kernel, Arch arch, bool optimized, in
   check_opt_level(opt_level);
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> m = build_llvm_module(kernel, arch, context);
-  std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(arch, opt_level);
-  m->setDataLayout(tm->createDataLayout());
+  llvm::TargetMachine& tm = target_machine(arch, opt_level);
+  m->setDataLayout(tm.createDataLayout());
   if (optimized)
-    optimize(*m, *tm, opt_level);
+    optimize(*m, tm, opt_level);
   return print_module(*m);
 }
 

@@ -892,8 +892,9 @@ private:
 } // namespace
 
 std::unique_ptr<llvm::Module> build_llvm_module(const ir::Kernel& kernel, Arch arch,
-                                                llvm::LLVMContext& context) {
-  ir::verify(kernel);
+                                                llvm::LLVMContext& context, KernelCheck check) {
+  if (check == KernelCheck::verify)
+    ir::verify(kernel);
   return ModuleBuilder(kernel, arch, context).build();
 }
 

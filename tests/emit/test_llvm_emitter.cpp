@@ -11,6 +11,8 @@
 
 #include <functional>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace tw;
 using namespace tw::emit;
@@ -221,6 +223,21 @@ TEST_CASE("llvm backend: opt levels 0..3 all produce loadable code objects") {
   }
   CHECK_THROWS_WITH_AS(compile_llvm(k, Arch::gfx1201, 4), "opt_level must be 0..3, got 4",
                        std::invalid_argument);
+}
+
+TEST_CASE("llvm backend: a thread's reused target machine gives the bytes of a fresh thread's") {
+  // Each thread keeps one target machine per (arch, opt level): compiles on this thread in
+  // between, for another arch and another level, must not change what the next compile gives.
+  const ir::Kernel k = samples::wmma_loop();
+  const std::vector<std::uint8_t> first = compile_llvm(k, Arch::gfx1201, 3).code_object;
+  compile_llvm(samples::vector_add(256, 4), Arch::gfx1200, 3);
+  compile_llvm(k, Arch::gfx1201, 0);
+  compile_llvm(samples::lds_reverse(256), Arch::gfx1201, 3);
+  const std::vector<std::uint8_t> again = compile_llvm(k, Arch::gfx1201, 3).code_object;
+  std::vector<std::uint8_t> fresh;
+  std::thread([&] { fresh = compile_llvm(k, Arch::gfx1201, 3).code_object; }).join();
+  CHECK(again == first);
+  CHECK(fresh == first);
 }
 
 TEST_CASE("llvm backend: a kernel that fails the verifier is rejected with its message") {
