@@ -3,6 +3,7 @@
 // (no cache), warm from the disk cache (a fresh process's first compile), warm from the memory
 // cache (every later compile in a process), and the first compile of a new process that hits
 // the disk cache (a child process of this one: toolchain identity, disk read, nothing spawned).
+// "cold cpu ms" is the cold compile's CPU time on the compiling thread (the run of median CPU).
 //   bench_compile [--repeat N] [--arch gfx1200|gfx1201] [--kernel NAME]... [--backend hip|llvm]
 //                 [--stages]
 //   --kernel / --backend  only these kernels (repeatable) / this backend
