@@ -271,4 +271,29 @@ std::string TimingReport::to_json() const {
       list(load_levels), cold_dram_fraction);
 }
 
+std::string TimingReport::exact() const {
+  std::string s = fmt::format("machine {} kernel {} bound {} peak_name {}\n", machine, kernel,
+                              bound, peak_name);
+  auto num = [&](const char* name, double v) { s += fmt::format("{} {:a}\n", name, v); };
+  num("seconds", seconds);
+  num("compute_seconds", compute_seconds);
+  num("dram_seconds", dram_seconds);
+  num("l2_seconds", l2_seconds);
+  num("dram_bytes", dram_bytes);
+  num("l2_bytes", l2_bytes);
+  num("tflops", tflops);
+  num("gbs", gbs);
+  num("peak", peak);
+  num("peak_fraction", peak_fraction);
+  num("cold_dram_fraction", cold_dram_fraction);
+  s += fmt::format("occupancy {} {} {} {}\n", occupancy.waves_per_simd,
+                   occupancy.workgroups_per_wgp, occupancy.vgprs_allocated, occupancy.limiter);
+  s += fmt::format("workgroups {} groups_per_wgp {} sampled {} simulated {} wgp_cycles {}\n",
+                   workgroups, groups_per_wgp, sampled, simulated, wgp_cycles);
+  for (const auto* list : {&utilization, &stalls, &load_levels})
+    for (const auto& [name, v] : *list)
+      num(name.c_str(), v);
+  return s;
+}
+
 } // namespace tw::emu::timing
