@@ -5,6 +5,7 @@
 # rows on the shipped machine). For changes that must not move a modeled figure (the
 # model's own cost); host timings are not compared.
 #   scripts/check_timing_exact.sh BASE_BUILD_DIR NEW_BUILD_DIR [OUT_DIR]
+# (OUT_DIR keeps both builds' outputs; the base's are reused when already there.)
 # Each build dir must hold bench/bench_gemm and bench/timing/bench_timing_calibration built
 # with --exact support. Exit 0 when identical, 1 with the first differences otherwise.
 set -euo pipefail
@@ -29,7 +30,13 @@ run() { # build-dir name
   "$1/bench/bench_gemm" --exact | grep -v 'model cost' >"$out/$2.gemm.txt"
   "$1/bench/timing/bench_timing_calibration" --exact >"$out/$2.calibration.txt"
 }
-run "$base" base
+# The base build's outputs are kept in OUT_DIR: a second check against the same base reuses
+# them (delete OUT_DIR to re-run the base).
+if [ -s "$out/base.gemm.txt" ] && [ -s "$out/base.calibration.txt" ]; then
+  echo "check_timing_exact: reusing $out/base.*.txt"
+else
+  run "$base" base
+fi
 run "$new" new
 status=0
 for f in gemm calibration; do

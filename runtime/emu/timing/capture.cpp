@@ -53,7 +53,8 @@ public:
   // An LDS instruction's bank cycles depend only on which lanes access how many bytes, the
   // lanes' address differences and the first address modulo the bank row (banks x 4 bytes):
   // a loop that runs one ds_* instruction with the same pattern at a shifted base (the next
-  // buffer stage) reuses the count (a small cache per recorder, keyed by the instruction).
+  // buffer stage) reuses the count (a small cache per recorder, keyed by the instruction and
+  // the base within the bank row).
   void on_lds_accesses(const std::array<uint32_t, 32>& addr, uint32_t exec,
                        uint32_t bytes) override {
     auto push_all = [&] {
@@ -68,9 +69,12 @@ public:
       return;
     }
     const DecodedInstr* in = events_.back().in;
-    LdsPattern& p = lds_patterns_[(reinterpret_cast<uintptr_t>(in) >> 4) % lds_patterns_.size()];
     const uint32_t base = addr[static_cast<size_t>(std::countr_zero(exec))];
     const uint32_t row = uint32_t(banks_) * 4;
+    // Keyed by the instruction and the base within the bank row: an instruction alternating
+    // between buffer stages at different offsets within the row keeps one entry per stage.
+    LdsPattern& p = lds_patterns_[((reinterpret_cast<uintptr_t>(in) >> 4) * 31 + base % row / 4) %
+                                  lds_patterns_.size()];
     bool same = p.in == in && p.exec == exec && p.bytes == bytes && p.base % row == base % row;
     for (uint32_t m = exec; m && same; m &= m - 1) {
       const size_t lane = static_cast<size_t>(std::countr_zero(m));
@@ -128,7 +132,7 @@ private:
     uint16_t cycles = 0;
     std::array<uint32_t, 32> delta{};
   };
-  std::array<LdsPattern, 64> lds_patterns_{};
+  std::array<LdsPattern, 256> lds_patterns_{};
 };
 
 struct TimingCapture::Entry {

@@ -17,11 +17,34 @@ const char* stall_name(Stall s) {
   return s < Stall::Count ? names[static_cast<size_t>(s)] : "?";
 }
 
-const InstrTiming& TimingCache::get_slow(const DecodedInstr& in) {
+const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
   Recent& r = recent_[(reinterpret_cast<uintptr_t>(&in) >> 4) % recent_.size()];
   auto it = map_.find(&in);
-  if (it == map_.end())
-    it = map_.emplace(&in, classify_timing(in, m_)).first; // node-based: the address stays
+  if (it == map_.end()) {
+    it = map_.emplace(&in, Entry{}).first;
+    Entry& e = it->second;
+    e.timing = classify_timing(in, m_);
+    const InstrTiming& t = e.timing;
+    for (uint16_t reg : t.reads) // a WMMA's C through the accumulator entries
+      e.regs.push_back(t.unit == Unit::Wmma && reg >= t.wmma_c_begin && reg < t.wmma_c_end
+                           ? static_cast<uint16_t>(kRegIds + reg)
+                           : reg);
+    e.regs.insert(e.regs.end(), t.writes.begin(), t.writes.end());
+    e.id = static_cast<uint32_t>(ops_.size());
+    SimOp& o = ops_.emplace_back();
+    o.unit = t.unit;
+    o.counter = t.counter;
+    o.barrier_signal = t.barrier_signal;
+    o.barrier_wait = t.barrier_wait;
+    o.occupancy = t.occupancy;
+    o.latency = t.latency;
+    o.wait = t.wait;
+    o.waits = std::any_of(t.wait.begin(), t.wait.end(), [](int16_t w) { return w >= 0; });
+    o.n_reads = static_cast<uint16_t>(t.reads.size());
+    o.n_writes = static_cast<uint16_t>(t.writes.size());
+    o.reads = e.regs.data();
+    o.writes = e.regs.data() + t.reads.size();
+  }
   r = {&in, &it->second};
   return it->second;
 }
@@ -29,6 +52,17 @@ const InstrTiming& TimingCache::get_slow(const DecodedInstr& in) {
 namespace {
 
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+// A register's readiness: the cycle it can be read (low 56 bits) and the stall reason of its
+// writer (high 8 bits), one load per register read.
+constexpr unsigned kReasonShift = 56;
+constexpr uint64_t kCycleMask = (uint64_t(1) << kReasonShift) - 1;
+uint64_t packed(uint64_t cycle, Stall why) {
+  return uint64_t(why) << kReasonShift | cycle;
+}
+// The scheduler compares (issue cycle, wave index) as one key, cycle << 16 | index: the
+// simulated cycles stay below 2^47 (issue checks) and the waves below 2^16 (admit checks).
+constexpr unsigned kIndexBits = 16;
+constexpr uint64_t kMaxCycle = uint64_t(1) << 47;
 
 struct Group {
   int slot = 0; // queue index
@@ -54,7 +88,10 @@ struct Wave {
   int simd = 0;
   size_t cu = 0; // simd / simds_per_cu (no division per instruction)
   const TraceEvents* events = nullptr;
-  const InstrTiming* timing = nullptr; // of the current instruction
+  const uint32_t* program = nullptr; // Sim::Program::ops: per event its op id (and taken)
+  const uint32_t* mem = nullptr;     // Sim::Program::mem: per memory event its pipe / level
+  size_t mem_pc = 0;
+  const SimOp* op = nullptr; // of the current instruction
   size_t pc = 0;
   int group = 0;
   uint64_t start = 0;
@@ -63,9 +100,10 @@ struct Wave {
   Stall reason = Stall::Issue;
   bool blocked = false, done = false;
   int signals = 0;
-  std::array<uint64_t, kRegIds> reg_ready{};
-  std::array<Stall, kRegIds> reg_reason{};
-  std::array<uint64_t, 256> acc_ready{};  // WMMA D feeding the next WMMA's C
+  // Per register id its packed readiness; then per VGPR r at kRegIds + r the same for a
+  // WMMA reading r as C (a WMMA's D feeds the next WMMA's C without the extra latency). Both
+  // entries of a register are always written together, so they carry the same reason.
+  std::array<uint64_t, kRegIds + 256> reg{};
   std::array<Pending, kCounters> pending; // completion times per counter
 };
 
@@ -85,12 +123,15 @@ public:
     salu_free_.assign(simds, 0);
     simd_waves_.assign(simds, 0);
     simd_list_.assign(simds, {});
-    simd_best_t_.assign(simds, kNever);
-    simd_best_i_.assign(simds, 0);
+    simd_best_.assign(simds, kNever);
     simd_dirty_.assign(simds, 0);
     lds_free_.assign(simds / m.simds_per_cu, 0);
     vmem_free_.assign(simds / m.simds_per_cu, 0);
     r_.finish.assign(queue.size(), 0);
+    for (const WorkgroupTrace* tr : queue)
+      if (programs_.find(tr) == programs_.end())
+        build_programs(*tr);
+    ops_ = cache_.ops().data(); // complete: every instruction of the queue is classified
   }
 
   WgpSimResult run() {
@@ -100,26 +141,22 @@ public:
     // each SIMD keeps the earliest of its own waves, recomputed only when one of them changed
     // (the SIMD that issued: its pipes moved on, so all its waves are refreshed; a barrier
     // release or an admission elsewhere); the choice is the earliest of the SIMDs' picks.
+    // Keys (cycle << 16 | wave index) order exactly so: a minimum, no tie test.
     while (true) {
-      size_t best_i = 0;
-      uint64_t best_t = kNever;
+      uint64_t best = kNever;
       for (size_t s = 0; s < simd_list_.size(); ++s) {
         if (simd_dirty_[s])
           rescan(s, false);
-        if (simd_best_t_[s] < best_t ||
-            (simd_best_t_[s] == best_t && best_t != kNever && simd_best_i_[s] < best_i)) {
-          best_t = simd_best_t_[s];
-          best_i = simd_best_i_[s];
-        }
+        best = std::min(best, simd_best_[s]);
       }
-      if (best_t == kNever) {
+      if (best == kNever) {
         if (live_groups_ == 0)
           break;
         throw std::runtime_error("timing model: the waves of a workgroup deadlock at a barrier");
       }
-      Wave& best = *waves_[best_i];
-      const size_t simd = static_cast<size_t>(best.simd);
-      issue(best, best_t);
+      Wave& w = *waves_[best & ((uint64_t(1) << kIndexBits) - 1)];
+      const size_t simd = static_cast<size_t>(w.simd);
+      issue(w, best >> kIndexBits);
       if (finished_ > 0) { // drop the waves of finished workgroups from the scan
         size_t kept = 0;
         for (size_t i = 0; i < waves_.size(); ++i)
@@ -146,13 +183,68 @@ public:
       }
       rescan(simd, true);
     }
-    return r_;
+    WgpSimResult out = r_;
+    for (size_t s = 0; s < kStalls; ++s) // integer sums below 2^53: exact as doubles
+      out.stall[s] = double(stall_[s]);
+    out.wave_cycles = double(wave_cycles_);
+    return out;
   }
 
 private:
-  const InstrTiming& cur(const Wave& w) const { return *w.timing; }
+  // Per wave of a trace, per event: the dense id of its SimOp, bit 31 set on a branch whose
+  // next event is not the next instruction (taken); per LDS / vector memory event in order:
+  // its pipe cycles (bits 0-26) and for a load the level serving it when its workgroup is in
+  // the first round (bits 27-28) and later (29-30), bit 31 set when it counts as a load
+  // served by a level. Built once per trace (a queue repeats the sampled traces): replaying
+  // reads 4 bytes per instruction, 4 per memory instruction and a small op table.
+  static constexpr uint32_t kTaken = uint32_t(1) << 31;
+  static constexpr uint32_t kBusyMask = (uint32_t(1) << 27) - 1;
+  static constexpr unsigned kFirstShift = 27, kLaterShift = 29;
+  static constexpr uint32_t kCountsLevel = uint32_t(1) << 31;
+  struct Program {
+    std::vector<uint32_t> ops, mem;
+  };
+  void build_programs(const WorkgroupTrace& tr) {
+    std::vector<Program>& progs = programs_[&tr];
+    progs.resize(tr.waves.size());
+    for (size_t wv = 0; wv < tr.waves.size(); ++wv) {
+      const TraceEvents& events = tr.waves[wv];
+      Program& p = progs[wv];
+      p.ops.resize(events.size());
+      for (size_t i = 0; i < events.size(); ++i) {
+        const TraceEvent& ev = events[i];
+        const DecodedInstr& in = *ev.in;
+        const uint32_t id = cache_.id(in);
+        if (id >= kTaken)
+          throw std::runtime_error("timing model: more than 2^31 distinct instructions");
+        p.ops[i] = id;
+        if (in.cls == InstrClass::Branch && i + 1 < events.size() &&
+            events[i + 1].in->pc != in.pc + in.size)
+          p.ops[i] |= kTaken;
+        const SimOp& t = cache_.ops()[id];
+        uint64_t busy = 0;
+        uint32_t level = 0;
+        if (t.unit == Unit::Vmem) {
+          // The address processing or the lines, whichever takes longer.
+          const double cycles = std::max(double(ev.lines) / m_.vmem_lines_per_clk,
+                                         double(ev.addresses) / m_.vmem_addresses_per_clk);
+          busy = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(cycles)));
+          if (t.counter == Counter::Load && levels_ && ev.lines > 0)
+            level = kCountsLevel | uint32_t(levels_->level(ev.reuse, true)) << kFirstShift |
+                    uint32_t(levels_->level(ev.reuse, false)) << kLaterShift;
+        } else if (t.unit == Unit::Lds) {
+          busy = std::max<uint32_t>(1, ev.lds_cycles);
+        } else {
+          continue;
+        }
+        if (busy > kBusyMask)
+          throw std::runtime_error("timing model: a memory instruction's pipe cycles exceed 2^27");
+        p.mem.push_back(static_cast<uint32_t>(busy) | level);
+      }
+    }
+  }
 
-  // The earliest issue among SIMD s's waves (the first in admission order on ties),
+  // The earliest issue among SIMD s's waves as a key (the first in admission order on ties),
   // refreshing each first when its SIMD's pipes moved.
   void rescan(size_t s, bool refresh_all) {
     // Each unit's earliest issue on this SIMD from its pipes (issue_time without the wave).
@@ -164,18 +256,14 @@ private:
       from[static_cast<size_t>(Unit::Trans)] = std::max(valu, trans_free_[s]);
       from[static_cast<size_t>(Unit::Salu)] = std::max(issue, salu_free_[s]);
     }
-    uint64_t t = kNever;
-    size_t at = 0;
+    uint64_t best = kNever;
     for (const uint32_t i : simd_list_[s]) {
       if (refresh_all && ready_of_[i] != kNever) // not done, not at a barrier
         next_issue_[i] = std::max(ready_of_[i], from[unit_of_[i]]);
-      if (next_issue_[i] < t) {
-        t = next_issue_[i];
-        at = i;
-      }
+      const uint64_t t = next_issue_[i];
+      best = std::min(best, t == kNever ? kNever : t << kIndexBits | i);
     }
-    simd_best_t_[s] = t;
-    simd_best_i_[s] = at;
+    simd_best_[s] = best;
     simd_dirty_[s] = 0;
   }
 
@@ -185,18 +273,18 @@ private:
     const bool waits = w.done || w.blocked;
     next_issue_[w.idx] = waits ? kNever : issue_time(w);
     ready_of_[w.idx] = waits ? kNever : w.ready;
-    unit_of_[w.idx] = waits ? uint8_t(0) : static_cast<uint8_t>(cur(w).unit);
+    unit_of_[w.idx] = waits ? uint8_t(0) : static_cast<uint8_t>(w.op->unit);
     simd_dirty_[static_cast<size_t>(w.simd)] = 1;
   }
 
   uint64_t issue_time(const Wave& w) const {
-    const InstrTiming& t = cur(w);
+    const Unit u = w.op->unit;
     uint64_t e = std::max(w.ready, issue_free_[w.simd]);
-    if (t.unit == Unit::Valu || t.unit == Unit::Wmma || t.unit == Unit::Trans)
+    if (u == Unit::Valu || u == Unit::Wmma || u == Unit::Trans)
       e = std::max(e, valu_free_[w.simd]);
-    if (t.unit == Unit::Trans)
+    if (u == Unit::Trans)
       e = std::max(e, trans_free_[w.simd]);
-    if (t.unit == Unit::Salu)
+    if (u == Unit::Salu)
       e = std::max(e, salu_free_[w.simd]);
     return e;
   }
@@ -210,9 +298,15 @@ private:
     groups_.push_back(g);
     const int gi = static_cast<int>(groups_.size()) - 1;
     ++live_groups_;
-    for (const auto& ev : tr.waves) {
+    const std::vector<Program>& progs = programs_.at(&tr);
+    for (size_t wv = 0; wv < tr.waves.size(); ++wv) {
+      const TraceEvents& ev = tr.waves[wv];
+      if (waves_.size() >= (size_t(1) << kIndexBits))
+        throw std::runtime_error("timing model: more than 65536 waves resident on one WGP");
       auto w = std::make_unique<Wave>();
       w->events = &ev;
+      w->program = progs[wv].ops.data();
+      w->mem = progs[wv].mem.data();
       w->group = gi;
       w->simd = static_cast<int>(std::min_element(simd_waves_.begin(), simd_waves_.end()) -
                                  simd_waves_.begin());
@@ -239,33 +333,37 @@ private:
 
   // Computes the wave's readiness for its current instruction.
   void prepare(Wave& w) {
-    w.timing = &cache_.get(*(*w.events)[w.pc].in);
-    const InstrTiming& t = *w.timing;
-    w.ready = w.base;
-    w.reason = Stall::Issue;
+    w.op = &ops_[w.program[w.pc] & ~kTaken];
+    const SimOp& t = *w.op;
+    uint64_t ready = w.base;
+    Stall reason = Stall::Issue;
     auto need = [&](uint64_t at, Stall why) {
-      if (at > w.ready) {
-        w.ready = at;
-        w.reason = why;
+      if (at > ready) {
+        ready = at;
+        reason = why;
       }
     };
-    for (uint16_t r : t.reads) {
-      if (t.unit == Unit::Wmma && r >= t.wmma_c_begin && r < t.wmma_c_end)
-        need(w.acc_ready[r], w.reg_reason[r]);
-      else
-        need(w.reg_ready[r], w.reg_reason[r]);
+    for (uint16_t i = 0; i < t.n_reads; ++i) {
+      const uint64_t v = w.reg[t.reads[i]];
+      need(v & kCycleMask, static_cast<Stall>(v >> kReasonShift));
     }
-    for (uint16_t r : t.writes) // a load still in flight into this register
-      if (w.reg_reason[r] == Stall::WaitVmem || w.reg_reason[r] == Stall::WaitLds)
-        need(w.reg_ready[r], w.reg_reason[r]);
-    for (size_t c = 0; c < kCounters; ++c) {
-      if (t.wait[c] < 0)
-        continue;
-      const Pending& q = w.pending[c];
-      const uint64_t allowed = static_cast<uint64_t>(t.wait[c]); // < 64
-      if (q.n > allowed)
-        need(q.at(q.n - 1 - allowed), wait_reason(static_cast<Counter>(c)));
+    for (uint16_t i = 0; i < t.n_writes; ++i) { // a load still in flight into this register
+      const uint64_t v = w.reg[t.writes[i]];
+      const Stall why = static_cast<Stall>(v >> kReasonShift);
+      if (why == Stall::WaitVmem || why == Stall::WaitLds)
+        need(v & kCycleMask, why);
     }
+    if (t.waits)
+      for (size_t c = 0; c < kCounters; ++c) {
+        if (t.wait[c] < 0)
+          continue;
+        const Pending& q = w.pending[c];
+        const uint64_t allowed = static_cast<uint64_t>(t.wait[c]); // < 64
+        if (q.n > allowed)
+          need(q.at(q.n - 1 - allowed), wait_reason(static_cast<Counter>(c)));
+      }
+    w.ready = ready;
+    w.reason = reason;
     if (t.barrier_wait) {
       if (t.barrier_signal && w.signals == barrier_index(w)) // s_barrier: signal and wait
         signal(w, w.base);
@@ -320,7 +418,7 @@ private:
     --g.live;
     --simd_waves_[static_cast<size_t>(w.simd)];
     g.last_end = std::max(g.last_end, at);
-    r_.wave_cycles += double(at - w.start);
+    wave_cycles_ += at - w.start;
     if (g.live == 0) {
       r_.finish[static_cast<size_t>(g.slot)] = g.last_end;
       r_.cycles = std::max(r_.cycles, g.last_end);
@@ -334,26 +432,28 @@ private:
   }
 
   void issue(Wave& w, uint64_t at) {
-    const TraceEvent& ev = (*w.events)[w.pc];
-    const InstrTiming& t = *w.timing;
+    if (at >= kMaxCycle)
+      throw std::runtime_error("timing model: the simulated WGP ran past 2^47 cycles");
+    const SimOp& t = *w.op;
     // Stall accounting: from the wave's own earliest cycle to its issue.
-    r_.stall[static_cast<size_t>(w.reason)] += double(w.ready - w.base);
+    stall_[static_cast<size_t>(w.reason)] += w.ready - w.base;
     if (at > w.ready) {
       const bool pipe = (t.unit == Unit::Valu || t.unit == Unit::Wmma || t.unit == Unit::Trans ||
                          t.unit == Unit::Salu) &&
                         at > issue_free_[w.simd];
-      r_.stall[static_cast<size_t>(pipe ? Stall::PipeBusy : Stall::Issue)] += double(at - w.ready);
+      stall_[static_cast<size_t>(pipe ? Stall::PipeBusy : Stall::Issue)] += at - w.ready;
     }
     ++r_.issued;
     issue_free_[w.simd] = at + 1;
     uint64_t next_base = at + 1;
     const size_t cu = w.cu;
     auto write_regs = [&](uint64_t ready, Stall why) {
-      for (uint16_t r : t.writes) {
-        w.reg_ready[r] = ready;
-        w.reg_reason[r] = why;
+      const uint64_t v = packed(ready, why);
+      for (uint16_t i = 0; i < t.n_writes; ++i) {
+        const uint16_t r = t.writes[i];
+        w.reg[r] = v;
         if (r < 256)
-          w.acc_ready[r] = ready; // a WMMA reading it as C waits the same (WMMA: below)
+          w.reg[kRegIds + r] = v; // a WMMA reading it as C waits the same (WMMA: below)
       }
     };
     auto complete = [&](Counter c, uint64_t done) {
@@ -373,14 +473,16 @@ private:
       r_.trans_busy += t.occupancy;
       write_regs(at + t.latency, Stall::DepTrans);
       break;
-    case Unit::Wmma:
+    case Unit::Wmma: {
       valu_free_[w.simd] = at + t.occupancy;
       r_.wmma_busy += t.occupancy;
       write_regs(at + t.latency, Stall::DepWmma);
-      for (uint16_t r : t.writes)
-        if (r < 256)
-          w.acc_ready[r] = at + t.occupancy;
+      const uint64_t acc = packed(at + t.occupancy, Stall::DepWmma);
+      for (uint16_t i = 0; i < t.n_writes; ++i)
+        if (t.writes[i] < 256)
+          w.reg[kRegIds + t.writes[i]] = acc;
       break;
+    }
     case Unit::Salu:
       salu_free_[w.simd] = at + 1;
       write_regs(at + t.latency, Stall::DepSalu);
@@ -389,17 +491,15 @@ private:
       write_regs(complete(Counter::Km, at + uint64_t(m_.smem_latency)), Stall::WaitSmem);
       break;
     case Unit::Vmem: {
+      const uint32_t mem = w.mem[w.mem_pc++];
       const uint64_t start = std::max(at, vmem_free_[cu]);
-      // The address processing or the lines, whichever takes longer.
-      const double cycles = std::max(double(ev.lines) / m_.vmem_lines_per_clk,
-                                     double(ev.addresses) / m_.vmem_addresses_per_clk);
-      const uint64_t busy = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(cycles)));
+      const uint64_t busy = mem & kBusyMask;
       vmem_free_[cu] = start + busy;
       r_.vmem_busy += busy;
       uint64_t latency = uint64_t(m_.l2_latency);
-      if (t.counter == Counter::Load && levels_ && ev.lines > 0) {
+      if (mem & kCountsLevel) {
         const bool first_round = groups_[static_cast<size_t>(w.group)].slot < resident_;
-        const Level l = levels_->level(ev.reuse, first_round);
+        const Level l = static_cast<Level>((mem >> (first_round ? kFirstShift : kLaterShift)) & 3);
         ++r_.loads_by_level[static_cast<size_t>(l)];
         latency = uint64_t(levels_->latency(l));
       }
@@ -409,21 +509,21 @@ private:
     }
     case Unit::Lds: {
       const uint64_t start = std::max(at, lds_free_[cu]);
-      const uint64_t busy = std::max<uint32_t>(1, ev.lds_cycles);
+      const uint64_t busy = w.mem[w.mem_pc++] & kBusyMask;
       lds_free_[cu] = start + busy;
       r_.lds_busy += busy;
       write_regs(complete(Counter::Ds, start + busy + uint64_t(m_.lds_latency)), Stall::WaitLds);
       break;
     }
     case Unit::Branch:
-      if (w.pc + 1 < w.events->size() && (*w.events)[w.pc + 1].in->pc != ev.in->pc + ev.in->size) {
+      if (w.program[w.pc] & kTaken) {
         next_base = at + uint64_t(m_.branch_taken);
-        r_.stall[static_cast<size_t>(Stall::Branch)] += double(m_.branch_taken - 1);
+        stall_[static_cast<size_t>(Stall::Branch)] += uint64_t(m_.branch_taken - 1);
       }
       break;
     case Unit::Nop:
       next_base = at + t.occupancy;
-      r_.stall[static_cast<size_t>(Stall::Nop)] += double(t.occupancy - 1);
+      stall_[static_cast<size_t>(Stall::Nop)] += uint64_t(t.occupancy - 1);
       break;
     case Unit::Barrier:
       if (t.barrier_signal && !t.barrier_wait)
@@ -449,6 +549,8 @@ private:
   int resident_;
   TimingCache& cache_;
   const LevelModel* levels_;
+  std::unordered_map<const WorkgroupTrace*, std::vector<Program>> programs_;
+  const SimOp* ops_ = nullptr; // cache_.ops(), by id
   size_t next_ = 0;
   int live_groups_ = 0, finished_ = 0;
   std::vector<std::unique_ptr<Wave>> waves_; // in admission order
@@ -458,12 +560,13 @@ private:
   std::vector<uint64_t> ready_of_;           // per wave: Wave::ready (kNever: done or at a barrier)
   std::vector<uint8_t> unit_of_;             // per wave: the unit of its current instruction
   std::vector<std::vector<uint32_t>> simd_list_; // per SIMD: its waves' indices, oldest first
-  std::vector<uint64_t> simd_best_t_;            // per SIMD: its earliest issue cycle
-  std::vector<size_t> simd_best_i_;              // ... and that wave's index
+  std::vector<uint64_t> simd_best_;              // per SIMD: its earliest issue key
   std::vector<char> simd_dirty_;                 // per SIMD: a wave's issue cycle changed
   std::vector<Group> groups_;
   std::vector<uint64_t> issue_free_, valu_free_, trans_free_, salu_free_, lds_free_, vmem_free_;
   std::vector<int> simd_waves_;
+  std::array<uint64_t, kStalls> stall_{}; // wave-cycles by reason (WgpSimResult::stall)
+  uint64_t wave_cycles_ = 0;
   WgpSimResult r_;
 };
 

@@ -37,23 +37,49 @@ enum class Stall : uint8_t {
 inline constexpr size_t kStalls = static_cast<size_t>(Stall::Count);
 const char* stall_name(Stall s);
 
-// InstrTiming of each decoded instruction, classified once.
+// What the simulation reads of an instruction, compact (built once per decoded instruction):
+// the InstrTiming fields with the register lists as indices into a wave's packed readiness
+// array (a WMMA's C operand read through the accumulator entries, kRegIds + r).
+struct SimOp {
+  Unit unit = Unit::Nop;
+  Counter counter = Counter::None;
+  bool barrier_signal = false, barrier_wait = false;
+  bool waits = false; // some wait[c] >= 0
+  uint16_t occupancy = 1, latency = 1;
+  uint16_t n_reads = 0, n_writes = 0;
+  std::array<int16_t, kCounters> wait{-1, -1, -1, -1};
+  const uint16_t* reads = nullptr;  // n_reads indices (register id, or kRegIds + r for C)
+  const uint16_t* writes = nullptr; // n_writes register ids
+};
+
+// InstrTiming (and its SimOp) of each decoded instruction, classified once.
 class TimingCache {
 public:
   explicit TimingCache(const MachineModel& m) : m_(m) {}
-  const InstrTiming& get(const DecodedInstr& in) { // inline: once per simulated instruction
-    const Recent& r = recent_[(reinterpret_cast<uintptr_t>(&in) >> 4) % recent_.size()];
-    return r.in == &in ? *r.timing : get_slow(in);
-  }
+  const InstrTiming& get(const DecodedInstr& in) { return entry(in).timing; }
+  // A dense id per distinct instruction: ops()[id(in)] is its SimOp (valid until the next
+  // instruction is classified).
+  uint32_t id(const DecodedInstr& in) { return entry(in).id; }
+  const std::vector<SimOp>& ops() const { return ops_; }
 
 private:
-  const InstrTiming& get_slow(const DecodedInstr& in);
+  struct Entry {
+    InstrTiming timing;
+    std::vector<uint16_t> regs; // SimOp::reads then SimOp::writes
+    uint32_t id = 0;
+  };
+  const Entry& entry(const DecodedInstr& in) { // inline: once per recorded instruction
+    const Recent& r = recent_[(reinterpret_cast<uintptr_t>(&in) >> 4) % recent_.size()];
+    return r.in == &in ? *r.entry : get_slow(in);
+  }
+  const Entry& get_slow(const DecodedInstr& in);
   const MachineModel& m_;
-  std::unordered_map<const DecodedInstr*, InstrTiming> map_;
-  // Direct-mapped front of map_ (a lookup per recorded instruction when a trace is resolved).
+  std::unordered_map<const DecodedInstr*, Entry> map_; // node-based: entries stay put
+  std::vector<SimOp> ops_;                             // by Entry::id
+  // Direct-mapped front of map_.
   struct Recent {
     const DecodedInstr* in = nullptr;
-    const InstrTiming* timing = nullptr;
+    const Entry* entry = nullptr;
   };
   std::array<Recent, 4096> recent_{};
 };
