@@ -1,6 +1,7 @@
 #include <runtime/emu/timing/wgp_sim.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -18,7 +19,6 @@ const char* stall_name(Stall s) {
 }
 
 const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
-  Recent& r = recent_[(reinterpret_cast<uintptr_t>(&in) >> 4) % recent_.size()];
   auto it = map_.find(&in);
   if (it == map_.end()) {
     it = map_.emplace(&in, Entry{}).first;
@@ -30,6 +30,8 @@ const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
                            ? static_cast<uint16_t>(kRegIds + reg)
                            : reg);
     e.regs.insert(e.regs.end(), t.writes.begin(), t.writes.end());
+    if (e.regs.size() >= 0xffff)
+      throw std::runtime_error("timing model: an instruction with 65535 or more registers");
     e.id = static_cast<uint32_t>(ops_.size());
     SimOp& o = ops_.emplace_back();
     o.unit = t.unit;
@@ -45,7 +47,14 @@ const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
     o.reads = e.regs.data();
     o.writes = e.regs.data() + t.reads.size();
   }
-  r = {&in, &it->second};
+  if (map_.size() == 1)
+    pc_base_ = in.pc;
+  const uint64_t slot = (in.pc - pc_base_) >> 2;
+  if (slot < kMaxFront) {
+    if (slot >= by_pc_.size())
+      by_pc_.resize(std::max<size_t>(slot + 1, 2 * by_pc_.size()));
+    by_pc_[slot] = {&in, &it->second};
+  }
   return it->second;
 }
 
@@ -63,6 +72,13 @@ uint64_t packed(uint64_t cycle, Stall why) {
 // simulated cycles stay below 2^47 (issue checks) and the waves below 2^16 (admit checks).
 constexpr unsigned kIndexBits = 16;
 constexpr uint64_t kMaxCycle = uint64_t(1) << 47;
+// A wave that cannot issue (kNever) has a key at or above this one.
+constexpr uint64_t kNeverKey = kNever << kIndexBits;
+// prepare() orders (ready cycle, place among the registers) as cycle << 16 | (0xffff - place):
+// register readiness stays below 2^48 (write_regs checks), a SimOp has < 0xffff registers.
+constexpr unsigned kPlaceBits = 16;
+constexpr uint64_t kPlaceMask = (uint64_t(1) << kPlaceBits) - 1;
+constexpr uint64_t kMaxReady = uint64_t(1) << 48;
 
 struct Group {
   int slot = 0; // queue index
@@ -91,6 +107,7 @@ struct Wave {
   const uint32_t* program = nullptr; // Sim::Program::ops: per event its op id (and taken)
   const uint32_t* mem = nullptr;     // Sim::Program::mem: per memory event its pipe / level
   size_t mem_pc = 0;
+  size_t n_events = 0;
   const SimOp* op = nullptr; // of the current instruction
   size_t pc = 0;
   int group = 0;
@@ -124,7 +141,8 @@ public:
     simd_waves_.assign(simds, 0);
     simd_list_.assign(simds, {});
     simd_best_.assign(simds, kNever);
-    simd_dirty_.assign(simds, 0);
+    if (simds > 64)
+      throw std::invalid_argument("simulate_wgp: at most 64 SIMDs per WGP");
     lds_free_.assign(simds / m.simds_per_cu, 0);
     vmem_free_.assign(simds / m.simds_per_cu, 0);
     r_.finish.assign(queue.size(), 0);
@@ -143,13 +161,12 @@ public:
     // release or an admission elsewhere); the choice is the earliest of the SIMDs' picks.
     // Keys (cycle << 16 | wave index) order exactly so: a minimum, no tie test.
     while (true) {
+      for (uint64_t d = dirty_; d; d &= d - 1)
+        rescan(static_cast<size_t>(std::countr_zero(d)), false);
       uint64_t best = kNever;
-      for (size_t s = 0; s < simd_list_.size(); ++s) {
-        if (simd_dirty_[s])
-          rescan(s, false);
-        best = std::min(best, simd_best_[s]);
-      }
-      if (best == kNever) {
+      for (const uint64_t b : simd_best_)
+        best = std::min(best, b);
+      if (best >= kNeverKey) { // every wave done or at a barrier
         if (live_groups_ == 0)
           break;
         throw std::runtime_error("timing model: the waves of a workgroup deadlock at a barrier");
@@ -178,7 +195,7 @@ public:
           l.clear();
         for (size_t i = 0; i < kept; ++i)
           simd_list_[static_cast<size_t>(simd_of_[i])].push_back(static_cast<uint32_t>(i));
-        std::fill(simd_dirty_.begin(), simd_dirty_.end(), char(1));
+        dirty_ = simd_best_.size() == 64 ? ~uint64_t(0) : (uint64_t(1) << simd_best_.size()) - 1;
         finished_ = 0;
       }
       rescan(simd, true);
@@ -256,25 +273,37 @@ private:
       from[static_cast<size_t>(Unit::Trans)] = std::max(valu, trans_free_[s]);
       from[static_cast<size_t>(Unit::Salu)] = std::max(issue, salu_free_[s]);
     }
+    // A wave that cannot issue has ready_of_ = next_issue_ = kNever (refresh), which the
+    // maximum keeps, and a key at or above kNeverKey.
     uint64_t best = kNever;
-    for (const uint32_t i : simd_list_[s]) {
-      if (refresh_all && ready_of_[i] != kNever) // not done, not at a barrier
-        next_issue_[i] = std::max(ready_of_[i], from[unit_of_[i]]);
-      const uint64_t t = next_issue_[i];
-      best = std::min(best, t == kNever ? kNever : t << kIndexBits | i);
+    uint64_t* next = next_issue_.data();
+    const uint64_t* ready = ready_of_.data();
+    const uint8_t* unit = unit_of_.data();
+    const std::vector<uint32_t>& list = simd_list_[s];
+    if (refresh_all) {
+      for (const uint32_t i : list) {
+        const uint64_t t = std::max(ready[i], from[unit[i]]);
+        next[i] = t;
+        best = std::min(best, t << kIndexBits | i);
+      }
+    } else {
+      for (const uint32_t i : list)
+        best = std::min(best, next[i] << kIndexBits | i);
     }
     simd_best_[s] = best;
-    simd_dirty_[s] = 0;
+    dirty_ &= ~(uint64_t(1) << s);
   }
 
   // After every change of a wave's readiness, instruction or state: its issue cycle, and
-  // what rescan needs to recompute it (contiguous: no visit of the wave itself).
-  void refresh(const Wave& w) {
+  // what rescan needs to recompute it (contiguous: no visit of the wave itself). Without
+  // `issue_cycle` the caller rescans the wave's SIMD with refresh_all, which computes it.
+  void refresh(const Wave& w, bool issue_cycle = true) {
     const bool waits = w.done || w.blocked;
-    next_issue_[w.idx] = waits ? kNever : issue_time(w);
+    if (issue_cycle || waits)
+      next_issue_[w.idx] = waits ? kNever : issue_time(w);
     ready_of_[w.idx] = waits ? kNever : w.ready;
     unit_of_[w.idx] = waits ? uint8_t(0) : static_cast<uint8_t>(w.op->unit);
-    simd_dirty_[static_cast<size_t>(w.simd)] = 1;
+    dirty_ |= uint64_t(1) << w.simd;
   }
 
   uint64_t issue_time(const Wave& w) const {
@@ -305,6 +334,7 @@ private:
         throw std::runtime_error("timing model: more than 65536 waves resident on one WGP");
       auto w = std::make_unique<Wave>();
       w->events = &ev;
+      w->n_events = ev.size();
       w->program = progs[wv].ops.data();
       w->mem = progs[wv].mem.data();
       w->group = gi;
@@ -321,7 +351,7 @@ private:
       unit_of_.push_back(0);
       simd_of_.push_back(added.simd);
       simd_list_[static_cast<size_t>(added.simd)].push_back(static_cast<uint32_t>(added.idx));
-      simd_dirty_[static_cast<size_t>(added.simd)] = 1;
+      dirty_ |= uint64_t(1) << added.simd;
       if (ev.empty()) {
         added.done = true;
         end_wave(added, at);
@@ -331,28 +361,36 @@ private:
     }
   }
 
-  // Computes the wave's readiness for its current instruction.
-  void prepare(Wave& w) {
+  // Computes the wave's readiness for its current instruction (issue_cycle: see refresh).
+  void prepare(Wave& w, bool issue_cycle = true) {
     w.op = &ops_[w.program[w.pc] & ~kTaken];
     const SimOp& t = *w.op;
-    uint64_t ready = w.base;
-    Stall reason = Stall::Issue;
+    // The latest of the base, the sources and the loads still in flight into a destination,
+    // the first of them on ties (its reason counts): as keys cycle << 16 | (0xffff - place)
+    // (the base at place 0, then the reads, then the writes), whose maximum is that one,
+    // without a branch per register.
+    uint64_t best = w.base << kPlaceBits | kPlaceMask;
+    const uint16_t* regs = t.reads; // the writes follow the reads (SimOp)
+    for (uint32_t i = 0; i < t.n_reads; ++i) {
+      const uint64_t v = w.reg[regs[i]];
+      best = std::max(best, (v & kCycleMask) << kPlaceBits | (kPlaceMask - 1 - i));
+    }
+    for (uint32_t i = t.n_reads; i < uint32_t(t.n_reads) + t.n_writes; ++i) {
+      const uint64_t v = w.reg[regs[i]];
+      const Stall why = static_cast<Stall>(v >> kReasonShift);
+      const uint64_t key = (v & kCycleMask) << kPlaceBits | (kPlaceMask - 1 - i);
+      best = std::max(best, why == Stall::WaitVmem || why == Stall::WaitLds ? key : 0);
+    }
+    uint64_t ready = best >> kPlaceBits;
+    const uint32_t place = static_cast<uint32_t>(kPlaceMask - (best & kPlaceMask));
+    Stall reason =
+        place == 0 ? Stall::Issue : static_cast<Stall>(w.reg[regs[place - 1]] >> kReasonShift);
     auto need = [&](uint64_t at, Stall why) {
       if (at > ready) {
         ready = at;
         reason = why;
       }
     };
-    for (uint16_t i = 0; i < t.n_reads; ++i) {
-      const uint64_t v = w.reg[t.reads[i]];
-      need(v & kCycleMask, static_cast<Stall>(v >> kReasonShift));
-    }
-    for (uint16_t i = 0; i < t.n_writes; ++i) { // a load still in flight into this register
-      const uint64_t v = w.reg[t.writes[i]];
-      const Stall why = static_cast<Stall>(v >> kReasonShift);
-      if (why == Stall::WaitVmem || why == Stall::WaitLds)
-        need(v & kCycleMask, why);
-    }
     if (t.waits)
       for (size_t c = 0; c < kCounters; ++c) {
         if (t.wait[c] < 0)
@@ -369,7 +407,7 @@ private:
         signal(w, w.base);
       check_barrier(w);
     }
-    refresh(w);
+    refresh(w, issue_cycle);
   }
 
   int barrier_index(const Wave& w) const { return w.signals; }
@@ -448,6 +486,8 @@ private:
     uint64_t next_base = at + 1;
     const size_t cu = w.cu;
     auto write_regs = [&](uint64_t ready, Stall why) {
+      if (ready >= kMaxReady)
+        throw std::runtime_error("timing model: a register's ready cycle passed 2^48");
       const uint64_t v = packed(ready, why);
       for (uint16_t i = 0; i < t.n_writes; ++i) {
         const uint16_t r = t.writes[i];
@@ -532,16 +572,16 @@ private:
     default:
       break;
     }
-    if (t.unit == Unit::End || ++w.pc >= w.events->size()) {
+    if (t.unit == Unit::End || ++w.pc >= w.n_events) {
       w.done = true;
       next_issue_[w.idx] = kNever;
       ready_of_[w.idx] = kNever;
-      simd_dirty_[static_cast<size_t>(w.simd)] = 1;
+      dirty_ |= uint64_t(1) << w.simd;
       end_wave(w, at + 1);
       return;
     }
     w.base = next_base;
-    prepare(w);
+    prepare(w, false); // run() rescans w's SIMD with refresh_all next
   }
 
   const MachineModel& m_;
@@ -561,7 +601,7 @@ private:
   std::vector<uint8_t> unit_of_;             // per wave: the unit of its current instruction
   std::vector<std::vector<uint32_t>> simd_list_; // per SIMD: its waves' indices, oldest first
   std::vector<uint64_t> simd_best_;              // per SIMD: its earliest issue key
-  std::vector<char> simd_dirty_;                 // per SIMD: a wave's issue cycle changed
+  uint64_t dirty_ = 0; // bit per SIMD: one of its waves' issue cycle changed
   std::vector<Group> groups_;
   std::vector<uint64_t> issue_free_, valu_free_, trans_free_, salu_free_, lds_free_, vmem_free_;
   std::vector<int> simd_waves_;

@@ -68,20 +68,25 @@ private:
     std::vector<uint16_t> regs; // SimOp::reads then SimOp::writes
     uint32_t id = 0;
   };
-  const Entry& entry(const DecodedInstr& in) { // inline: once per recorded instruction
-    const Recent& r = recent_[(reinterpret_cast<uintptr_t>(&in) >> 4) % recent_.size()];
-    return r.in == &in ? *r.entry : get_slow(in);
+  const Entry& entry(const DecodedInstr& in) {     // inline: once per recorded instruction
+    const uint64_t slot = (in.pc - pc_base_) >> 2; // wraps far out below the base
+    if (slot < by_pc_.size() && by_pc_[slot].in == &in)
+      return *by_pc_[slot].entry;
+    return get_slow(in);
   }
   const Entry& get_slow(const DecodedInstr& in);
   const MachineModel& m_;
   std::unordered_map<const DecodedInstr*, Entry> map_; // node-based: entries stay put
   std::vector<SimOp> ops_;                             // by Entry::id
-  // Direct-mapped front of map_.
+  // Front of map_ indexed by the instruction's dword offset from the first one classified
+  // (grown up to kMaxFront entries): one compare per lookup.
   struct Recent {
     const DecodedInstr* in = nullptr;
     const Entry* entry = nullptr;
   };
-  std::array<Recent, 4096> recent_{};
+  static constexpr size_t kMaxFront = size_t(1) << 20;
+  std::vector<Recent> by_pc_;
+  uint64_t pc_base_ = 0;
 };
 
 struct WgpSimResult {
