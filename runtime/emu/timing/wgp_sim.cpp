@@ -112,8 +112,9 @@ struct Wave {
   size_t pc = 0;
   int group = 0;
   uint64_t start = 0;
-  uint64_t base = 0;  // earliest issue from its own previous instruction
-  uint64_t ready = 0; // ... and its operands / counters / barrier
+  uint64_t load_horizon = 0; // the latest ready cycle a load (VMEM / LDS) wrote so far
+  uint64_t base = 0;         // earliest issue from its own previous instruction
+  uint64_t ready = 0;        // ... and its operands / counters / barrier
   Stall reason = Stall::Issue;
   bool blocked = false, done = false;
   int signals = 0;
@@ -164,8 +165,12 @@ public:
       for (uint64_t d = dirty_; d; d &= d - 1)
         rescan(static_cast<size_t>(std::countr_zero(d)), false);
       uint64_t best = kNever;
-      for (const uint64_t b : simd_best_)
-        best = std::min(best, b);
+      const uint64_t* b = simd_best_.data();
+      if (simd_best_.size() == 4) // both machines: 2 CUs x 2 SIMDs
+        best = std::min(std::min(b[0], b[1]), std::min(b[2], b[3]));
+      else
+        for (size_t s = 0; s < simd_best_.size(); ++s)
+          best = std::min(best, b[s]);
       if (best >= kNeverKey) { // every wave done or at a barrier
         if (live_groups_ == 0)
           break;
@@ -375,12 +380,15 @@ private:
       const uint64_t v = w.reg[regs[i]];
       best = std::max(best, (v & kCycleMask) << kPlaceBits | (kPlaceMask - 1 - i));
     }
-    for (uint32_t i = t.n_reads; i < uint32_t(t.n_reads) + t.n_writes; ++i) {
-      const uint64_t v = w.reg[regs[i]];
-      const Stall why = static_cast<Stall>(v >> kReasonShift);
-      const uint64_t key = (v & kCycleMask) << kPlaceBits | (kPlaceMask - 1 - i);
-      best = std::max(best, why == Stall::WaitVmem || why == Stall::WaitLds ? key : 0);
-    }
+    // A destination only counts when its load completes after that maximum (its place
+    // comes after the reads'): never when no load of the wave completes that late.
+    if (w.load_horizon > best >> kPlaceBits)
+      for (uint32_t i = t.n_reads; i < uint32_t(t.n_reads) + t.n_writes; ++i) {
+        const uint64_t v = w.reg[regs[i]];
+        const Stall why = static_cast<Stall>(v >> kReasonShift);
+        const uint64_t key = (v & kCycleMask) << kPlaceBits | (kPlaceMask - 1 - i);
+        best = std::max(best, why == Stall::WaitVmem || why == Stall::WaitLds ? key : 0);
+      }
     uint64_t ready = best >> kPlaceBits;
     const uint32_t place = static_cast<uint32_t>(kPlaceMask - (best & kPlaceMask));
     Stall reason =
@@ -545,6 +553,7 @@ private:
       }
       const uint64_t done = complete(t.counter, start + busy + latency);
       write_regs(done, Stall::WaitVmem);
+      w.load_horizon = std::max(w.load_horizon, done);
       break;
     }
     case Unit::Lds: {
@@ -552,7 +561,9 @@ private:
       const uint64_t busy = w.mem[w.mem_pc++] & kBusyMask;
       lds_free_[cu] = start + busy;
       r_.lds_busy += busy;
-      write_regs(complete(Counter::Ds, start + busy + uint64_t(m_.lds_latency)), Stall::WaitLds);
+      const uint64_t done = complete(Counter::Ds, start + busy + uint64_t(m_.lds_latency));
+      write_regs(done, Stall::WaitLds);
+      w.load_horizon = std::max(w.load_horizon, done);
       break;
     }
     case Unit::Branch:
