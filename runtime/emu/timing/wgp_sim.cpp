@@ -18,6 +18,12 @@ const char* stall_name(Stall s) {
   return s < Stall::Count ? names[static_cast<size_t>(s)] : "?";
 }
 
+namespace {
+// SimOp::reads: a WMMA's C register (read through the accumulator path).
+constexpr uint16_t kAccRead = 0x8000;
+static_assert(kRegIds < kAccRead, "register ids below the accumulator flag");
+} // namespace
+
 const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
   auto it = map_.find(&in);
   if (it == map_.end()) {
@@ -25,10 +31,15 @@ const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
     Entry& e = it->second;
     e.timing = classify_timing(in, m_);
     const InstrTiming& t = e.timing;
-    for (uint16_t reg : t.reads) // a WMMA's C through the accumulator entries
+    for (uint16_t reg : t.reads) // a WMMA's C through the accumulator path
       e.regs.push_back(t.unit == Unit::Wmma && reg >= t.wmma_c_begin && reg < t.wmma_c_end
-                           ? static_cast<uint16_t>(kRegIds + reg)
+                           ? static_cast<uint16_t>(kAccRead | reg)
                            : reg);
+    // The simulation reads a WMMA's D as the next WMMA's C wmma_result_latency earlier than
+    // its latency: every WMMA's latency must be its occupancy plus that.
+    if (t.unit == Unit::Wmma && int(t.latency) != int(t.occupancy) + m_.wmma_result_latency)
+      throw std::logic_error("timing model: a WMMA latency is not its occupancy plus the result "
+                             "latency");
     e.regs.insert(e.regs.end(), t.writes.begin(), t.writes.end());
     if (e.regs.size() >= 0xffff)
       throw std::runtime_error("timing model: an instruction with 65535 or more registers");
@@ -118,10 +129,10 @@ struct Wave {
   Stall reason = Stall::Issue;
   bool blocked = false, done = false;
   int signals = 0;
-  // Per register id its packed readiness; then per VGPR r at kRegIds + r the same for a
-  // WMMA reading r as C (a WMMA's D feeds the next WMMA's C without the extra latency). Both
-  // entries of a register are always written together, so they carry the same reason.
-  std::array<uint64_t, kRegIds + 256> reg{};
+  // Per register id its packed readiness. A WMMA reading a register as C (kAccRead) that a
+  // WMMA wrote (reason DepWmma) reads it wmma_result_latency earlier: a WMMA's D feeds the
+  // next WMMA's C without the extra latency.
+  std::array<uint64_t, kRegIds> reg{};
   std::array<Pending, kCounters> pending; // completion times per counter
 };
 
@@ -151,6 +162,7 @@ public:
       if (programs_.find(tr) == programs_.end())
         build_programs(*tr);
     ops_ = cache_.ops().data(); // complete: every instruction of the queue is classified
+    acc_early_ = static_cast<uint64_t>(std::max(m.wmma_result_latency, 0));
   }
 
   WgpSimResult run() {
@@ -377,8 +389,11 @@ private:
     uint64_t best = w.base << kPlaceBits | kPlaceMask;
     const uint16_t* regs = t.reads; // the writes follow the reads (SimOp)
     for (uint32_t i = 0; i < t.n_reads; ++i) {
-      const uint64_t v = w.reg[regs[i]];
-      best = std::max(best, (v & kCycleMask) << kPlaceBits | (kPlaceMask - 1 - i));
+      const uint16_t r = regs[i];
+      const uint64_t v = w.reg[r & ~kAccRead];
+      const bool acc = (r & kAccRead) && static_cast<Stall>(v >> kReasonShift) == Stall::DepWmma;
+      const uint64_t at = (v & kCycleMask) - (acc ? acc_early_ : 0);
+      best = std::max(best, at << kPlaceBits | (kPlaceMask - 1 - i));
     }
     // A destination only counts when its load completes after that maximum (its place
     // comes after the reads'): never when no load of the wave completes that late.
@@ -391,8 +406,9 @@ private:
       }
     uint64_t ready = best >> kPlaceBits;
     const uint32_t place = static_cast<uint32_t>(kPlaceMask - (best & kPlaceMask));
-    Stall reason =
-        place == 0 ? Stall::Issue : static_cast<Stall>(w.reg[regs[place - 1]] >> kReasonShift);
+    Stall reason = place == 0
+                       ? Stall::Issue
+                       : static_cast<Stall>(w.reg[regs[place - 1] & ~kAccRead] >> kReasonShift);
     auto need = [&](uint64_t at, Stall why) {
       if (at > ready) {
         ready = at;
@@ -497,12 +513,8 @@ private:
       if (ready >= kMaxReady)
         throw std::runtime_error("timing model: a register's ready cycle passed 2^48");
       const uint64_t v = packed(ready, why);
-      for (uint16_t i = 0; i < t.n_writes; ++i) {
-        const uint16_t r = t.writes[i];
-        w.reg[r] = v;
-        if (r < 256)
-          w.reg[kRegIds + r] = v; // a WMMA reading it as C waits the same (WMMA: below)
-      }
+      for (uint16_t i = 0; i < t.n_writes; ++i)
+        w.reg[t.writes[i]] = v;
     };
     auto complete = [&](Counter c, uint64_t done) {
       Pending& q = w.pending[static_cast<size_t>(c)];
@@ -524,11 +536,7 @@ private:
     case Unit::Wmma: {
       valu_free_[w.simd] = at + t.occupancy;
       r_.wmma_busy += t.occupancy;
-      write_regs(at + t.latency, Stall::DepWmma);
-      const uint64_t acc = packed(at + t.occupancy, Stall::DepWmma);
-      for (uint16_t i = 0; i < t.n_writes; ++i)
-        if (t.writes[i] < 256)
-          w.reg[kRegIds + t.writes[i]] = acc;
+      write_regs(at + t.latency, Stall::DepWmma); // as C for the next WMMA: at + occupancy
       break;
     }
     case Unit::Salu:
@@ -602,6 +610,7 @@ private:
   const LevelModel* levels_;
   std::unordered_map<const WorkgroupTrace*, std::vector<Program>> programs_;
   const SimOp* ops_ = nullptr; // cache_.ops(), by id
+  uint64_t acc_early_ = 0;     // wmma_result_latency: a WMMA's D is C for the next that early
   size_t next_ = 0;
   int live_groups_ = 0, finished_ = 0;
   std::vector<std::unique_ptr<Wave>> waves_; // in admission order

@@ -39,7 +39,7 @@ const char* stall_name(Stall s);
 
 // What the simulation reads of an instruction, compact (built once per decoded instruction):
 // the InstrTiming fields with the register lists as indices into a wave's packed readiness
-// array (a WMMA's C operand read through the accumulator entries, kRegIds + r).
+// array (a WMMA's C operand flagged 0x8000: read through the accumulator path).
 struct SimOp {
   Unit unit = Unit::Nop;
   Counter counter = Counter::None;
@@ -48,7 +48,7 @@ struct SimOp {
   uint16_t occupancy = 1, latency = 1;
   uint16_t n_reads = 0, n_writes = 0;
   std::array<int16_t, kCounters> wait{-1, -1, -1, -1};
-  const uint16_t* reads = nullptr;  // n_reads indices (register id, or kRegIds + r for C)
+  const uint16_t* reads = nullptr;  // n_reads register ids (0x8000 | id for a WMMA's C)
   const uint16_t* writes = nullptr; // n_writes register ids
 };
 
