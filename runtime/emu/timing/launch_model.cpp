@@ -35,15 +35,17 @@ double thread_cpu_seconds() {
 }
 
 // Peak of the matrix shape the kernel issues most, or of f32 VALU without WMMA.
+// The simulation counted the WMMAs of the traces it replayed; the others are counted here.
 std::pair<double, std::string> matching_peak(const MachineModel& m,
                                              const std::vector<WorkgroupTrace>& traces,
-                                             TimingCache& cache) {
-  std::unordered_map<const DecodedInstr*, uint64_t> wmma;
+                                             const WgpSimResult& sim, TimingCache& cache) {
+  std::unordered_map<const DecodedInstr*, uint64_t> wmma(sim.wmma.begin(), sim.wmma.end());
   for (const auto& t : traces)
-    for (const auto& w : t.waves)
-      for (const auto& e : w)
-        if (e.in->cls == InstrClass::Wmma)
-          ++wmma[e.in];
+    if (std::find(sim.counted.begin(), sim.counted.end(), &t) == sim.counted.end())
+      for (const auto& w : t.waves)
+        for (const auto& e : w)
+          if (e.in->cls == InstrClass::Wmma)
+            ++wmma[e.in];
   if (wmma.empty())
     return {m.valu_f32_peak(), "f32 VALU"};
   std::map<std::string, uint64_t> by_name;
@@ -194,7 +196,7 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
     }
   }
 
-  const auto [peak, peak_name] = matching_peak(m, traces, cache);
+  const auto [peak, peak_name] = matching_peak(m, traces, sim, cache);
   if (o.work_flops > 0) {
     r.tflops = o.work_flops / r.seconds / 1e12;
     r.peak = peak;

@@ -44,8 +44,13 @@ const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
     if (e.regs.size() >= 0xffff)
       throw std::runtime_error("timing model: an instruction with 65535 or more registers");
     e.id = static_cast<uint32_t>(ops_.size());
+    instrs_.push_back(&in);
     SimOp& o = ops_.emplace_back();
     o.unit = t.unit;
+    o.pipe = t.unit == Unit::Valu || t.unit == Unit::Wmma ? 1
+             : t.unit == Unit::Trans                      ? 2
+             : t.unit == Unit::Salu                       ? 3
+                                                          : 0;
     o.counter = t.counter;
     o.barrier_signal = t.barrier_signal;
     o.barrier_wait = t.barrier_wait;
@@ -159,8 +164,13 @@ public:
     vmem_free_.assign(simds / m.simds_per_cu, 0);
     r_.finish.assign(queue.size(), 0);
     for (const WorkgroupTrace* tr : queue)
-      if (programs_.find(tr) == programs_.end())
+      if (programs_.find(tr) == programs_.end()) {
         build_programs(*tr);
+        r_.counted.push_back(tr);
+      }
+    for (uint32_t id = 0; id < wmma_count_.size(); ++id)
+      if (wmma_count_[id] > 0)
+        r_.wmma.emplace_back(&cache_.instr(id), wmma_count_[id]);
     ops_ = cache_.ops().data(); // complete: every instruction of the queue is classified
     acc_early_ = static_cast<uint64_t>(std::max(m.wmma_result_latency, 0));
   }
@@ -252,12 +262,18 @@ private:
         if (id >= kTaken)
           throw std::runtime_error("timing model: more than 2^31 distinct instructions");
         p.ops[i] = id;
+        if (id >= wmma_count_.size())
+          wmma_count_.resize(cache_.ops().size(), 0);
         if (in.cls == InstrClass::Branch && i + 1 < events.size() &&
             events[i + 1].in->pc != in.pc + in.size)
           p.ops[i] |= kTaken;
         const SimOp& t = cache_.ops()[id];
         uint64_t busy = 0;
         uint32_t level = 0;
+        if (t.unit == Unit::Wmma) {
+          ++wmma_count_[id];
+          continue;
+        }
         if (t.unit == Unit::Vmem) {
           // The address processing or the lines, whichever takes longer.
           const double cycles = std::max(double(ev.lines) / m_.vmem_lines_per_clk,
@@ -282,13 +298,11 @@ private:
   // refreshing each first when its SIMD's pipes moved.
   void rescan(size_t s, bool refresh_all) {
     // Each unit's earliest issue on this SIMD from its pipes (issue_time without the wave).
-    std::array<uint64_t, static_cast<size_t>(Unit::Count)> from; // set below when used
+    // By the pipe class of the wave's instruction (SimOp::pipe).
+    std::array<uint64_t, 4> from; // set below when used
     if (refresh_all) {
       const uint64_t issue = issue_free_[s], valu = std::max(issue, valu_free_[s]);
-      from.fill(issue);
-      from[static_cast<size_t>(Unit::Valu)] = from[static_cast<size_t>(Unit::Wmma)] = valu;
-      from[static_cast<size_t>(Unit::Trans)] = std::max(valu, trans_free_[s]);
-      from[static_cast<size_t>(Unit::Salu)] = std::max(issue, salu_free_[s]);
+      from = {issue, valu, std::max(valu, trans_free_[s]), std::max(issue, salu_free_[s])};
     }
     // A wave that cannot issue has ready_of_ = next_issue_ = kNever (refresh), which the
     // maximum keeps, and a key at or above kNeverKey.
@@ -319,7 +333,7 @@ private:
     if (issue_cycle || waits)
       next_issue_[w.idx] = waits ? kNever : issue_time(w);
     ready_of_[w.idx] = waits ? kNever : w.ready;
-    unit_of_[w.idx] = waits ? uint8_t(0) : static_cast<uint8_t>(w.op->unit);
+    unit_of_[w.idx] = waits ? uint8_t(0) : w.op->pipe;
     dirty_ |= uint64_t(1) << w.simd;
   }
 
@@ -609,8 +623,9 @@ private:
   TimingCache& cache_;
   const LevelModel* levels_;
   std::unordered_map<const WorkgroupTrace*, std::vector<Program>> programs_;
-  const SimOp* ops_ = nullptr; // cache_.ops(), by id
-  uint64_t acc_early_ = 0;     // wmma_result_latency: a WMMA's D is C for the next that early
+  const SimOp* ops_ = nullptr;       // cache_.ops(), by id
+  std::vector<uint64_t> wmma_count_; // WMMA events per op id (build_programs)
+  uint64_t acc_early_ = 0;           // wmma_result_latency: a WMMA's D is C for the next that early
   size_t next_ = 0;
   int live_groups_ = 0, finished_ = 0;
   std::vector<std::unique_ptr<Wave>> waves_; // in admission order
@@ -618,7 +633,7 @@ private:
                                              // or at a barrier)
   std::vector<int> simd_of_;                 // per wave: its SIMD
   std::vector<uint64_t> ready_of_;           // per wave: Wave::ready (kNever: done or at a barrier)
-  std::vector<uint8_t> unit_of_;             // per wave: the unit of its current instruction
+  std::vector<uint8_t> unit_of_;             // per wave: SimOp::pipe of its current instruction
   std::vector<std::vector<uint32_t>> simd_list_; // per SIMD: its waves' indices, oldest first
   std::vector<uint64_t> simd_best_;              // per SIMD: its earliest issue key
   uint64_t dirty_ = 0; // bit per SIMD: one of its waves' issue cycle changed

@@ -43,6 +43,8 @@ const char* stall_name(Stall s);
 struct SimOp {
   Unit unit = Unit::Nop;
   Counter counter = Counter::None;
+  uint8_t pipe = 0; // what gates its issue besides the SIMD's issue slot: 0 nothing, 1 the
+                    // VALU pipe, 2 VALU and transcendental pipes, 3 the SALU
   bool barrier_signal = false, barrier_wait = false;
   bool waits = false; // some wait[c] >= 0
   uint16_t occupancy = 1, latency = 1;
@@ -61,6 +63,7 @@ public:
   // instruction is classified).
   uint32_t id(const DecodedInstr& in) { return entry(in).id; }
   const std::vector<SimOp>& ops() const { return ops_; }
+  const DecodedInstr& instr(uint32_t id) const { return *instrs_[id]; }
 
 private:
   struct Entry {
@@ -78,6 +81,7 @@ private:
   const MachineModel& m_;
   std::unordered_map<const DecodedInstr*, Entry> map_; // node-based: entries stay put
   std::vector<SimOp> ops_;                             // by Entry::id
+  std::vector<const DecodedInstr*> instrs_;            // by Entry::id
   // Front of map_ indexed by the instruction's dword offset from the first one classified
   // (grown up to kMaxFront entries): one compare per lookup.
   struct Recent {
@@ -98,6 +102,10 @@ struct WgpSimResult {
   uint64_t valu_busy = 0, wmma_busy = 0, trans_busy = 0; // SIMD-cycles
   uint64_t lds_busy = 0, vmem_busy = 0;                  // CU-cycles
   std::array<uint64_t, kLevels> loads_by_level{};        // vector loads by serving level
+  // WMMA events per instruction over the distinct traces of the queue (`counted`), in no
+  // particular order (launch_model's matching peak).
+  std::vector<std::pair<const DecodedInstr*, uint64_t>> wmma;
+  std::vector<const WorkgroupTrace*> counted;
 };
 
 // `levels` gives each vector load the latency of the level serving it; without it every
