@@ -158,6 +158,7 @@ public:
     simd_waves_.assign(simds, 0);
     simd_list_.assign(simds, {});
     simd_best_.assign(simds, kNever);
+    four_simds_ = simds == 4;
     if (simds > 64)
       throw std::invalid_argument("simulate_wgp: at most 64 SIMDs per WGP");
     lds_free_.assign(simds / m.simds_per_cu, 0);
@@ -188,7 +189,7 @@ public:
         rescan(static_cast<size_t>(std::countr_zero(d)), false);
       uint64_t best = kNever;
       const uint64_t* b = simd_best_.data();
-      if (simd_best_.size() == 4) // both machines: 2 CUs x 2 SIMDs
+      if (four_simds_) // both machines: 2 CUs x 2 SIMDs
         best = std::min(std::min(b[0], b[1]), std::min(b[2], b[3]));
       else
         for (size_t s = 0; s < simd_best_.size(); ++s)
@@ -254,23 +255,25 @@ private:
     for (size_t wv = 0; wv < tr.waves.size(); ++wv) {
       const TraceEvents& events = tr.waves[wv];
       Program& p = progs[wv];
-      p.ops.resize(events.size());
-      for (size_t i = 0; i < events.size(); ++i) {
-        const TraceEvent& ev = events[i];
+      const size_t n = events.size();
+      const TraceEvent* evs = events.data();
+      p.ops.resize(n);
+      uint32_t* ops = p.ops.data();
+      for (size_t i = 0; i < n; ++i) {
+        const TraceEvent& ev = evs[i];
         const DecodedInstr& in = *ev.in;
         const uint32_t id = cache_.id(in);
         if (id >= kTaken)
           throw std::runtime_error("timing model: more than 2^31 distinct instructions");
-        p.ops[i] = id;
-        if (id >= wmma_count_.size())
-          wmma_count_.resize(cache_.ops().size(), 0);
-        if (in.cls == InstrClass::Branch && i + 1 < events.size() &&
-            events[i + 1].in->pc != in.pc + in.size)
-          p.ops[i] |= kTaken;
+        ops[i] = id;
+        if (in.cls == InstrClass::Branch && i + 1 < n && evs[i + 1].in->pc != in.pc + in.size)
+          ops[i] |= kTaken;
         const SimOp& t = cache_.ops()[id];
         uint64_t busy = 0;
         uint32_t level = 0;
         if (t.unit == Unit::Wmma) {
+          if (id >= wmma_count_.size())
+            wmma_count_.resize(id + 1, 0);
           ++wmma_count_[id];
           continue;
         }
@@ -402,12 +405,17 @@ private:
     // without a branch per register.
     uint64_t best = w.base << kPlaceBits | kPlaceMask;
     const uint16_t* regs = t.reads; // the writes follow the reads (SimOp)
-    for (uint32_t i = 0; i < t.n_reads; ++i) {
-      const uint16_t r = regs[i];
-      const uint64_t v = w.reg[r & ~kAccRead];
-      const bool acc = (r & kAccRead) && static_cast<Stall>(v >> kReasonShift) == Stall::DepWmma;
-      const uint64_t at = (v & kCycleMask) - (acc ? acc_early_ : 0);
-      best = std::max(best, at << kPlaceBits | (kPlaceMask - 1 - i));
+    if (t.unit == Unit::Wmma) {     // only a WMMA reads through the accumulator path
+      for (uint32_t i = 0; i < t.n_reads; ++i) {
+        const uint16_t r = regs[i];
+        const uint64_t v = w.reg[r & ~kAccRead];
+        const bool acc = (r & kAccRead) && static_cast<Stall>(v >> kReasonShift) == Stall::DepWmma;
+        const uint64_t at = (v & kCycleMask) - (acc ? acc_early_ : 0);
+        best = std::max(best, at << kPlaceBits | (kPlaceMask - 1 - i));
+      }
+    } else {
+      for (uint32_t i = 0; i < t.n_reads; ++i)
+        best = std::max(best, (w.reg[regs[i]] & kCycleMask) << kPlaceBits | (kPlaceMask - 1 - i));
     }
     // A destination only counts when its load completes after that maximum (its place
     // comes after the reads'): never when no load of the wave completes that late.
@@ -625,7 +633,8 @@ private:
   std::unordered_map<const WorkgroupTrace*, std::vector<Program>> programs_;
   const SimOp* ops_ = nullptr;       // cache_.ops(), by id
   std::vector<uint64_t> wmma_count_; // WMMA events per op id (build_programs)
-  uint64_t acc_early_ = 0;           // wmma_result_latency: a WMMA's D is C for the next that early
+  bool four_simds_ = false;
+  uint64_t acc_early_ = 0; // wmma_result_latency: a WMMA's D is C for the next that early
   size_t next_ = 0;
   int live_groups_ = 0, finished_ = 0;
   std::vector<std::unique_ptr<Wave>> waves_; // in admission order
