@@ -396,7 +396,7 @@ private:
   }
 
   // Computes the wave's readiness for its current instruction (issue_cycle: see refresh).
-  void prepare(Wave& w, bool issue_cycle = true) {
+  [[gnu::always_inline]] void prepare(Wave& w, bool issue_cycle = true) {
     w.op = &ops_[w.program[w.pc] & ~kTaken];
     const SimOp& t = *w.op;
     // The latest of the base, the sources and the loads still in flight into a destination,
