@@ -209,14 +209,12 @@ public:
             waves_[kept] = std::move(waves_[i]);
             waves_[kept]->idx = kept;
             next_issue_[kept] = next_issue_[i];
-            ready_of_[kept] = ready_of_[i];
             unit_of_[kept] = unit_of_[i];
             simd_of_[kept] = simd_of_[i];
             ++kept;
           }
         waves_.resize(kept);
         next_issue_.resize(kept);
-        ready_of_.resize(kept);
         unit_of_.resize(kept);
         simd_of_.resize(kept);
         for (auto& l : simd_list_)
@@ -307,16 +305,17 @@ private:
       const uint64_t issue = issue_free_[s], valu = std::max(issue, valu_free_[s]);
       from = {issue, valu, std::max(valu, trans_free_[s]), std::max(issue, salu_free_[s])};
     }
-    // A wave that cannot issue has ready_of_ = next_issue_ = kNever (refresh), which the
-    // maximum keeps, and a key at or above kNeverKey.
+    // A wave's issue cycle is max(ready, from[pipe]) (issue_time); the pipes only move later,
+    // so the new one is the maximum of the old one and the new from[pipe] (the issuing wave's
+    // refresh left its ready cycle there). A wave that cannot issue has next_issue_ = kNever
+    // (refresh), which the maximum keeps, and a key at or above kNeverKey.
     uint64_t best = kNever;
     uint64_t* next = next_issue_.data();
-    const uint64_t* ready = ready_of_.data();
     const uint8_t* unit = unit_of_.data();
     const std::vector<uint32_t>& list = simd_list_[s];
     if (refresh_all) {
       for (const uint32_t i : list) {
-        const uint64_t t = std::max(ready[i], from[unit[i]]);
+        const uint64_t t = std::max(next[i], from[unit[i]]);
         next[i] = t;
         best = std::min(best, t << kIndexBits | i);
       }
@@ -330,12 +329,11 @@ private:
 
   // After every change of a wave's readiness, instruction or state: its issue cycle, and
   // what rescan needs to recompute it (contiguous: no visit of the wave itself). Without
-  // `issue_cycle` the caller rescans the wave's SIMD with refresh_all, which computes it.
+  // `issue_cycle` the caller rescans the wave's SIMD with refresh_all, which completes its
+  // ready cycle to the issue cycle.
   void refresh(const Wave& w, bool issue_cycle = true) {
     const bool waits = w.done || w.blocked;
-    if (issue_cycle || waits)
-      next_issue_[w.idx] = waits ? kNever : issue_time(w);
-    ready_of_[w.idx] = waits ? kNever : w.ready;
+    next_issue_[w.idx] = waits ? kNever : issue_cycle ? issue_time(w) : w.ready;
     unit_of_[w.idx] = waits ? uint8_t(0) : w.op->pipe;
     dirty_ |= uint64_t(1) << w.simd;
   }
@@ -381,7 +379,6 @@ private:
       Wave& added = *w;
       waves_.push_back(std::move(w));
       next_issue_.push_back(kNever);
-      ready_of_.push_back(kNever);
       unit_of_.push_back(0);
       simd_of_.push_back(added.simd);
       simd_list_[static_cast<size_t>(added.simd)].push_back(static_cast<uint32_t>(added.idx));
@@ -616,7 +613,6 @@ private:
     if (t.unit == Unit::End || ++w.pc >= w.n_events) {
       w.done = true;
       next_issue_[w.idx] = kNever;
-      ready_of_[w.idx] = kNever;
       dirty_ |= uint64_t(1) << w.simd;
       end_wave(w, at + 1);
       return;
@@ -637,12 +633,11 @@ private:
   uint64_t acc_early_ = 0; // wmma_result_latency: a WMMA's D is C for the next that early
   size_t next_ = 0;
   int live_groups_ = 0, finished_ = 0;
-  std::vector<std::unique_ptr<Wave>> waves_; // in admission order
-  std::vector<uint64_t> next_issue_;         // per wave: earliest issue cycle (kNever: done
-                                             // or at a barrier)
-  std::vector<int> simd_of_;                 // per wave: its SIMD
-  std::vector<uint64_t> ready_of_;           // per wave: Wave::ready (kNever: done or at a barrier)
-  std::vector<uint8_t> unit_of_;             // per wave: SimOp::pipe of its current instruction
+  std::vector<std::unique_ptr<Wave>> waves_;     // in admission order
+  std::vector<uint64_t> next_issue_;             // per wave: earliest issue cycle (kNever: done
+                                                 // or at a barrier)
+  std::vector<int> simd_of_;                     // per wave: its SIMD
+  std::vector<uint8_t> unit_of_;                 // per wave: SimOp::pipe of its current instruction
   std::vector<std::vector<uint32_t>> simd_list_; // per SIMD: its waves' indices, oldest first
   std::vector<uint64_t> simd_best_;              // per SIMD: its earliest issue key
   uint64_t dirty_ = 0; // bit per SIMD: one of its waves' issue cycle changed
