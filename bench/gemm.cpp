@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,28 @@ emu::timing::TimingReport modeled(runtime::EmuDevice& dev, const emit::CodeObjec
   return report;
 }
 
+// The model's cost at 4096^3 over `repeats` modeled launches: the median of each part.
+void print_cost(runtime::EmuDevice& dev, const emit::CodeObject& co, const Case& c,
+                runtime::DevicePtr aux, int repeats, const std::string& backend) {
+  std::vector<double> rec, mod, plain, ratio;
+  for (int i = 0; i < repeats; ++i) {
+    const emu::timing::TimingReport t = modeled(dev, co, c, aux);
+    rec.push_back(t.recording_cpu_seconds);
+    mod.push_back(t.host_cpu_seconds);
+    plain.push_back(t.plain_cpu_seconds);
+    ratio.push_back((t.recording_cpu_seconds + t.host_cpu_seconds) / t.plain_cpu_seconds);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  };
+  std::printf("  %-4s model cost, median of %d: %.4f s CPU recording + %.4f s CPU modeling vs "
+              "%.4f s CPU plain emulation: %.2fx (runs %.2fx to %.2fx)\n",
+              backend.c_str(), repeats, median(rec), median(mod), median(plain), median(ratio),
+              *std::min_element(ratio.begin(), ratio.end()),
+              *std::max_element(ratio.begin(), ratio.end()));
+}
+
 struct Shape {
   const char* what;
   int64_t m, n, k;
@@ -128,11 +151,37 @@ void print_loop_mix(const emu::LaunchStats& full, const emu::LaunchStats& half, 
 
 } // namespace
 
-// bench_gemm [kernel substring] [hip|llvm]: every kernel at the headline shapes (4096^3; M = 1,
-// 16, 64 with N = K = 4096; a few-tile 256 x 256 x 4096), or the ones named.
+// bench_gemm [--cost R] [--exact] [kernel substring] [hip|llvm]: every kernel at the headline
+// shapes (4096^3; M = 1, 16, 64 with N = K = 4096; a few-tile 256 x 256 x 4096), or the ones
+// named.
+//   --cost R   only the timing model's cost at 4096^3: R modeled launches per kernel and
+//              backend, the median CPU seconds of recording, modeling and plain emulation
+//              (single runs on a shared host differ by 10-20%)
+//   --exact    after each modeled figure, every figure of its report at full precision
+//              (TimingReport::exact(); scripts/check_timing_exact.sh compares two builds)
 int main(int argc, char** argv) {
-  const std::string only = argc > 1 ? argv[1] : "";
-  const std::string only_backend = argc > 2 ? argv[2] : "";
+  std::string only, only_backend;
+  int cost_repeats = 0;
+  bool exact = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--exact") {
+      exact = true;
+    } else if (a == "--cost" && i + 1 < argc) {
+      cost_repeats = std::atoi(argv[++i]);
+      if (cost_repeats < 1) {
+        std::fprintf(stderr, "bench_gemm: --cost R needs R >= 1 (got %s)\n", argv[i]);
+        return 2;
+      }
+    } else if (a.starts_with("--")) {
+      std::fprintf(stderr, "bench_gemm: unknown option %s (known: --cost R, --exact)\n", a.c_str());
+      return 2;
+    } else if (only.empty()) {
+      only = a;
+    } else {
+      only_backend = a;
+    }
+  }
   const std::vector<std::pair<const char*, GemmKernelSpec>> kernels = {
       {"gemm f16->f32",
        spec_of(DType::f16, DType::f16, DType::f32, ScaleKind::none, ScaleKind::none)},
@@ -179,6 +228,10 @@ int main(int argc, char** argv) {
                   bn.c_str(), r.vgprs, r.sgprs, static_cast<long long>(r.lds_bytes),
                   static_cast<long long>(r.scratch_bytes), r.waves_per_simd,
                   std::string(r.occupancy_limiter).c_str());
+      if (cost_repeats > 0) {
+        print_cost(dev, co, {kernel, spec, 4096, 4096, 4096}, buf, cost_repeats, bn);
+        continue;
+      }
       for (const Shape& sh : shapes) {
         const Case c{kernel, spec, sh.m, sh.n, sh.k};
         const emu::LaunchStats full = one_workgroup(dev, co, c, c.k, buf);
@@ -190,6 +243,8 @@ int main(int argc, char** argv) {
                     static_cast<long long>(sh.k), static_cast<unsigned long long>(t.workgroups),
                     t.tflops, 100 * t.peak_fraction, t.peak_name.c_str(), t.bound.c_str(),
                     t.occupancy.waves_per_simd, t.occupancy.limiter.c_str());
+        if (exact)
+          std::printf("%s", t.exact().c_str());
         if (sh.m == 4096) {
           // The cost of the model: recording + modeling against the plain emulation of the
           // same sampled workgroups (the same launch without recording), in CPU seconds of

@@ -11,6 +11,8 @@
 //                                       only and prints the
 //                                       table with the best values
 //   bench_timing_calibration --verbose  each row's full report (bound, stalls, levels)
+//   bench_timing_calibration --exact    each row's report at full precision (for
+//                                       scripts/check_timing_exact.sh)
 //   --scale S / --lds L                 with --fit: search only that latency scale / that
 //                                       LDS latency (one of the grid's values)
 //
@@ -155,6 +157,7 @@ double modeled_tflops(const Row& r, const MachineModel& m) {
 }
 
 bool verbose = false; // --verbose: each row's full report
+bool exact = false;   // --exact: each row's report at full precision (TimingReport::exact())
 
 // LDS latencies the search tries (cycles, issue to data of an LDS or cross-lane ds_* op):
 // LLVM's gfx12 figure (20) and longer ones.
@@ -246,6 +249,8 @@ void print_table(const std::vector<Row>& rows, const MachineModel& m) {
                  100 * err);
       if (verbose)
         fmt::print("{}", report(r, m).to_string());
+      if (exact)
+        fmt::print("{}", report(r, m).exact());
     }
     if (pub.size() >= 2)
       fmt::print("Spearman rank correlation {:.2f}, largest error {:.0f}% ({} rows)\n",
@@ -264,6 +269,8 @@ int main(int argc, char** argv) {
       fit = true;
     } else if (a == "--verbose") {
       verbose = true;
+    } else if (a == "--exact") {
+      exact = true;
     } else if ((a == "--scale" || a == "--lds") && i + 1 < argc) {
       const double v = std::stod(argv[++i]);
       if (!(v > 0))
@@ -271,7 +278,7 @@ int main(int argc, char** argv) {
       (a == "--scale" ? only_scale : only_lds) = v;
     } else {
       throw std::invalid_argument("bench_timing_calibration: unknown option " + a +
-                                  " (known: --fit, --verbose, --scale S, --lds L)");
+                                  " (known: --fit, --verbose, --exact, --scale S, --lds L)");
     }
   }
   std::vector<Row> rows;

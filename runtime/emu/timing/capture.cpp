@@ -53,7 +53,8 @@ public:
   // An LDS instruction's bank cycles depend only on which lanes access how many bytes, the
   // lanes' address differences and the first address modulo the bank row (banks x 4 bytes):
   // a loop that runs one ds_* instruction with the same pattern at a shifted base (the next
-  // buffer stage) reuses the count (a small cache per recorder, keyed by the instruction).
+  // buffer stage) reuses the count (a small cache per recorder, keyed by the instruction and
+  // the base within the bank row).
   void on_lds_accesses(const std::array<uint32_t, 32>& addr, uint32_t exec,
                        uint32_t bytes) override {
     auto push_all = [&] {
@@ -68,9 +69,12 @@ public:
       return;
     }
     const DecodedInstr* in = events_.back().in;
-    LdsPattern& p = lds_patterns_[(reinterpret_cast<uintptr_t>(in) >> 4) % lds_patterns_.size()];
     const uint32_t base = addr[static_cast<size_t>(std::countr_zero(exec))];
     const uint32_t row = uint32_t(banks_) * 4;
+    // Keyed by the instruction and the base within the bank row: an instruction alternating
+    // between buffer stages at different offsets within the row keeps one entry per stage.
+    LdsPattern& p = lds_patterns_[((reinterpret_cast<uintptr_t>(in) >> 4) * 31 + base % row / 4) %
+                                  lds_patterns_.size()];
     bool same = p.in == in && p.exec == exec && p.bytes == bytes && p.base % row == base % row;
     for (uint32_t m = exec; m && same; m &= m - 1) {
       const size_t lane = static_cast<size_t>(std::countr_zero(m));
@@ -110,12 +114,37 @@ public:
     if (lds_counted_) {
       lds_counted_ = false;
     } else if (!lds_.empty() || e.in->cls == InstrClass::Lds) {
-      e.lds_cycles = saturate16(lds_cycles(lds_, banks_));
+      e.lds_cycles = counted_list(e.in);
       lds_.clear();
     }
   }
 
 private:
+  // The bank cycles of lds_ (the accesses of the general path, e.g. the two-address ds_*
+  // forms), reused like on_lds_accesses' patterns when the instruction repeats the same list
+  // of (lane, address - first address, bytes) at a first address equal modulo the bank row.
+  uint16_t counted_list(const DecodedInstr* in) {
+    if (lds_.empty())
+      return saturate16(lds_cycles(lds_, banks_));
+    const uint64_t base = lds_[0].addr;
+    const uint64_t row = uint64_t(banks_) * 4;
+    LdsList& p = lds_lists_[((reinterpret_cast<uintptr_t>(in) >> 4) * 31 + base % row / 4) %
+                            lds_lists_.size()];
+    bool same = p.in == in && p.base % row == base % row && p.rel.size() == lds_.size();
+    for (size_t i = 0; i < lds_.size() && same; ++i)
+      same = p.rel[i].lane == lds_[i].lane && p.rel[i].bytes == lds_[i].bytes &&
+             p.rel[i].addr == lds_[i].addr - base;
+    if (!same) {
+      p.in = in;
+      p.base = base;
+      p.rel.assign(lds_.begin(), lds_.end());
+      for (LaneAccess& a : p.rel)
+        a.addr -= base;
+      p.cycles = saturate16(lds_cycles(lds_, banks_));
+    }
+    return p.cycles;
+  }
+
   TraceEvents& events_;
   ReuseTracker& reuse_;
   LineCoalescer global_;
@@ -128,7 +157,14 @@ private:
     uint16_t cycles = 0;
     std::array<uint32_t, 32> delta{};
   };
-  std::array<LdsPattern, 64> lds_patterns_{};
+  std::array<LdsPattern, 256> lds_patterns_{};
+  struct LdsList {
+    const DecodedInstr* in = nullptr;
+    uint64_t base = 0;
+    uint16_t cycles = 0;
+    std::vector<LaneAccess> rel; // addresses relative to base
+  };
+  std::array<LdsList, 64> lds_lists_{};
 };
 
 struct TimingCapture::Entry {

@@ -35,15 +35,17 @@ double thread_cpu_seconds() {
 }
 
 // Peak of the matrix shape the kernel issues most, or of f32 VALU without WMMA.
+// The simulation counted the WMMAs of the traces it replayed; the others are counted here.
 std::pair<double, std::string> matching_peak(const MachineModel& m,
                                              const std::vector<WorkgroupTrace>& traces,
-                                             TimingCache& cache) {
-  std::unordered_map<const DecodedInstr*, uint64_t> wmma;
+                                             const WgpSimResult& sim, TimingCache& cache) {
+  std::unordered_map<const DecodedInstr*, uint64_t> wmma(sim.wmma.begin(), sim.wmma.end());
   for (const auto& t : traces)
-    for (const auto& w : t.waves)
-      for (const auto& e : w)
-        if (e.in->cls == InstrClass::Wmma)
-          ++wmma[e.in];
+    if (std::find(sim.counted.begin(), sim.counted.end(), &t) == sim.counted.end())
+      for (const auto& w : t.waves)
+        for (const auto& e : w)
+          if (e.in->cls == InstrClass::Wmma)
+            ++wmma[e.in];
   if (wmma.empty())
     return {m.valu_f32_peak(), "f32 VALU"};
   std::map<std::string, uint64_t> by_name;
@@ -194,7 +196,7 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
     }
   }
 
-  const auto [peak, peak_name] = matching_peak(m, traces, cache);
+  const auto [peak, peak_name] = matching_peak(m, traces, sim, cache);
   if (o.work_flops > 0) {
     r.tflops = o.work_flops / r.seconds / 1e12;
     r.peak = peak;
@@ -269,6 +271,31 @@ std::string TimingReport::to_json() const {
       occupancy.workgroups_per_wgp, occupancy.vgprs_allocated, occupancy.limiter, workgroups,
       groups_per_wgp, wgp_cycles, sampled, simulated, list(utilization), list(stalls),
       list(load_levels), cold_dram_fraction);
+}
+
+std::string TimingReport::exact() const {
+  std::string s = fmt::format("machine {} kernel {} bound {} peak_name {}\n", machine, kernel,
+                              bound, peak_name);
+  auto num = [&](const char* name, double v) { s += fmt::format("{} {:a}\n", name, v); };
+  num("seconds", seconds);
+  num("compute_seconds", compute_seconds);
+  num("dram_seconds", dram_seconds);
+  num("l2_seconds", l2_seconds);
+  num("dram_bytes", dram_bytes);
+  num("l2_bytes", l2_bytes);
+  num("tflops", tflops);
+  num("gbs", gbs);
+  num("peak", peak);
+  num("peak_fraction", peak_fraction);
+  num("cold_dram_fraction", cold_dram_fraction);
+  s += fmt::format("occupancy {} {} {} {}\n", occupancy.waves_per_simd,
+                   occupancy.workgroups_per_wgp, occupancy.vgprs_allocated, occupancy.limiter);
+  s += fmt::format("workgroups {} groups_per_wgp {} sampled {} simulated {} wgp_cycles {}\n",
+                   workgroups, groups_per_wgp, sampled, simulated, wgp_cycles);
+  for (const auto* list : {&utilization, &stalls, &load_levels})
+    for (const auto& [name, v] : *list)
+      num(name.c_str(), v);
+  return s;
 }
 
 } // namespace tw::emu::timing

@@ -58,6 +58,10 @@ struct TimingReport {
 
   std::string to_string() const; // human readable, several lines (no host timing)
   std::string to_json() const;   // one JSON object
+  // Every modeled figure at full precision (doubles as hexadecimal floats, one per line; no
+  // host timing): two builds model a launch identically iff their exact() strings are equal
+  // (scripts/check_timing_exact.sh compares them for changes that must not move a figure).
+  std::string exact() const;
 };
 
 // `traces`: the sampled workgroups (TimingCapture::take()). Throws std::invalid_argument if

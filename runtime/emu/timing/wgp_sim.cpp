@@ -1,6 +1,7 @@
 #include <runtime/emu/timing/wgp_sim.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -17,18 +18,83 @@ const char* stall_name(Stall s) {
   return s < Stall::Count ? names[static_cast<size_t>(s)] : "?";
 }
 
-const InstrTiming& TimingCache::get_slow(const DecodedInstr& in) {
-  Recent& r = recent_[(reinterpret_cast<uintptr_t>(&in) >> 4) % recent_.size()];
+namespace {
+// SimOp::reads: a WMMA's C register (read through the accumulator path).
+constexpr uint16_t kAccRead = 0x8000;
+static_assert(kRegIds < kAccRead, "register ids below the accumulator flag");
+} // namespace
+
+const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
   auto it = map_.find(&in);
-  if (it == map_.end())
-    it = map_.emplace(&in, classify_timing(in, m_)).first; // node-based: the address stays
-  r = {&in, &it->second};
+  if (it == map_.end()) {
+    it = map_.emplace(&in, Entry{}).first;
+    Entry& e = it->second;
+    e.timing = classify_timing(in, m_);
+    const InstrTiming& t = e.timing;
+    for (uint16_t reg : t.reads) // a WMMA's C through the accumulator path
+      e.regs.push_back(t.unit == Unit::Wmma && reg >= t.wmma_c_begin && reg < t.wmma_c_end
+                           ? static_cast<uint16_t>(kAccRead | reg)
+                           : reg);
+    // The simulation reads a WMMA's D as the next WMMA's C wmma_result_latency earlier than
+    // its latency: every WMMA's latency must be its occupancy plus that.
+    if (t.unit == Unit::Wmma && int(t.latency) != int(t.occupancy) + m_.wmma_result_latency)
+      throw std::logic_error("timing model: a WMMA latency is not its occupancy plus the result "
+                             "latency");
+    e.regs.insert(e.regs.end(), t.writes.begin(), t.writes.end());
+    if (e.regs.size() >= 0xffff)
+      throw std::runtime_error("timing model: an instruction with 65535 or more registers");
+    e.id = static_cast<uint32_t>(ops_.size());
+    instrs_.push_back(&in);
+    SimOp& o = ops_.emplace_back();
+    o.unit = t.unit;
+    o.pipe = t.unit == Unit::Valu || t.unit == Unit::Wmma ? 1
+             : t.unit == Unit::Trans                      ? 2
+             : t.unit == Unit::Salu                       ? 3
+                                                          : 0;
+    o.counter = t.counter;
+    o.barrier_signal = t.barrier_signal;
+    o.barrier_wait = t.barrier_wait;
+    o.occupancy = t.occupancy;
+    o.latency = t.latency;
+    o.wait = t.wait;
+    o.waits = std::any_of(t.wait.begin(), t.wait.end(), [](int16_t w) { return w >= 0; });
+    o.n_reads = static_cast<uint16_t>(t.reads.size());
+    o.n_writes = static_cast<uint16_t>(t.writes.size());
+    o.reads = e.regs.data();
+    o.writes = e.regs.data() + t.reads.size();
+  }
+  if (map_.size() == 1)
+    pc_base_ = in.pc;
+  const uint64_t slot = (in.pc - pc_base_) >> 2;
+  if (slot < kMaxFront) {
+    if (slot >= by_pc_.size())
+      by_pc_.resize(std::max<size_t>(slot + 1, 2 * by_pc_.size()));
+    by_pc_[slot] = {&in, &it->second};
+  }
   return it->second;
 }
 
 namespace {
 
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+// A register's readiness: the cycle it can be read (low 56 bits) and the stall reason of its
+// writer (high 8 bits), one load per register read.
+constexpr unsigned kReasonShift = 56;
+constexpr uint64_t kCycleMask = (uint64_t(1) << kReasonShift) - 1;
+uint64_t packed(uint64_t cycle, Stall why) {
+  return uint64_t(why) << kReasonShift | cycle;
+}
+// The scheduler compares (issue cycle, wave index) as one key, cycle << 16 | index: the
+// simulated cycles stay below 2^47 (issue checks) and the waves below 2^16 (admit checks).
+constexpr unsigned kIndexBits = 16;
+constexpr uint64_t kMaxCycle = uint64_t(1) << 47;
+// A wave that cannot issue (kNever) has a key at or above this one.
+constexpr uint64_t kNeverKey = kNever << kIndexBits;
+// prepare() orders (ready cycle, place among the registers) as cycle << 16 | (0xffff - place):
+// register readiness stays below 2^48 (write_regs checks), a SimOp has < 0xffff registers.
+constexpr unsigned kPlaceBits = 16;
+constexpr uint64_t kPlaceMask = (uint64_t(1) << kPlaceBits) - 1;
+constexpr uint64_t kMaxReady = uint64_t(1) << 48;
 
 struct Group {
   int slot = 0; // queue index
@@ -54,18 +120,24 @@ struct Wave {
   int simd = 0;
   size_t cu = 0; // simd / simds_per_cu (no division per instruction)
   const TraceEvents* events = nullptr;
-  const InstrTiming* timing = nullptr; // of the current instruction
+  const uint32_t* program = nullptr; // Sim::Program::ops: per event its op id (and taken)
+  const uint32_t* mem = nullptr;     // Sim::Program::mem: per memory event its pipe / level
+  size_t mem_pc = 0;
+  size_t n_events = 0;
+  const SimOp* op = nullptr; // of the current instruction
   size_t pc = 0;
   int group = 0;
   uint64_t start = 0;
-  uint64_t base = 0;  // earliest issue from its own previous instruction
-  uint64_t ready = 0; // ... and its operands / counters / barrier
+  uint64_t load_horizon = 0; // the latest ready cycle a load (VMEM / LDS) wrote so far
+  uint64_t base = 0;         // earliest issue from its own previous instruction
+  uint64_t ready = 0;        // ... and its operands / counters / barrier
   Stall reason = Stall::Issue;
   bool blocked = false, done = false;
   int signals = 0;
-  std::array<uint64_t, kRegIds> reg_ready{};
-  std::array<Stall, kRegIds> reg_reason{};
-  std::array<uint64_t, 256> acc_ready{};  // WMMA D feeding the next WMMA's C
+  // Per register id its packed readiness. A WMMA reading a register as C (kAccRead) that a
+  // WMMA wrote (reason DepWmma) reads it wmma_result_latency earlier: a WMMA's D feeds the
+  // next WMMA's C without the extra latency.
+  std::array<uint64_t, kRegIds> reg{};
   std::array<Pending, kCounters> pending; // completion times per counter
 };
 
@@ -85,12 +157,23 @@ public:
     salu_free_.assign(simds, 0);
     simd_waves_.assign(simds, 0);
     simd_list_.assign(simds, {});
-    simd_best_t_.assign(simds, kNever);
-    simd_best_i_.assign(simds, 0);
-    simd_dirty_.assign(simds, 0);
+    simd_best_.assign(simds, kNever);
+    four_simds_ = simds == 4;
+    if (simds > 64)
+      throw std::invalid_argument("simulate_wgp: at most 64 SIMDs per WGP");
     lds_free_.assign(simds / m.simds_per_cu, 0);
     vmem_free_.assign(simds / m.simds_per_cu, 0);
     r_.finish.assign(queue.size(), 0);
+    for (const WorkgroupTrace* tr : queue)
+      if (programs_.find(tr) == programs_.end()) {
+        build_programs(*tr);
+        r_.counted.push_back(tr);
+      }
+    for (uint32_t id = 0; id < wmma_count_.size(); ++id)
+      if (wmma_count_[id] > 0)
+        r_.wmma.emplace_back(&cache_.instr(id), wmma_count_[id]);
+    ops_ = cache_.ops().data(); // complete: every instruction of the queue is classified
+    acc_early_ = static_cast<uint64_t>(std::max(m.wmma_result_latency, 0));
   }
 
   WgpSimResult run() {
@@ -100,26 +183,25 @@ public:
     // each SIMD keeps the earliest of its own waves, recomputed only when one of them changed
     // (the SIMD that issued: its pipes moved on, so all its waves are refreshed; a barrier
     // release or an admission elsewhere); the choice is the earliest of the SIMDs' picks.
+    // Keys (cycle << 16 | wave index) order exactly so: a minimum, no tie test.
     while (true) {
-      size_t best_i = 0;
-      uint64_t best_t = kNever;
-      for (size_t s = 0; s < simd_list_.size(); ++s) {
-        if (simd_dirty_[s])
-          rescan(s, false);
-        if (simd_best_t_[s] < best_t ||
-            (simd_best_t_[s] == best_t && best_t != kNever && simd_best_i_[s] < best_i)) {
-          best_t = simd_best_t_[s];
-          best_i = simd_best_i_[s];
-        }
-      }
-      if (best_t == kNever) {
+      for (uint64_t d = dirty_; d; d &= d - 1)
+        rescan(static_cast<size_t>(std::countr_zero(d)), false);
+      uint64_t best = kNever;
+      const uint64_t* b = simd_best_.data();
+      if (four_simds_) // both machines: 2 CUs x 2 SIMDs
+        best = std::min(std::min(b[0], b[1]), std::min(b[2], b[3]));
+      else
+        for (size_t s = 0; s < simd_best_.size(); ++s)
+          best = std::min(best, b[s]);
+      if (best >= kNeverKey) { // every wave done or at a barrier
         if (live_groups_ == 0)
           break;
         throw std::runtime_error("timing model: the waves of a workgroup deadlock at a barrier");
       }
-      Wave& best = *waves_[best_i];
-      const size_t simd = static_cast<size_t>(best.simd);
-      issue(best, best_t);
+      Wave& w = *waves_[best & ((uint64_t(1) << kIndexBits) - 1)];
+      const size_t simd = static_cast<size_t>(w.simd);
+      issue(w, best >> kIndexBits);
       if (finished_ > 0) { // drop the waves of finished workgroups from the scan
         size_t kept = 0;
         for (size_t i = 0; i < waves_.size(); ++i)
@@ -127,76 +209,143 @@ public:
             waves_[kept] = std::move(waves_[i]);
             waves_[kept]->idx = kept;
             next_issue_[kept] = next_issue_[i];
-            ready_of_[kept] = ready_of_[i];
             unit_of_[kept] = unit_of_[i];
             simd_of_[kept] = simd_of_[i];
             ++kept;
           }
         waves_.resize(kept);
         next_issue_.resize(kept);
-        ready_of_.resize(kept);
         unit_of_.resize(kept);
         simd_of_.resize(kept);
         for (auto& l : simd_list_)
           l.clear();
         for (size_t i = 0; i < kept; ++i)
           simd_list_[static_cast<size_t>(simd_of_[i])].push_back(static_cast<uint32_t>(i));
-        std::fill(simd_dirty_.begin(), simd_dirty_.end(), char(1));
+        dirty_ = simd_best_.size() == 64 ? ~uint64_t(0) : (uint64_t(1) << simd_best_.size()) - 1;
         finished_ = 0;
       }
       rescan(simd, true);
     }
-    return r_;
+    WgpSimResult out = r_;
+    for (size_t s = 0; s < kStalls; ++s) // integer sums below 2^53: exact as doubles
+      out.stall[s] = double(stall_[s]);
+    out.wave_cycles = double(wave_cycles_);
+    return out;
   }
 
 private:
-  const InstrTiming& cur(const Wave& w) const { return *w.timing; }
+  // Per wave of a trace, per event: the dense id of its SimOp, bit 31 set on a branch whose
+  // next event is not the next instruction (taken); per LDS / vector memory event in order:
+  // its pipe cycles (bits 0-26) and for a load the level serving it when its workgroup is in
+  // the first round (bits 27-28) and later (29-30), bit 31 set when it counts as a load
+  // served by a level. Built once per trace (a queue repeats the sampled traces): replaying
+  // reads 4 bytes per instruction, 4 per memory instruction and a small op table.
+  static constexpr uint32_t kTaken = uint32_t(1) << 31;
+  static constexpr uint32_t kBusyMask = (uint32_t(1) << 27) - 1;
+  static constexpr unsigned kFirstShift = 27, kLaterShift = 29;
+  static constexpr uint32_t kCountsLevel = uint32_t(1) << 31;
+  struct Program {
+    std::vector<uint32_t> ops, mem;
+  };
+  void build_programs(const WorkgroupTrace& tr) {
+    std::vector<Program>& progs = programs_[&tr];
+    progs.resize(tr.waves.size());
+    for (size_t wv = 0; wv < tr.waves.size(); ++wv) {
+      const TraceEvents& events = tr.waves[wv];
+      Program& p = progs[wv];
+      const size_t n = events.size();
+      const TraceEvent* evs = events.data();
+      p.ops.resize(n);
+      uint32_t* ops = p.ops.data();
+      for (size_t i = 0; i < n; ++i) {
+        const TraceEvent& ev = evs[i];
+        const DecodedInstr& in = *ev.in;
+        const uint32_t id = cache_.id(in);
+        if (id >= kTaken)
+          throw std::runtime_error("timing model: more than 2^31 distinct instructions");
+        ops[i] = id;
+        if (in.cls == InstrClass::Branch && i + 1 < n && evs[i + 1].in->pc != in.pc + in.size)
+          ops[i] |= kTaken;
+        const SimOp& t = cache_.ops()[id];
+        uint64_t busy = 0;
+        uint32_t level = 0;
+        if (t.unit == Unit::Wmma) {
+          if (id >= wmma_count_.size())
+            wmma_count_.resize(id + 1, 0);
+          ++wmma_count_[id];
+          continue;
+        }
+        if (t.unit == Unit::Vmem) {
+          // The address processing or the lines, whichever takes longer.
+          const double cycles = std::max(double(ev.lines) / m_.vmem_lines_per_clk,
+                                         double(ev.addresses) / m_.vmem_addresses_per_clk);
+          busy = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(cycles)));
+          if (t.counter == Counter::Load && levels_ && ev.lines > 0)
+            level = kCountsLevel | uint32_t(levels_->level(ev.reuse, true)) << kFirstShift |
+                    uint32_t(levels_->level(ev.reuse, false)) << kLaterShift;
+        } else if (t.unit == Unit::Lds) {
+          busy = std::max<uint32_t>(1, ev.lds_cycles);
+        } else {
+          continue;
+        }
+        if (busy > kBusyMask)
+          throw std::runtime_error("timing model: a memory instruction's pipe cycles exceed 2^27");
+        p.mem.push_back(static_cast<uint32_t>(busy) | level);
+      }
+    }
+  }
 
-  // The earliest issue among SIMD s's waves (the first in admission order on ties),
+  // The earliest issue among SIMD s's waves as a key (the first in admission order on ties),
   // refreshing each first when its SIMD's pipes moved.
   void rescan(size_t s, bool refresh_all) {
     // Each unit's earliest issue on this SIMD from its pipes (issue_time without the wave).
-    std::array<uint64_t, static_cast<size_t>(Unit::Count)> from; // set below when used
+    // By the pipe class of the wave's instruction (SimOp::pipe).
+    std::array<uint64_t, 4> from; // set below when used
     if (refresh_all) {
       const uint64_t issue = issue_free_[s], valu = std::max(issue, valu_free_[s]);
-      from.fill(issue);
-      from[static_cast<size_t>(Unit::Valu)] = from[static_cast<size_t>(Unit::Wmma)] = valu;
-      from[static_cast<size_t>(Unit::Trans)] = std::max(valu, trans_free_[s]);
-      from[static_cast<size_t>(Unit::Salu)] = std::max(issue, salu_free_[s]);
+      from = {issue, valu, std::max(valu, trans_free_[s]), std::max(issue, salu_free_[s])};
     }
-    uint64_t t = kNever;
-    size_t at = 0;
-    for (const uint32_t i : simd_list_[s]) {
-      if (refresh_all && ready_of_[i] != kNever) // not done, not at a barrier
-        next_issue_[i] = std::max(ready_of_[i], from[unit_of_[i]]);
-      if (next_issue_[i] < t) {
-        t = next_issue_[i];
-        at = i;
+    // A wave's issue cycle is max(ready, from[pipe]) (issue_time); the pipes only move later,
+    // so the new one is the maximum of the old one and the new from[pipe] (the issuing wave's
+    // refresh left its ready cycle there). A wave that cannot issue has next_issue_ = kNever
+    // (refresh), which the maximum keeps, and a key at or above kNeverKey.
+    uint64_t best = kNever;
+    uint64_t* next = next_issue_.data();
+    const uint8_t* unit = unit_of_.data();
+    const std::vector<uint32_t>& list = simd_list_[s];
+    if (refresh_all) {
+      for (const uint32_t i : list) {
+        const uint64_t t = std::max(next[i], from[unit[i]]);
+        next[i] = t;
+        best = std::min(best, t << kIndexBits | i);
       }
+    } else {
+      for (const uint32_t i : list)
+        best = std::min(best, next[i] << kIndexBits | i);
     }
-    simd_best_t_[s] = t;
-    simd_best_i_[s] = at;
-    simd_dirty_[s] = 0;
+    simd_best_[s] = best;
+    dirty_ &= ~(uint64_t(1) << s);
   }
 
   // After every change of a wave's readiness, instruction or state: its issue cycle, and
-  // what rescan needs to recompute it (contiguous: no visit of the wave itself).
-  void refresh(const Wave& w) {
+  // what rescan needs to recompute it (contiguous: no visit of the wave itself). Without
+  // `issue_cycle` the caller rescans the wave's SIMD with refresh_all, which completes its
+  // ready cycle to the issue cycle.
+  void refresh(const Wave& w, bool issue_cycle = true) {
     const bool waits = w.done || w.blocked;
-    next_issue_[w.idx] = waits ? kNever : issue_time(w);
-    ready_of_[w.idx] = waits ? kNever : w.ready;
-    unit_of_[w.idx] = waits ? uint8_t(0) : static_cast<uint8_t>(cur(w).unit);
-    simd_dirty_[static_cast<size_t>(w.simd)] = 1;
+    next_issue_[w.idx] = waits ? kNever : issue_cycle ? issue_time(w) : w.ready;
+    unit_of_[w.idx] = waits ? uint8_t(0) : w.op->pipe;
+    dirty_ |= uint64_t(1) << w.simd;
   }
 
   uint64_t issue_time(const Wave& w) const {
-    const InstrTiming& t = cur(w);
+    const Unit u = w.op->unit;
     uint64_t e = std::max(w.ready, issue_free_[w.simd]);
-    if (t.unit == Unit::Valu || t.unit == Unit::Wmma || t.unit == Unit::Trans)
+    if (u == Unit::Valu || u == Unit::Wmma || u == Unit::Trans)
       e = std::max(e, valu_free_[w.simd]);
-    if (t.unit == Unit::Trans)
+    if (u == Unit::Trans)
       e = std::max(e, trans_free_[w.simd]);
-    if (t.unit == Unit::Salu)
+    if (u == Unit::Salu)
       e = std::max(e, salu_free_[w.simd]);
     return e;
   }
@@ -210,9 +359,16 @@ private:
     groups_.push_back(g);
     const int gi = static_cast<int>(groups_.size()) - 1;
     ++live_groups_;
-    for (const auto& ev : tr.waves) {
+    const std::vector<Program>& progs = programs_.at(&tr);
+    for (size_t wv = 0; wv < tr.waves.size(); ++wv) {
+      const TraceEvents& ev = tr.waves[wv];
+      if (waves_.size() >= (size_t(1) << kIndexBits))
+        throw std::runtime_error("timing model: more than 65536 waves resident on one WGP");
       auto w = std::make_unique<Wave>();
       w->events = &ev;
+      w->n_events = ev.size();
+      w->program = progs[wv].ops.data();
+      w->mem = progs[wv].mem.data();
       w->group = gi;
       w->simd = static_cast<int>(std::min_element(simd_waves_.begin(), simd_waves_.end()) -
                                  simd_waves_.begin());
@@ -223,11 +379,10 @@ private:
       Wave& added = *w;
       waves_.push_back(std::move(w));
       next_issue_.push_back(kNever);
-      ready_of_.push_back(kNever);
       unit_of_.push_back(0);
       simd_of_.push_back(added.simd);
       simd_list_[static_cast<size_t>(added.simd)].push_back(static_cast<uint32_t>(added.idx));
-      simd_dirty_[static_cast<size_t>(added.simd)] = 1;
+      dirty_ |= uint64_t(1) << added.simd;
       if (ev.empty()) {
         added.done = true;
         end_wave(added, at);
@@ -237,41 +392,65 @@ private:
     }
   }
 
-  // Computes the wave's readiness for its current instruction.
-  void prepare(Wave& w) {
-    w.timing = &cache_.get(*(*w.events)[w.pc].in);
-    const InstrTiming& t = *w.timing;
-    w.ready = w.base;
-    w.reason = Stall::Issue;
+  // Computes the wave's readiness for its current instruction (issue_cycle: see refresh).
+  [[gnu::always_inline]] void prepare(Wave& w, bool issue_cycle = true) {
+    w.op = &ops_[w.program[w.pc] & ~kTaken];
+    const SimOp& t = *w.op;
+    // The latest of the base, the sources and the loads still in flight into a destination,
+    // the first of them on ties (its reason counts): as keys cycle << 16 | (0xffff - place)
+    // (the base at place 0, then the reads, then the writes), whose maximum is that one,
+    // without a branch per register.
+    uint64_t best = w.base << kPlaceBits | kPlaceMask;
+    const uint16_t* regs = t.reads; // the writes follow the reads (SimOp)
+    if (t.unit == Unit::Wmma) {     // only a WMMA reads through the accumulator path
+      for (uint32_t i = 0; i < t.n_reads; ++i) {
+        const uint16_t r = regs[i];
+        const uint64_t v = w.reg[r & ~kAccRead];
+        const bool acc = (r & kAccRead) && static_cast<Stall>(v >> kReasonShift) == Stall::DepWmma;
+        const uint64_t at = (v & kCycleMask) - (acc ? acc_early_ : 0);
+        best = std::max(best, at << kPlaceBits | (kPlaceMask - 1 - i));
+      }
+    } else {
+      for (uint32_t i = 0; i < t.n_reads; ++i)
+        best = std::max(best, (w.reg[regs[i]] & kCycleMask) << kPlaceBits | (kPlaceMask - 1 - i));
+    }
+    // A destination only counts when its load completes after that maximum (its place
+    // comes after the reads'): never when no load of the wave completes that late.
+    if (w.load_horizon > best >> kPlaceBits)
+      for (uint32_t i = t.n_reads; i < uint32_t(t.n_reads) + t.n_writes; ++i) {
+        const uint64_t v = w.reg[regs[i]];
+        const Stall why = static_cast<Stall>(v >> kReasonShift);
+        const uint64_t key = (v & kCycleMask) << kPlaceBits | (kPlaceMask - 1 - i);
+        best = std::max(best, why == Stall::WaitVmem || why == Stall::WaitLds ? key : 0);
+      }
+    uint64_t ready = best >> kPlaceBits;
+    const uint32_t place = static_cast<uint32_t>(kPlaceMask - (best & kPlaceMask));
+    Stall reason = place == 0
+                       ? Stall::Issue
+                       : static_cast<Stall>(w.reg[regs[place - 1] & ~kAccRead] >> kReasonShift);
     auto need = [&](uint64_t at, Stall why) {
-      if (at > w.ready) {
-        w.ready = at;
-        w.reason = why;
+      if (at > ready) {
+        ready = at;
+        reason = why;
       }
     };
-    for (uint16_t r : t.reads) {
-      if (t.unit == Unit::Wmma && r >= t.wmma_c_begin && r < t.wmma_c_end)
-        need(w.acc_ready[r], w.reg_reason[r]);
-      else
-        need(w.reg_ready[r], w.reg_reason[r]);
-    }
-    for (uint16_t r : t.writes) // a load still in flight into this register
-      if (w.reg_reason[r] == Stall::WaitVmem || w.reg_reason[r] == Stall::WaitLds)
-        need(w.reg_ready[r], w.reg_reason[r]);
-    for (size_t c = 0; c < kCounters; ++c) {
-      if (t.wait[c] < 0)
-        continue;
-      const Pending& q = w.pending[c];
-      const uint64_t allowed = static_cast<uint64_t>(t.wait[c]); // < 64
-      if (q.n > allowed)
-        need(q.at(q.n - 1 - allowed), wait_reason(static_cast<Counter>(c)));
-    }
+    if (t.waits)
+      for (size_t c = 0; c < kCounters; ++c) {
+        if (t.wait[c] < 0)
+          continue;
+        const Pending& q = w.pending[c];
+        const uint64_t allowed = static_cast<uint64_t>(t.wait[c]); // < 64
+        if (q.n > allowed)
+          need(q.at(q.n - 1 - allowed), wait_reason(static_cast<Counter>(c)));
+      }
+    w.ready = ready;
+    w.reason = reason;
     if (t.barrier_wait) {
       if (t.barrier_signal && w.signals == barrier_index(w)) // s_barrier: signal and wait
         signal(w, w.base);
       check_barrier(w);
     }
-    refresh(w);
+    refresh(w, issue_cycle);
   }
 
   int barrier_index(const Wave& w) const { return w.signals; }
@@ -320,7 +499,7 @@ private:
     --g.live;
     --simd_waves_[static_cast<size_t>(w.simd)];
     g.last_end = std::max(g.last_end, at);
-    r_.wave_cycles += double(at - w.start);
+    wave_cycles_ += at - w.start;
     if (g.live == 0) {
       r_.finish[static_cast<size_t>(g.slot)] = g.last_end;
       r_.cycles = std::max(r_.cycles, g.last_end);
@@ -334,27 +513,27 @@ private:
   }
 
   void issue(Wave& w, uint64_t at) {
-    const TraceEvent& ev = (*w.events)[w.pc];
-    const InstrTiming& t = *w.timing;
+    if (at >= kMaxCycle)
+      throw std::runtime_error("timing model: the simulated WGP ran past 2^47 cycles");
+    const SimOp& t = *w.op;
     // Stall accounting: from the wave's own earliest cycle to its issue.
-    r_.stall[static_cast<size_t>(w.reason)] += double(w.ready - w.base);
+    stall_[static_cast<size_t>(w.reason)] += w.ready - w.base;
     if (at > w.ready) {
       const bool pipe = (t.unit == Unit::Valu || t.unit == Unit::Wmma || t.unit == Unit::Trans ||
                          t.unit == Unit::Salu) &&
                         at > issue_free_[w.simd];
-      r_.stall[static_cast<size_t>(pipe ? Stall::PipeBusy : Stall::Issue)] += double(at - w.ready);
+      stall_[static_cast<size_t>(pipe ? Stall::PipeBusy : Stall::Issue)] += at - w.ready;
     }
     ++r_.issued;
     issue_free_[w.simd] = at + 1;
     uint64_t next_base = at + 1;
     const size_t cu = w.cu;
     auto write_regs = [&](uint64_t ready, Stall why) {
-      for (uint16_t r : t.writes) {
-        w.reg_ready[r] = ready;
-        w.reg_reason[r] = why;
-        if (r < 256)
-          w.acc_ready[r] = ready; // a WMMA reading it as C waits the same (WMMA: below)
-      }
+      if (ready >= kMaxReady)
+        throw std::runtime_error("timing model: a register's ready cycle passed 2^48");
+      const uint64_t v = packed(ready, why);
+      for (uint16_t i = 0; i < t.n_writes; ++i)
+        w.reg[t.writes[i]] = v;
     };
     auto complete = [&](Counter c, uint64_t done) {
       Pending& q = w.pending[static_cast<size_t>(c)];
@@ -373,14 +552,12 @@ private:
       r_.trans_busy += t.occupancy;
       write_regs(at + t.latency, Stall::DepTrans);
       break;
-    case Unit::Wmma:
+    case Unit::Wmma: {
       valu_free_[w.simd] = at + t.occupancy;
       r_.wmma_busy += t.occupancy;
-      write_regs(at + t.latency, Stall::DepWmma);
-      for (uint16_t r : t.writes)
-        if (r < 256)
-          w.acc_ready[r] = at + t.occupancy;
+      write_regs(at + t.latency, Stall::DepWmma); // as C for the next WMMA: at + occupancy
       break;
+    }
     case Unit::Salu:
       salu_free_[w.simd] = at + 1;
       write_regs(at + t.latency, Stall::DepSalu);
@@ -389,41 +566,42 @@ private:
       write_regs(complete(Counter::Km, at + uint64_t(m_.smem_latency)), Stall::WaitSmem);
       break;
     case Unit::Vmem: {
+      const uint32_t mem = w.mem[w.mem_pc++];
       const uint64_t start = std::max(at, vmem_free_[cu]);
-      // The address processing or the lines, whichever takes longer.
-      const double cycles = std::max(double(ev.lines) / m_.vmem_lines_per_clk,
-                                     double(ev.addresses) / m_.vmem_addresses_per_clk);
-      const uint64_t busy = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(cycles)));
+      const uint64_t busy = mem & kBusyMask;
       vmem_free_[cu] = start + busy;
       r_.vmem_busy += busy;
       uint64_t latency = uint64_t(m_.l2_latency);
-      if (t.counter == Counter::Load && levels_ && ev.lines > 0) {
+      if (mem & kCountsLevel) {
         const bool first_round = groups_[static_cast<size_t>(w.group)].slot < resident_;
-        const Level l = levels_->level(ev.reuse, first_round);
+        const Level l = static_cast<Level>((mem >> (first_round ? kFirstShift : kLaterShift)) & 3);
         ++r_.loads_by_level[static_cast<size_t>(l)];
         latency = uint64_t(levels_->latency(l));
       }
       const uint64_t done = complete(t.counter, start + busy + latency);
       write_regs(done, Stall::WaitVmem);
+      w.load_horizon = std::max(w.load_horizon, done);
       break;
     }
     case Unit::Lds: {
       const uint64_t start = std::max(at, lds_free_[cu]);
-      const uint64_t busy = std::max<uint32_t>(1, ev.lds_cycles);
+      const uint64_t busy = w.mem[w.mem_pc++] & kBusyMask;
       lds_free_[cu] = start + busy;
       r_.lds_busy += busy;
-      write_regs(complete(Counter::Ds, start + busy + uint64_t(m_.lds_latency)), Stall::WaitLds);
+      const uint64_t done = complete(Counter::Ds, start + busy + uint64_t(m_.lds_latency));
+      write_regs(done, Stall::WaitLds);
+      w.load_horizon = std::max(w.load_horizon, done);
       break;
     }
     case Unit::Branch:
-      if (w.pc + 1 < w.events->size() && (*w.events)[w.pc + 1].in->pc != ev.in->pc + ev.in->size) {
+      if (w.program[w.pc] & kTaken) {
         next_base = at + uint64_t(m_.branch_taken);
-        r_.stall[static_cast<size_t>(Stall::Branch)] += double(m_.branch_taken - 1);
+        stall_[static_cast<size_t>(Stall::Branch)] += uint64_t(m_.branch_taken - 1);
       }
       break;
     case Unit::Nop:
       next_base = at + t.occupancy;
-      r_.stall[static_cast<size_t>(Stall::Nop)] += double(t.occupancy - 1);
+      stall_[static_cast<size_t>(Stall::Nop)] += uint64_t(t.occupancy - 1);
       break;
     case Unit::Barrier:
       if (t.barrier_signal && !t.barrier_wait)
@@ -432,16 +610,15 @@ private:
     default:
       break;
     }
-    if (t.unit == Unit::End || ++w.pc >= w.events->size()) {
+    if (t.unit == Unit::End || ++w.pc >= w.n_events) {
       w.done = true;
       next_issue_[w.idx] = kNever;
-      ready_of_[w.idx] = kNever;
-      simd_dirty_[static_cast<size_t>(w.simd)] = 1;
+      dirty_ |= uint64_t(1) << w.simd;
       end_wave(w, at + 1);
       return;
     }
     w.base = next_base;
-    prepare(w);
+    prepare(w, false); // run() rescans w's SIMD with refresh_all next
   }
 
   const MachineModel& m_;
@@ -449,21 +626,26 @@ private:
   int resident_;
   TimingCache& cache_;
   const LevelModel* levels_;
+  std::unordered_map<const WorkgroupTrace*, std::vector<Program>> programs_;
+  const SimOp* ops_ = nullptr;       // cache_.ops(), by id
+  std::vector<uint64_t> wmma_count_; // WMMA events per op id (build_programs)
+  bool four_simds_ = false;
+  uint64_t acc_early_ = 0; // wmma_result_latency: a WMMA's D is C for the next that early
   size_t next_ = 0;
   int live_groups_ = 0, finished_ = 0;
-  std::vector<std::unique_ptr<Wave>> waves_; // in admission order
-  std::vector<uint64_t> next_issue_;         // per wave: earliest issue cycle (kNever: done
-                                             // or at a barrier)
-  std::vector<int> simd_of_;                 // per wave: its SIMD
-  std::vector<uint64_t> ready_of_;           // per wave: Wave::ready (kNever: done or at a barrier)
-  std::vector<uint8_t> unit_of_;             // per wave: the unit of its current instruction
+  std::vector<std::unique_ptr<Wave>> waves_;     // in admission order
+  std::vector<uint64_t> next_issue_;             // per wave: earliest issue cycle (kNever: done
+                                                 // or at a barrier)
+  std::vector<int> simd_of_;                     // per wave: its SIMD
+  std::vector<uint8_t> unit_of_;                 // per wave: SimOp::pipe of its current instruction
   std::vector<std::vector<uint32_t>> simd_list_; // per SIMD: its waves' indices, oldest first
-  std::vector<uint64_t> simd_best_t_;            // per SIMD: its earliest issue cycle
-  std::vector<size_t> simd_best_i_;              // ... and that wave's index
-  std::vector<char> simd_dirty_;                 // per SIMD: a wave's issue cycle changed
+  std::vector<uint64_t> simd_best_;              // per SIMD: its earliest issue key
+  uint64_t dirty_ = 0; // bit per SIMD: one of its waves' issue cycle changed
   std::vector<Group> groups_;
   std::vector<uint64_t> issue_free_, valu_free_, trans_free_, salu_free_, lds_free_, vmem_free_;
   std::vector<int> simd_waves_;
+  std::array<uint64_t, kStalls> stall_{}; // wave-cycles by reason (WgpSimResult::stall)
+  uint64_t wave_cycles_ = 0;
   WgpSimResult r_;
 };
 

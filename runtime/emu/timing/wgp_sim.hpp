@@ -37,25 +37,60 @@ enum class Stall : uint8_t {
 inline constexpr size_t kStalls = static_cast<size_t>(Stall::Count);
 const char* stall_name(Stall s);
 
-// InstrTiming of each decoded instruction, classified once.
+// What the simulation reads of an instruction, compact (built once per decoded instruction):
+// the InstrTiming fields with the register lists as indices into a wave's packed readiness
+// array (a WMMA's C operand flagged 0x8000: read through the accumulator path).
+struct SimOp {
+  Unit unit = Unit::Nop;
+  Counter counter = Counter::None;
+  uint8_t pipe = 0; // what gates its issue besides the SIMD's issue slot: 0 nothing, 1 the
+                    // VALU pipe, 2 VALU and transcendental pipes, 3 the SALU
+  bool barrier_signal = false, barrier_wait = false;
+  bool waits = false; // some wait[c] >= 0
+  uint16_t occupancy = 1, latency = 1;
+  uint16_t n_reads = 0, n_writes = 0;
+  std::array<int16_t, kCounters> wait{-1, -1, -1, -1};
+  const uint16_t* reads = nullptr;  // n_reads register ids (0x8000 | id for a WMMA's C)
+  const uint16_t* writes = nullptr; // n_writes register ids
+};
+
+// InstrTiming (and its SimOp) of each decoded instruction, classified once.
 class TimingCache {
 public:
   explicit TimingCache(const MachineModel& m) : m_(m) {}
-  const InstrTiming& get(const DecodedInstr& in) { // inline: once per simulated instruction
-    const Recent& r = recent_[(reinterpret_cast<uintptr_t>(&in) >> 4) % recent_.size()];
-    return r.in == &in ? *r.timing : get_slow(in);
-  }
+  const InstrTiming& get(const DecodedInstr& in) { return entry(in).timing; }
+  // A dense id per distinct instruction: ops()[id(in)] is its SimOp (valid until the next
+  // instruction is classified).
+  uint32_t id(const DecodedInstr& in) { return entry(in).id; }
+  const std::vector<SimOp>& ops() const { return ops_; }
+  const DecodedInstr& instr(uint32_t id) const { return *instrs_[id]; }
 
 private:
-  const InstrTiming& get_slow(const DecodedInstr& in);
+  struct Entry {
+    InstrTiming timing;
+    std::vector<uint16_t> regs; // SimOp::reads then SimOp::writes
+    uint32_t id = 0;
+  };
+  const Entry& entry(const DecodedInstr& in) {     // inline: once per recorded instruction
+    const uint64_t slot = (in.pc - pc_base_) >> 2; // wraps far out below the base
+    if (slot < by_pc_.size() && by_pc_[slot].in == &in)
+      return *by_pc_[slot].entry;
+    return get_slow(in);
+  }
+  const Entry& get_slow(const DecodedInstr& in);
   const MachineModel& m_;
-  std::unordered_map<const DecodedInstr*, InstrTiming> map_;
-  // Direct-mapped front of map_ (a lookup per recorded instruction when a trace is resolved).
+  std::unordered_map<const DecodedInstr*, Entry> map_; // node-based: entries stay put
+  std::vector<SimOp> ops_;                             // by Entry::id
+  std::vector<const DecodedInstr*> instrs_;            // by Entry::id
+  // Front of map_ indexed by the instruction's dword offset from the first one classified
+  // (grown up to kMaxFront entries): one compare per lookup.
   struct Recent {
     const DecodedInstr* in = nullptr;
-    const InstrTiming* timing = nullptr;
+    const Entry* entry = nullptr;
   };
-  std::array<Recent, 4096> recent_{};
+  static constexpr size_t kMaxFront = size_t(1) << 20;
+  std::vector<Recent> by_pc_;
+  uint64_t pc_base_ = 0;
 };
 
 struct WgpSimResult {
@@ -67,6 +102,10 @@ struct WgpSimResult {
   uint64_t valu_busy = 0, wmma_busy = 0, trans_busy = 0; // SIMD-cycles
   uint64_t lds_busy = 0, vmem_busy = 0;                  // CU-cycles
   std::array<uint64_t, kLevels> loads_by_level{};        // vector loads by serving level
+  // WMMA events per instruction over the distinct traces of the queue (`counted`), in no
+  // particular order (launch_model's matching peak).
+  std::vector<std::pair<const DecodedInstr*, uint64_t>> wmma;
+  std::vector<const WorkgroupTrace*> counted;
 };
 
 // `levels` gives each vector load the latency of the level serving it; without it every
