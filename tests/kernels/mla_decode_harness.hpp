@@ -22,6 +22,9 @@ struct MlaCase {
   bool csr = false, causal = false, lse = true;
   int num_splits = 1;
   float q_descale = 1.0f, k_descale = 1.0f, v_descale = 1.0f;
+  // extra elements after each 576-wide row of q and of the cache (1: rows not 16-byte
+  // aligned, the kernel's element-wise load path)
+  int64_t row_pad = 0;
   uint64_t seed = 1;
 };
 
@@ -36,7 +39,7 @@ inline PagedCase paged_case_of(const MlaCase& m) {
   c.sq = m.sq;
   c.hq = m.hq;
   c.hkv = 1;
-  c.d = kernels::mla_qk_dim;
+  c.d = kernels::mla_qk_dim + m.row_pad;
   c.dv = 16; // the unused v pool stays small
   c.causal = m.causal;
   c.lse = m.lse;
@@ -51,7 +54,7 @@ inline PagedCase paged_case_of(const MlaCase& m) {
   return pc;
 }
 
-// The cache view [pages, page_size, 576] of a k pool [pages, page_size, 1, 576].
+// The cache view [pages, page_size, 576] of a k pool [pages, page_size, 1, 576 + row pad].
 inline TensorView latent_view(TensorView pool) {
   pool.shape = {pool.shape[0], pool.shape[1], kernels::mla_qk_dim};
   pool.strides = {pool.strides[0], pool.strides[1], 1};
@@ -63,6 +66,7 @@ kernels::MlaDecodeArgs mla_args_of(const MlaCase& m, const PagedInputs& in, Host
                                    HostTensor& lse, View&& view) {
   kernels::MlaDecodeArgs a;
   a.q = view(in.q_side.q);
+  a.q.shape[3] = kernels::mla_qk_dim; // the first 576 of each (padded) row
   a.kv_cache = latent_view(view(in.k_pool));
   a.out = view(out);
   if (m.lse)

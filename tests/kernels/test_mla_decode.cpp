@@ -64,6 +64,16 @@ TEST_CASE("mla_decode int8 cache with descales: lengths 0, 1, 130, page 64") {
   run_mla_case(m);
 }
 
+TEST_CASE("mla_decode bf16: q and cache rows 577 elements apart (not 16-byte aligned: "
+          "element-wise loads), lengths 3 and 40") {
+  MlaCase m;
+  m.hq = 4;
+  m.sq = 2;
+  m.row_pad = 1;
+  m.seqlens_k = {3, 40};
+  run_mla_case(m);
+}
+
 TEST_CASE("mla_decode bf16 split-KV: 3 splits, lengths 300 and 5, lse") {
   MlaCase m;
   m.num_splits = 3;
