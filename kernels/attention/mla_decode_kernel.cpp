@@ -124,8 +124,6 @@ ir::Kernel build_body(const MlaDecodeKernelSpec& s) {
           const Int32 block = first_block + t;
           const auto kf = kv.template load_k_operands<Atom, kb, qk_steps>(block, w);
           const auto part = Products::scores([&](int ks) { return kf[size_t(ks)]; }, qf);
-          // V^T's tiles of this wave's value dims, in flight during the reduction and softmax
-          const auto vt = kv.template load_vt<Atom, kb, v_slice>(block, s.vec_aligned, w);
           const auto st = sum_over_waves(s_f32, part, lds.template tile<"sS">(t & 1));
           const Int32 key0 = block * kb;
           const auto scores = [&](bool masked) {
@@ -137,6 +135,9 @@ ir::Kernel build_body(const MlaDecodeKernelSpec& s) {
               vis.whole_block(Int32(0), block_rows, key0, kb), [&] { return scores(false); },
               [&] { return scores(true); });
           const auto sm = online_softmax_step(sc, s_to_log2, m, l);
+          // V^T's tiles of this wave's value dims (loaded after the reduction and the softmax:
+          // in flight across them they held 64 more VGPRs where K's tiles and S^T live)
+          const auto vt = kv.template load_vt<Atom, kb, v_slice>(block, s.vec_aligned, w);
           // O is still 0 at the first block (alpha 0 there): 1 skips the multiplies
           Row alpha;
           alpha(0, 0) = select(t == Int32(0), Float32(1.0f), sm.alpha(0, 0));

@@ -818,9 +818,9 @@ TEST_CASE("oracle mla_decode: the pages are gathered through the table and V is 
   for (int64_t page = 0; page < 3; ++page)
     for (int64_t slot = 0; slot < 16; ++slot) {
       const bool key16 = page == 0 && slot == 0, used = page == 1 || key16;
-      kernels::store_element(c, {page, slot, 0}, key16 ? 17.0 : used ? 0.0 : 1000.0);
+      cache.set({page, slot, 0}, key16 ? 17.0 : used ? 0.0 : 1000.0);
       for (int64_t e = kernels::mla_v_dim; e < kernels::mla_qk_dim; ++e)
-        kernels::store_element(c, {page, slot, e}, 100.0);
+        cache.set({page, slot, e}, 100.0);
     }
   HostTensor q(DType::f16, {1, 1, 1, kernels::mla_qk_dim}), out(DType::f16, {1, 1, 1, 512});
   HostTensor table = tensor_of(DType::i32, {1, 2}, {1, 0});
@@ -844,11 +844,11 @@ TEST_CASE("oracle mla_decode: the scores use all 576 dims (the rope tail include
   // sm_scale 0 -> 1 / sqrt(576) = 1 / 24: lse = 5 / 24, out = the row's first 512 dims.
   HostTensor cache(DType::f16, {1, 16, kernels::mla_qk_dim});
   const kernels::TensorView c = cache.view();
-  kernels::store_element(c, {0, 0, 0}, 2.0);
-  kernels::store_element(c, {0, 0, 575}, 3.0);
+  cache.set({0, 0, 0}, 2.0);
+  cache.set({0, 0, 575}, 3.0);
   HostTensor q(DType::f16, {1, 1, 1, kernels::mla_qk_dim}), out(DType::f16, {1, 1, 1, 512});
-  kernels::store_element(q.view(), {0, 0, 0, 0}, 1.0);
-  kernels::store_element(q.view(), {0, 0, 0, 575}, 1.0);
+  q.set({0, 0, 0, 0}, 1.0);
+  q.set({0, 0, 0, 575}, 1.0);
   HostTensor table = tensor_of(DType::i32, {1, 1}, {0});
   HostTensor lens = tensor_of(DType::i32, {1}, {1});
   kernels::MlaDecodeArgs a;
