@@ -115,7 +115,6 @@ MlaDecodeProblem validate_mla_decode(const Device& device, const MlaDecodeArgs& 
 
   // -- options: flash_attn's rules for sm_scale, causal, descales, lse and num_splits
   FlashAttnProblem f = flash_problem(p);
-  f.head_dim = mla_qk_dim;
   validate_attn_options(chk, device, flash_view(args), f);
   p.sm_scale = f.sm_scale;
   p.return_lse = f.return_lse;
