@@ -139,3 +139,31 @@ TEST_CASE("mla_decode validation: widths, query rows, dtypes") {
         "mla_decode: argument 'q' has Sq = 17 query rows per sequence; expected 1 to 16 for "
         "decode");
 }
+
+TEST_CASE("mla_decode traffic: one workgroup per 16 packed rows, the cache read about (576 + "
+          "512) / 576 times") {
+  // B 2, Sq 1, Hq 16: 2 workgroups (one row tile each), 256 keys per sequence on pages of 64.
+  MlaCase m;
+  m.hq = 16;
+  m.seqlens_k = {256, 256};
+  m.page_size = 64;
+  PagedCase pc = paged_case_of(m);
+  pc.spare_pages = 0;
+  const PagedInputs in = make_paged_inputs(pc);
+  runtime::EmuDevice& dev = emu_device();
+  DeviceTensors dt(dev);
+  HostTensor out(m.out, {2, 1, 16, kernels::mla_v_dim}), lse(DType::f32, {2, 16, 1});
+  const kernels::MlaDecodeArgs a =
+      mla_args_of(m, in, out, lse, [&](const HostTensor& t) { return dt.upload(t); });
+  kernels::mla_decode(dev, a);
+  const emu::LaunchStats s = dev.last_stats();
+  CHECK(s.workgroups == 2);
+  // the cache once: 2 sequences x 256 keys x 576 dims x 2 bytes
+  const uint64_t cache_bytes = 2ull * 256 * 576 * 2;
+  MESSAGE("global bytes read: " << s.global_bytes_read << ", the cache once " << cache_bytes);
+  // K's 576 and V's 512 dims of every row, each wave its slices (docs/kernels.md "MLA decode"):
+  // 1114112 bytes; q 36864; the rest is the block-table lookups of the gathered rows (seen:
+  // 1316224 in all, 2.23 x the cache).
+  CHECK(s.global_bytes_read >= cache_bytes / 576 * (576 + 512));
+  CHECK(double(s.global_bytes_read) < 2.3 * double(cache_bytes));
+}
