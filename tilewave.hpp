@@ -31,6 +31,7 @@
 #include <dsl/mma/accumulator_convert.hpp>
 #include <dsl/mma/accumulator_exchange.hpp>
 #include <dsl/mma/scale_cols.hpp>
+#include <dsl/mma/wave_private.hpp>
 #include <dsl/ops/activation.hpp>
 #include <dsl/ops/block_reduce.hpp>
 #include <dsl/ops/philox.hpp>
@@ -58,8 +59,9 @@
 // The kernel library's host entry points.
 #include <kernels/attention/flash_attn_api.hpp>
 #include <kernels/attention/linear_attn_api.hpp>
-#include <kernels/attention/qk_norm_quant_api.hpp>
+#include <kernels/attention/mla_decode_api.hpp>
 #include <kernels/attention/paged_attn_api.hpp>
+#include <kernels/attention/qk_norm_quant_api.hpp>
 #include <kernels/common/arg_check.hpp>
 #include <kernels/common/dtype.hpp>
 #include <kernels/common/host_tensor.hpp>

@@ -5,6 +5,7 @@
 // options are flash_attn's rules (attn_validate_parts.hpp).
 #include <kernels/attention/attn_validate_parts.hpp>
 #include <kernels/attention/paged_attn_api.hpp>
+#include <kernels/attention/paged_kv_validate.hpp>
 
 #include <algorithm>
 #include <string>
@@ -34,6 +35,95 @@ void check_i32_vector(const ArgChecker& chk, const Device& dev, const TensorView
 }
 
 } // namespace
+
+int64_t check_paged_kv(const ArgChecker& chk, Device& dev, const PagedKv& pk, int64_t batch,
+                       int64_t page_size, int64_t num_pages, std::string_view pools,
+                       bool& csr_out) {
+  check_i32_vector(chk, dev, pk.seqlens_k, "seqlens_k");
+  chk.shape_is(pk.seqlens_k, "seqlens_k", {batch}, "[B], one key count per sequence");
+  const std::vector<int32_t> lens = read_i32(dev, pk.seqlens_k.device_address, batch);
+  for (int64_t b = 0; b < batch; ++b)
+    if (lens[size_t(b)] < 0)
+      chk.fail("seqlens_k", "has " + std::to_string(lens[size_t(b)]) + " at index " +
+                                std::to_string(b) + "; expected a key count >= 0");
+
+  // -- the block table: one form; lengths within its capacity; every used page in the pool
+  const bool dense_table = pk.block_table.has_value();
+  const bool csr = pk.block_table_indptr.has_value() || pk.block_table_indices.has_value();
+  if (dense_table && csr)
+    chk.fail("block_table", "is given together with block_table_indptr / block_table_indices; "
+                            "expected one form of block table");
+  if (!dense_table && !(pk.block_table_indptr && pk.block_table_indices))
+    chk.fail(pk.block_table_indptr ? "block_table_indices"
+             : csr                 ? "block_table_indptr"
+                                   : "block_table",
+             "is missing; expected block_table [B, max_blocks] or both block_table_indptr "
+             "[B + 1] and block_table_indices (CSR)");
+  csr_out = csr;
+  // pages[b]: the table entries of sequence b (its row, or its CSR slice).
+  std::vector<std::vector<int32_t>> pages(static_cast<size_t>(batch));
+  std::string table_arg;
+  if (dense_table) {
+    const TensorView& t = *pk.block_table;
+    table_arg = "block_table";
+    check_memory(chk, dev, t, table_arg);
+    chk.dtype_in(t, table_arg, {DType::i32});
+    chk.rank(t, table_arg, 2);
+    if (t.shape[0] != batch)
+      chk.fail(table_arg, "has shape " + format_extents(t.shape) +
+                              "; expected [B, max_blocks] with B = " + std::to_string(batch) +
+                              " sequences");
+    check_last_contiguous(chk, t, table_arg, "block slot");
+    for (int64_t b = 0; b < batch; ++b)
+      pages[size_t(b)] = read_i32(
+          dev, t.device_address + uint64_t(b * t.strides[0]) * sizeof(int32_t), t.shape[1]);
+  } else {
+    const TensorView &ip = *pk.block_table_indptr, &ix = *pk.block_table_indices;
+    table_arg = "block_table_indices";
+    check_i32_vector(chk, dev, ip, "block_table_indptr");
+    check_i32_vector(chk, dev, ix, "block_table_indices");
+    chk.shape_is(ip, "block_table_indptr", {batch + 1},
+                 "[B + 1], one offset per sequence and the end");
+    const std::vector<int32_t> ptr = read_i32(dev, ip.device_address, batch + 1);
+    const std::vector<int32_t> all = read_i32(dev, ix.device_address, ix.shape[0]);
+    for (int64_t b = 0; b < batch; ++b) {
+      const int32_t lo = ptr[size_t(b)], hi = ptr[size_t(b + 1)];
+      if (lo < 0 || hi < lo || hi > ix.shape[0])
+        chk.fail("block_table_indptr",
+                 "has " + std::to_string(lo) + ", " + std::to_string(hi) + " at indices " +
+                     std::to_string(b) + ", " + std::to_string(b + 1) +
+                     "; expected non-decreasing offsets from 0 to at most the " +
+                     std::to_string(ix.shape[0]) + " entries of 'block_table_indices'");
+      pages[size_t(b)].assign(all.begin() + lo, all.begin() + hi);
+    }
+  }
+  int64_t longest = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    const std::vector<int32_t>& row = pages[size_t(b)];
+    const int64_t len = lens[size_t(b)], used = (len + page_size - 1) / page_size;
+    if (used > int64_t(row.size()))
+      chk.fail("seqlens_k", "has " + std::to_string(len) + " at index " + std::to_string(b) +
+                                "; expected at most the " +
+                                std::to_string(int64_t(row.size()) * page_size) +
+                                " keys of its block table (" + std::to_string(row.size()) +
+                                " pages of " + std::to_string(page_size) + ")");
+    for (int64_t s = 0; s < used; ++s) {
+      const int32_t page = row[size_t(s)];
+      if (page < 0 || page >= num_pages) {
+        std::string where = "has page ";
+        where += std::to_string(page);
+        where += " for batch " + std::to_string(b);
+        where += ", slot " + std::to_string(s);
+        where += "; expected a page index in [0, num_pages = " + std::to_string(num_pages);
+        where += ") of ";
+        where += pools;
+        chk.fail(table_arg, where);
+      }
+    }
+    longest = std::max(longest, len);
+  }
+  return longest;
+}
 
 PagedAttnProblem validate_paged_attn(const Device& device, const PagedAttnArgs& args) {
   const ArgChecker chk("paged_attn");
@@ -104,90 +194,7 @@ PagedAttnProblem validate_paged_attn(const Device& device, const PagedAttnArgs& 
     p.batch = a.q.shape[0];
     p.seqlen_q = a.q.shape[1];
   }
-  const int64_t batch = p.batch;
-  check_i32_vector(chk, device, pk.seqlens_k, "seqlens_k");
-  chk.shape_is(pk.seqlens_k, "seqlens_k", {batch}, "[B], one key count per sequence");
-  const std::vector<int32_t> lens = read_i32(dev, pk.seqlens_k.device_address, batch);
-  for (int64_t b = 0; b < batch; ++b)
-    if (lens[size_t(b)] < 0)
-      chk.fail("seqlens_k", "has " + std::to_string(lens[size_t(b)]) + " at index " +
-                                std::to_string(b) + "; expected a key count >= 0");
-
-  // -- the block table: one form; lengths within its capacity; every used page in the pool
-  const bool dense_table = pk.block_table.has_value();
-  const bool csr = pk.block_table_indptr.has_value() || pk.block_table_indices.has_value();
-  if (dense_table && csr)
-    chk.fail("block_table", "is given together with block_table_indptr / block_table_indices; "
-                            "expected one form of block table");
-  if (!dense_table && !(pk.block_table_indptr && pk.block_table_indices))
-    chk.fail(pk.block_table_indptr ? "block_table_indices"
-             : csr                 ? "block_table_indptr"
-                                   : "block_table",
-             "is missing; expected block_table [B, max_blocks] or both block_table_indptr "
-             "[B + 1] and block_table_indices (CSR)");
-  pp.csr = csr;
-  // pages[b]: the table entries of sequence b (its row, or its CSR slice).
-  std::vector<std::vector<int32_t>> pages(static_cast<size_t>(batch));
-  std::string table_arg;
-  if (dense_table) {
-    const TensorView& t = *pk.block_table;
-    table_arg = "block_table";
-    check_memory(chk, device, t, table_arg);
-    chk.dtype_in(t, table_arg, {DType::i32});
-    chk.rank(t, table_arg, 2);
-    if (t.shape[0] != batch)
-      chk.fail(table_arg, "has shape " + format_extents(t.shape) +
-                              "; expected [B, max_blocks] with B = " + std::to_string(batch) +
-                              " sequences");
-    check_last_contiguous(chk, t, table_arg, "block slot");
-    for (int64_t b = 0; b < batch; ++b)
-      pages[size_t(b)] = read_i32(
-          dev, t.device_address + uint64_t(b * t.strides[0]) * sizeof(int32_t), t.shape[1]);
-  } else {
-    const TensorView &ip = *pk.block_table_indptr, &ix = *pk.block_table_indices;
-    table_arg = "block_table_indices";
-    check_i32_vector(chk, device, ip, "block_table_indptr");
-    check_i32_vector(chk, device, ix, "block_table_indices");
-    chk.shape_is(ip, "block_table_indptr", {batch + 1},
-                 "[B + 1], one offset per sequence and the end");
-    const std::vector<int32_t> ptr = read_i32(dev, ip.device_address, batch + 1);
-    const std::vector<int32_t> all = read_i32(dev, ix.device_address, ix.shape[0]);
-    for (int64_t b = 0; b < batch; ++b) {
-      const int32_t lo = ptr[size_t(b)], hi = ptr[size_t(b + 1)];
-      if (lo < 0 || hi < lo || hi > ix.shape[0])
-        chk.fail("block_table_indptr",
-                 "has " + std::to_string(lo) + ", " + std::to_string(hi) + " at indices " +
-                     std::to_string(b) + ", " + std::to_string(b + 1) +
-                     "; expected non-decreasing offsets from 0 to at most the " +
-                     std::to_string(ix.shape[0]) + " entries of 'block_table_indices'");
-      pages[size_t(b)].assign(all.begin() + lo, all.begin() + hi);
-    }
-  }
-  int64_t longest = 0;
-  for (int64_t b = 0; b < batch; ++b) {
-    const std::vector<int32_t>& row = pages[size_t(b)];
-    const int64_t len = lens[size_t(b)], used = (len + page_size - 1) / page_size;
-    if (used > int64_t(row.size()))
-      chk.fail("seqlens_k", "has " + std::to_string(len) + " at index " + std::to_string(b) +
-                                "; expected at most the " +
-                                std::to_string(int64_t(row.size()) * page_size) +
-                                " keys of its block table (" + std::to_string(row.size()) +
-                                " pages of " + std::to_string(page_size) + ")");
-    for (int64_t s = 0; s < used; ++s) {
-      const int32_t page = row[size_t(s)];
-      if (page < 0 || page >= num_pages) {
-        std::string where = "has page ";
-        where += std::to_string(page);
-        where += " for batch " + std::to_string(b);
-        where += ", slot " + std::to_string(s);
-        where += "; expected a page index in [0, num_pages = " + std::to_string(num_pages);
-        where += ") of 'k' / 'v'";
-        chk.fail(table_arg, where);
-      }
-    }
-    longest = std::max(longest, len);
-  }
-  p.seqlen_k = longest;
+  p.seqlen_k = check_paged_kv(chk, dev, pk, p.batch, page_size, num_pages, "'k' / 'v'", pp.csr);
 
   // -- the options (scalars, ALiBi, lse, num_splits): flash_attn's rules
   validate_attn_options(chk, device, a, p);

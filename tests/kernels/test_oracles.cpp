@@ -3,6 +3,8 @@
 // and, for Philox, on published known-answer vectors. Nothing here compares an oracle with
 // itself under the same arguments.
 #include "oracles.hpp"
+// (oracles.hpp does not include the MLA reference: the other kernel tests do not need it)
+#include "oracles/mla_decode.hpp"
 
 #include <doctest/doctest.h>
 
@@ -802,4 +804,61 @@ TEST_CASE("oracle qk_norm_quant: RMSNorm, a rotated tail, the scale and the code
   r = qk_norm_quant(x2.view(), w2.view(), 2, kernels::RopeParams{}, 0.0, DType::int8);
   CHECK(r.scale[0] == doctest::Approx(4 / std::sqrt(12.5) / 127).epsilon(1e-15));
   CHECK(r.codes == std::vector<std::vector<uint32_t>>{{95}, {127}});
+}
+
+// ---- MLA decode (oracles/mla_decode.hpp) -----------------------------------------------------
+
+TEST_CASE("oracle mla_decode: the pages are gathered through the table and V is the first 512 "
+          "dims of K's rows") {
+  // 17 keys: slots 0..15 of page 1, then slot 0 of page 0 (table {1, 0}); page 2 and the rest
+  // of page 0 are never read. q = 0: every score is 0, P = 1 / 17 each. Dim 0 is 17 in key 16's
+  // row only (out[0] = 1); dims 512..575 (K only) are 100 in every row and reach no output.
+  HostTensor cache(DType::f16, {3, 16, kernels::mla_qk_dim});
+  const kernels::TensorView c = cache.view();
+  for (int64_t page = 0; page < 3; ++page)
+    for (int64_t slot = 0; slot < 16; ++slot) {
+      const bool key16 = page == 0 && slot == 0, used = page == 1 || key16;
+      cache.set({page, slot, 0}, key16 ? 17.0 : used ? 0.0 : 1000.0);
+      for (int64_t e = kernels::mla_v_dim; e < kernels::mla_qk_dim; ++e)
+        cache.set({page, slot, e}, 100.0);
+    }
+  HostTensor q(DType::f16, {1, 1, 1, kernels::mla_qk_dim}), out(DType::f16, {1, 1, 1, 512});
+  HostTensor table = tensor_of(DType::i32, {1, 2}, {1, 0});
+  HostTensor lens = tensor_of(DType::i32, {1}, {17});
+  kernels::MlaDecodeArgs a;
+  a.q = q.view();
+  a.kv_cache = c;
+  a.out = out.view();
+  a.paged.block_table = table.view();
+  a.paged.seqlens_k = lens.view();
+  const AttentionReference r = mla_decode(a);
+  REQUIRE(r.out.value.cols == kernels::mla_v_dim);
+  CHECK(r.out.value.at(0, 0) == doctest::Approx(1.0).epsilon(1e-15));
+  for (int64_t e = 1; e < kernels::mla_v_dim; ++e)
+    CHECK(r.out.value.at(0, e) == 0);
+  CHECK(r.lse.at(0, 0) == doctest::Approx(std::log(17.0)).epsilon(1e-15));
+}
+
+TEST_CASE("oracle mla_decode: the scores use all 576 dims (the rope tail included)") {
+  // One key: q = 1 at dims 0 and 575, the row 2 at dim 0 and 3 at dim 575 -> q.k = 5,
+  // sm_scale 0 -> 1 / sqrt(576) = 1 / 24: lse = 5 / 24, out = the row's first 512 dims.
+  HostTensor cache(DType::f16, {1, 16, kernels::mla_qk_dim});
+  const kernels::TensorView c = cache.view();
+  cache.set({0, 0, 0}, 2.0);
+  cache.set({0, 0, 575}, 3.0);
+  HostTensor q(DType::f16, {1, 1, 1, kernels::mla_qk_dim}), out(DType::f16, {1, 1, 1, 512});
+  q.set({0, 0, 0, 0}, 1.0);
+  q.set({0, 0, 0, 575}, 1.0);
+  HostTensor table = tensor_of(DType::i32, {1, 1}, {0});
+  HostTensor lens = tensor_of(DType::i32, {1}, {1});
+  kernels::MlaDecodeArgs a;
+  a.q = q.view();
+  a.kv_cache = c;
+  a.out = out.view();
+  a.paged.block_table = table.view();
+  a.paged.seqlens_k = lens.view();
+  const AttentionReference r = mla_decode(a);
+  CHECK(r.out.value.at(0, 0) == 2);
+  CHECK(r.out.value.at(0, 1) == 0);
+  CHECK(r.lse.at(0, 0) == doctest::Approx(5.0 / 24.0).epsilon(1e-15));
 }

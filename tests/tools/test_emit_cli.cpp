@@ -123,6 +123,12 @@ TEST_CASE("tilewave emit: the paged / decode attention specs and qk_norm_quant b
   const auto odd = run_tool("emit qk_norm_quant --format ir --param rope_dim=7");
   CHECK(odd.status == 1);
   CHECK(contains(odd.output, "parameter 'rope_dim' = '7': must be even"));
+  const auto mla = run_tool("emit mla_decode --format ir --param paging=csr --param lse=1");
+  CHECK(mla.status == 0);
+  CHECK(contains(mla.output, "kernel @tw_mla_decode_bf16_bf16_v_lse_pagedcsr("));
+  const auto mla_none = run_tool("emit mla_decode --format ir --param paging=none");
+  CHECK(mla_none.status == 1);
+  CHECK(contains(mla_none.output, "parameter 'paging' = 'none': must be table or csr"));
   const auto pg = run_tool("emit flash_attn --format ir --param paging=pages");
   CHECK(pg.status == 1);
   CHECK(contains(pg.output, "parameter 'paging' = 'pages': must be none, table or csr"));
@@ -182,8 +188,8 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
   const auto& kernels = manifest["kernels"];
   // 9 sample kernels; ir_vector_add and ir_buffer_copy ship two widths: 11 configurations;
   // the library's gemm ships one per kernel of the family (10). Each for 2 backends x 2 arches.
-  int samples = 0, gemm = 0, wmma_loop = 0, flash = 0, linear = 0, qk_norm = 0;
-  std::set<std::string> gemm_symbols, flash_symbols, linear_symbols, qk_norm_symbols;
+  int samples = 0, gemm = 0, wmma_loop = 0, flash = 0, linear = 0, qk_norm = 0, mla = 0;
+  std::set<std::string> gemm_symbols, flash_symbols, linear_symbols, qk_norm_symbols, mla_symbols;
   for (const auto& k : kernels) {
     CAPTURE(k.dump());
     const fs::path file = out / k["file"].get<std::string>();
@@ -222,6 +228,11 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
       flash_symbols.insert(k["symbol"].get<std::string>());
       CHECK(k["resources"]["lds_bytes"].get<int>() <= 65536);
     }
+    if (name == "mla_decode") { // 6 configurations; the S^T reduction scratch in LDS
+      ++mla;
+      mla_symbols.insert(k["symbol"].get<std::string>());
+      CHECK(k["resources"]["lds_bytes"].get<int>() <= 65536);
+    }
     if (name == "linear_attn") { // 4 configurations, no LDS
       ++linear;
       linear_symbols.insert(k["symbol"].get<std::string>());
@@ -251,6 +262,8 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
     }));
   CHECK(qk_norm == 16);
   CHECK(qk_norm_symbols.size() == 4);
+  CHECK(mla == 24);
+  CHECK(mla_symbols.size() == 6);
   CHECK(linear == 16);
   CHECK(linear_symbols.size() == 4);
 }

@@ -6,6 +6,7 @@
 // scaled_mm_multi feed random inputs and compare against the float64 references of
 // tests/kernels/oracles.hpp, computed here from the very arrays written to the .npy files.
 #include "kernels/oracles.hpp"
+#include "kernels/oracles/mla_decode.hpp"
 #include "tools/run_tool.hpp"
 
 #include <kernels/attention/flash_attn_kernel.hpp>
@@ -126,7 +127,7 @@ TEST_CASE("tilewave run: command-line errors") {
   CHECK(r.output.find(
             "run: unknown kernel 'nope': expected one of adaln, decode_attn, dequant_awq, "
             "dequant_fp8, flash_attn, gemm, int8_linear, int8_linear_fused, iu4_gemm, layer_norm, "
-            "linear_attn, mxfp8_gemm, paged_attn, qk_norm_quant, quant_convrot, "
+            "linear_attn, mla_decode, mxfp8_gemm, paged_attn, qk_norm_quant, quant_convrot, "
             "quant_fp8_stochastic, quant_int8, quant_svdquant, quant_w4a8, rms_norm, "
             "rms_norm_rope, rope, scaled_mm, "
             "scaled_mm_fused_quant, scaled_mm_multi, silu, swiglu, w8a16") != std::string::npos);
@@ -933,6 +934,39 @@ TEST_CASE("tilewave run paged_attn: a permuting int32 block table and ragged int
   CHECK(bad.output.find("paged_attn: argument 'block_table' has page 5 for batch 1, slot 0; "
                         "expected a page index in [0, num_pages = 5) of 'k' / 'v'") !=
         std::string::npos);
+}
+
+TEST_CASE("tilewave run mla_decode: q 576, a latent cache through a permuting int32 block "
+          "table, lse, against the float64 MLA reference") {
+  // q [B 1, Sq 1, Hq 4, 576] f16; cache [3 pages, 16, 576]; 20 keys on pages 2, 0.
+  const HostTensor q = to::random_tensor(DType::f16, {1, 1, 4, 576}, 701),
+                   cache = to::random_tensor(DType::f16, {3, 16, 576}, 702);
+  HostTensor lens(DType::i32, {1}), table(DType::i32, {1, 2});
+  lens.set({0}, 20);
+  table.set({0, 0}, 2);
+  table.set({0, 1}, 0);
+  const std::string out = fresh("mla_out.npy"), lse = fresh("mla_lse.npy");
+  const auto r = run_tool("run mla_decode --in q=" + save("mla_q.npy", q) +
+                          " --in kv_cache=" + save("mla_cache.npy", cache) +
+                          " --in seqlens_k=" + save("mla_lens.npy", lens) + " --in block_table=" +
+                          save("mla_table.npy", table) + " --out out=" + out + " --out lse=" + lse);
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  const HostTensor got = load_as(out, DType::f16, {1, 1, 4, 512});
+  tw::kernels::MlaDecodeArgs args;
+  args.q = q.view();
+  args.kv_cache = cache.view();
+  args.out = got.view();
+  args.paged.seqlens_k = lens.view();
+  args.paged.block_table = table.view();
+  const to::AttentionReference want = to::mla_decode(args);
+  const to::CompareResult c =
+      to::compare(to::decode_attention_rows(got.view()), want.out, attention_tolerance());
+  INFO(c.summary());
+  CHECK(c.ok);
+  const std::vector<double> got_lse = to::decode_flat(load_f32(lse, {1, 4, 1}).view());
+  for (int64_t h = 0; h < 4; ++h)
+    CHECK(got_lse[size_t(h)] == doctest::Approx(want.lse.at(h, 0)).epsilon(1e-4));
 }
 
 TEST_CASE("tilewave run decode_attn: GQA packing with a bool mask [Sq, max seqlens_k] over "

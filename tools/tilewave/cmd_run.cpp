@@ -11,7 +11,9 @@
 // "Attention"); paged_attn takes q, the page pools k, v [num_pages, page_size, Hkv, D], int32
 // seqlens_k [B] and an int32 block table (block_table [B, max_blocks], or block_table_indptr and
 // block_table_indices) with flash_attn's options, decode_attn the same with 1..16 query rows
-// per sequence (docs/kernels.md "Paged attention").
+// per sequence (docs/kernels.md "Paged attention"); mla_decode takes q [B, Sq, Hq, 576], the
+// latent cache kv_cache [num_pages, page_size, 576], seqlens_k and the block table (docs/
+// kernels.md "MLA decode").
 //
 // Every GEMM entry point runs: valid arguments end in the output files, bad ones in a
 // sentence (the tool's own for the command line, the entry point's validation sentence for
@@ -20,6 +22,7 @@
 
 #include <kernels/attention/flash_attn_api.hpp>
 #include <kernels/attention/linear_attn_api.hpp>
+#include <kernels/attention/mla_decode_api.hpp>
 #include <kernels/attention/paged_attn_api.hpp>
 #include <kernels/attention/qk_norm_quant_api.hpp>
 #include <kernels/elementwise/elementwise_api.hpp>
@@ -888,6 +891,48 @@ const std::map<std::string, KernelRun>& kernel_table() {
       kernels::decode_attn(d, paged_attn_args(d, p, params));
     });
     t["decode_attn"] = paged;
+    t["mla_decode"] = {
+        .required = {"q", "kv_cache", "seqlens_k"},
+        .optional = {"block_table", "block_table_indptr", "block_table_indices"},
+        // out [B, Sq, Hq, 512]: q's shape with the value width (shape errors are validation's)
+        .out_shape =
+            [](const Problem& p) {
+              Extents s = p.input("q").shape;
+              if (!s.empty())
+                s.back() = kernels::mla_v_dim;
+              return s;
+            },
+        .default_out = t["flash_attn"].default_out,
+        .call = single([](runtime::Device& d, Problem& p, Params& params) {
+          kernels::MlaDecodeArgs a;
+          a.q = p.input("q");
+          a.kv_cache = p.input("kv_cache");
+          a.out = p.out.at("out");
+          a.lse = p.maybe_out("lse");
+          a.paged.seqlens_k = p.input("seqlens_k");
+          a.paged.block_table = p.maybe("block_table");
+          a.paged.block_table_indptr = p.maybe("block_table_indptr");
+          a.paged.block_table_indices = p.maybe("block_table_indices");
+          if (const auto causal = params.take("causal")) {
+            if (*causal != "0" && *causal != "1")
+              throw run_error("--param causal=" + *causal + " must be 0 or 1");
+            a.causal = *causal == "1";
+          }
+          a.sm_scale = params.take_float("sm_scale", 0.0f);
+          a.q_descale = params.take_float("q_descale", 1.0f);
+          a.k_descale = params.take_float("k_descale", 1.0f);
+          a.v_descale = params.take_float("v_descale", 1.0f);
+          const int64_t splits = params.take_integer<int64_t>("num_splits").value_or(0);
+          if (splits < 0 || splits > std::numeric_limits<int>::max())
+            throw run_error("--param num_splits=" + std::to_string(splits) +
+                            " must be 0 (the host picks) or a split count >= 1");
+          a.num_splits = int(splits);
+          kernels::mla_decode(d, a);
+        }),
+        .scalar_params = {"causal", "sm_scale", "q_descale", "k_descale", "v_descale",
+                          "num_splits"},
+        .optional_outputs = {{"lse", attention_lse_shape}},
+        .dtype_follows = {{"kv_cache", "q"}}};
     return t;
   }();
   return table;
@@ -1150,7 +1195,7 @@ const Command run_command{
                      "rms_norm, layer_norm, adaln, rope, rms_norm_rope, quant_int8, "
                      "quant_fp8_stochastic, quant_w4a8, quant_svdquant, quant_convrot, "
                      "dequant_fp8, dequant_awq, qk_norm_quant, flash_attn, paged_attn, "
-                     "decode_attn or linear_attn")
+                     "decode_attn, mla_decode or linear_attn")
           ->required();
       sub.add_option("--in", *ins,
                      "NAME=FILE.npy: an input (NAME.i for problem i of scaled_mm_multi; see "
@@ -1161,7 +1206,7 @@ const Command run_command{
                      "scaled_mm_multi); scale_out for the fused kernels; q and scale for "
                      "quant_int8, quant_svdquant, quant_convrot and quant_w4a8 (also "
                      "group_scale, zeros, correction); q_out, k_out, q_scale and k_scale for "
-                     "qk_norm_quant; lse for flash_attn, paged_attn and decode_attn")
+                     "qk_norm_quant; lse for flash_attn, paged_attn, decode_attn and mla_decode")
           ->required();
       sub.add_option("--param", *params,
                      "k=v: NAME_dtype (bf16, e4m3, e5m2, int4, uint4, ...), out_dtype, k, "
@@ -1169,7 +1214,8 @@ const Command run_command{
                      "offset, base, granularity, scale, group_size, mode, group_scale_dtype, seed "
                      "(also quant_fp8_stochastic); flash_attn, paged_attn, decode_attn: causal, "
                      "window=L,R, softcap, sm_scale, dropout, seed, offset, alibi, q/k/v_descale, "
-                     "num_splits; qk_norm_quant: head_dim, rope_dim, quant_dtype; linear_attn: "
+                     "num_splits; mla_decode: causal, sm_scale, q/k/v_descale, num_splits; "
+                     "qk_norm_quant: head_dim, rope_dim, quant_dtype; linear_attn: "
                      "scale, normalize, eps");
       return [=] { return run_kernel(*kernel, *ins, *outs, *params); };
     }};

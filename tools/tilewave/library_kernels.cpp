@@ -2,6 +2,7 @@
 
 #include <kernels/attention/flash_attn_kernel.hpp>
 #include <kernels/attention/linear_attn_kernel.hpp>
+#include <kernels/attention/mla_decode_kernel.hpp>
 #include <kernels/attention/qk_norm_quant_kernel.hpp>
 #include <kernels/common/dtype.hpp>
 #include <kernels/gemm/gemm_kernel.hpp>
@@ -155,6 +156,22 @@ ir::Kernel build_linear_attn(const emit::ParamReader& p) {
   return lk::build_linear_attn_kernel(s); // rejects unsupported dtypes
 }
 
+ir::Kernel build_mla_decode(const emit::ParamReader& p) {
+  namespace mk = kernels::mla_decode_kernel;
+  mk::MlaDecodeKernelSpec s;
+  s.dtype = dtype(p, "dtype");
+  s.out = dtype(p, "out");
+  s.causal = flag(p, "causal");
+  s.lse = flag(p, "lse");
+  s.split = flag(p, "split");
+  const std::string& table = p.str("paging");
+  if (table != "table" && table != "csr")
+    p.reject("paging", "must be table or csr");
+  s.csr = table == "csr";
+  s.vec_aligned = flag(p, "aligned");
+  return mk::build_mla_decode_kernel(s); // rejects unsupported dtypes
+}
+
 ir::Kernel build_qk_norm_quant(const emit::ParamReader& p) {
   namespace qk = kernels::qk_norm_quant_kernel;
   const std::string& style = p.str("style");
@@ -295,6 +312,23 @@ void register_library_kernels(emit::KernelRegistry& registry) {
                    {{"decay", "1"}},
                    {{"dtype", "f16"}, {"out", "f16"}, {"normalize", "1"}},
                    {{"d", "256"}, {"decay", "1"}, {"normalize", "1"}}}});
+    registry.add({"mla_decode",
+                  "kernels/attention: MLA decode over a paged latent cache (q 576, v 512; 16 "
+                  "packed query rows, 4 waves splitting K's and V's widths, S^T summed in LDS)",
+                  {{"dtype", "bf16", "q / cache dtype: bf16, f16, e4m3, e5m2 or int8"},
+                   {"out", "bf16", "output dtype: bf16 or f16"},
+                   {"causal", "0", "1: bottom-right causal mask (Sq > 1)"},
+                   {"lse", "0", "1: write the log-sum-exp"},
+                   {"split", "0", "1: write split-KV partials"},
+                   {"paging", "table", "table or csr: the block table's form"},
+                   {"aligned", "1", "1: q / cache / out rows 16-byte aligned (transpose loads)"}},
+                  build_mla_decode,
+                  {{},
+                   {{"dtype", "f16"}, {"out", "f16"}, {"causal", "1"}, {"paging", "csr"}},
+                   {{"lse", "1"}, {"split", "1"}},
+                   {{"dtype", "e4m3"}},
+                   {{"dtype", "e5m2"}},
+                   {{"dtype", "int8"}}}});
     registry.add({"qk_norm_quant",
                   "kernels/attention: quant QK-norm (per-head RMSNorm, RoPE on the tail, "
                   "per-(token, head) fp8 / int8 codes and scale; one workgroup per head)",

@@ -61,8 +61,8 @@ public:
                         const Int64& k_token_stride, const Int64& d, const GlobalPtr<T>& v_head,
                         const Int64& v_page_stride, const Int64& v_token_stride, const Int64& dv) {
     KvSource s;
-    s.pk_.emplace(k_head, seq.sk, d,
-                  PagedRows{seq.pages, page_size, k_page_stride, k_token_stride});
+    s.pk_map_.emplace(PagedRows{seq.pages, page_size, k_page_stride, k_token_stride});
+    s.pk_.emplace(k_head, seq.sk, d, *s.pk_map_);
     s.pv_map_.emplace(PagedRows{seq.pages, page_size, v_page_stride, v_token_stride});
     s.pv_.emplace(v_head, seq.sk, dv, *s.pv_map_);
     return s;
@@ -81,6 +81,29 @@ public:
     return copy.load(local_tile<R, C>(k_, block, 0));
   }
 
+  // K of block `block` (keys block * KB ..) as the A operand tiles of S^T = K Q^T for the KS k
+  // steps of head dims dim_tile * 16 KS .. (a wave that owns one slice of the head's width,
+  // MLA), read straight into registers (runs of up to 16 bytes per lane; keys past the sequence
+  // read 0).
+  template <class Atom, int KB, int KS>
+  std::array<MmaFragment<Atom, MmaOperand::A, KB / 16, 1>, KS>
+  load_k_operands(const Int32& block, const Int32& dim_tile) const {
+    using E = typename MmaOperandTraits<Atom, MmaOperand::A>::elem;
+    const GlobalPtr<E> p(k_ptr().ir(), k_ptr().align());
+    const auto read = [&](const auto& k) {
+      const auto tile = local_tile<KB, 16 * KS>(k, block, dim_tile);
+      std::array<MmaFragment<Atom, MmaOperand::A, KB / 16, 1>, KS> f;
+      for (int ks = 0; ks < KS; ++ks)
+        for (int i = 0; i < KB / 16; ++i)
+          f[static_cast<std::size_t>(ks)].at(i, 0) =
+              load_operand<Atom, MmaOperand::A>(tile, Int32(16 * i), Int32(16 * ks), false);
+      return f;
+    };
+    if (pk_)
+      return read(RowGatheredTensor<E, PagedRows>(p, pk_->rows(), pk_->cols(), *pk_map_));
+    return read(GlobalTensor<E>(p, k_.rows(), k_.cols(), k_.row_stride(), k_.col_stride()));
+  }
+
   // V^T of KV block `block` (keys block * KB ..) as the A operand tiles of O^T = V^T P^T:
   // value dims x keys, DVP / 16 x KB / 16 atom tiles, read straight into registers (V never
   // passes through LDS). `transpose_loads`: gfx12 transpose loads, one per tile (the host
@@ -90,15 +113,17 @@ public:
   // because keys past the sequence have P = 0 (masked scores) and value dims past the head only
   // make O columns that are never stored. Otherwise element-wise loads (unaligned V), which
   // read the missing elements as 0.
+  // `dim_tile`: value dims dim_tile * DVP .. of the head (a wave that owns one slice of the
+  // value head, MLA; 0 otherwise).
   template <class Atom, int KB, int DVP>
-  MmaFragment<Atom, MmaOperand::A, DVP / 16, KB / 16> load_vt(const Int32& block,
-                                                              bool transpose_loads) const {
+  MmaFragment<Atom, MmaOperand::A, DVP / 16, KB / 16>
+  load_vt(const Int32& block, bool transpose_loads, const Int32& dim_tile = Int32(0)) const {
     using E = typename MmaOperandTraits<Atom, MmaOperand::A>::elem; // e4m3 / e5m2 of i8 codes
     using Frag = MmaFragment<Atom, MmaOperand::A, DVP / 16, KB / 16>;
     const GlobalPtr<E> p(v_ptr().ir(), v_ptr().align());
     const auto read = [&](const auto& v) {
       if (!transpose_loads) { // tile: KB keys x DVP dims in V's own order
-        const auto tile = local_tile<KB, DVP>(v, block, 0);
+        const auto tile = local_tile<KB, DVP>(v, block, dim_tile);
         Frag f;
         for (int i = 0; i < DVP / 16; ++i)
           for (int ks = 0; ks < KB / 16; ++ks)
@@ -106,19 +131,18 @@ public:
                 load_operand<Atom, MmaOperand::A>(tile, Int32(16 * i), Int32(16 * ks), true);
         return f;
       }
-      const Int64 key0 = cast<i64>(block) * Int64(KB);
+      const Int64 key0 = cast<i64>(block) * Int64(KB), c0 = cast<i64>(dim_tile) * Int64(DVP);
       const auto transposed = [&](bool edge) {
         Frag f;
         for (int i = 0; i < DVP / 16; ++i)
           for (int ks = 0; ks < KB / 16; ++ks) {
-            const Int64 k0 = key0 + Int64(16 * ks);
-            f.at(i, ks) =
-                edge ? load_operand_transposed_clamped<Atom, MmaOperand::A>(v, k0, Int64(16 * i))
-                     : load_operand_transposed<Atom, MmaOperand::A>(v, k0, Int64(16 * i));
+            const Int64 k0 = key0 + Int64(16 * ks), d0 = c0 + Int64(16 * i);
+            f.at(i, ks) = edge ? load_operand_transposed_clamped<Atom, MmaOperand::A>(v, k0, d0)
+                               : load_operand_transposed<Atom, MmaOperand::A>(v, k0, d0);
           }
         return f;
       };
-      const Bool whole = (key0 + Int64(KB) <= v.rows()) && (v.cols() == Int64(DVP));
+      const Bool whole = (key0 + Int64(KB) <= v.rows()) && (v.cols() == c0 + Int64(DVP));
       return if_(
           whole, [&] { return transposed(false); }, [&] { return transposed(true); });
     };
@@ -129,10 +153,11 @@ public:
 
 private:
   const GlobalPtr<T>& v_ptr() const { return pv_ ? pv_->ptr() : v_.ptr(); }
+  const GlobalPtr<T>& k_ptr() const { return pk_ ? pk_->ptr() : k_.ptr(); }
 
   GlobalTensor<T> k_, v_;
   std::optional<Paged> pk_, pv_;
-  std::optional<PagedRows> pv_map_;
+  std::optional<PagedRows> pk_map_, pv_map_;
 };
 
 } // namespace tw::kernels::attention_blocks
