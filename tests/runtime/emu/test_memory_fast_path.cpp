@@ -337,6 +337,16 @@ TEST_CASE("emu memory fast paths: raw buffer loads and stores of every width equ
     CHECK(executed >= at_least);
     CHECK(fast == executed);
   }
+  SUBCASE("one lane's last dword past num_records (inside the allocation) reads 0") {
+    // lane 17's b96 ends 4 bytes past num_records 1000, its wave falls back; the other wave not
+    const auto [executed, fast] =
+        buffer_case("buffer_raw", 1024, 4160, {1000, 12, 4160, 8}, [](uint32_t t) {
+          return t == 17 ? 1000u - 12 - 28 + 4 : t == 63 ? 1000u - 12 - 28 : (t * 37 + 5) % 961;
+        });
+    CHECK(executed >= at_least);
+    CHECK(fast < executed);
+    CHECK(fast > 0);
+  }
   SUBCASE("lanes partly past num_records: loads read 0 there and stores are dropped") {
     const auto [executed, fast] = buffer_case("buffer_raw", 1024, 4160, {500, 12, 2000, 8},
                                               [](uint32_t t) { return (t * 37 + 5) % 961; });
@@ -391,6 +401,14 @@ TEST_CASE("emu memory fast paths: structured buffer loads and stores (idxen) equ
                                               [](uint32_t t) { return t % 11; });
     CHECK(executed == 8);
     CHECK(fast == 8);
+  }
+  SUBCASE("one lane's last dword at the stride, one index at num_records: those read 0") {
+    // lane 9: voffset 18 + soffset 2 + 4 = 24, its b64's second dword past the record (wave 0
+    // falls back); lane 63: index 63 = num_records (wave 1 falls back for the loads)
+    const auto [executed, fast] = buffer_case("buffer_struct", 64 * 24, 1792, {63, 2, 64, 0},
+                                              [](uint32_t t) { return t == 9 ? 18u : t % 11; });
+    CHECK(executed == 8);
+    CHECK(fast < executed);
   }
   SUBCASE("indices past num_records and offsets past the stride: those components read 0 or "
           "are dropped") {
