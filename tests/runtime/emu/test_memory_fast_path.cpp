@@ -207,13 +207,13 @@ void same_with_and_without_observer(const std::string& file, const std::string& 
 // path: every call, in order (and the outputs the same).
 void same_accesses_observed(const std::string& file, const std::string& kernel,
                             const std::vector<size_t>& sizes, std::array<uint32_t, 3> grid,
-                            std::array<uint32_t, 3> block) {
+                            std::array<uint32_t, 3> block, const Fill& fill = nullptr) {
   for (const auto& v : test::kernel_variants(file)) {
     CAPTURE(v.label);
     CAPTURE(kernel);
     RecordAccesses general(true), fast(false);
-    const Outcome g = run(v.path, kernel, sizes, grid, block, false, nullptr, &general);
-    const Outcome f = run(v.path, kernel, sizes, grid, block, false, nullptr, &fast);
+    const Outcome g = run(v.path, kernel, sizes, grid, block, false, fill, &general);
+    const Outcome f = run(v.path, kernel, sizes, grid, block, false, fill, &fast);
     CHECK(g.buffers == f.buffers);
     // Global addresses as (buffer, offset): the two runs allocate their buffers anew (any
     // other address, the kernel arguments', as buffer -1).
@@ -299,8 +299,9 @@ namespace {
 // One case of the buffer kernels (vmem_buffer.ll: buffer_raw / buffer_struct, one workgroup of
 // 64 lanes): buffers {src, params, offs, dst}, params {src num_records, load soffset, dst
 // num_records, store soffset}, lane t's voffset `voffset(t)`. Checks the outputs and byte counts
-// equal the general path's; returns how many buffer instructions the waves executed and how
-// many of them took the fast path.
+// equal the general path's (and, memcheck on, that an observer sees the same accesses);
+// returns how many buffer instructions the waves executed and how many of them took the fast
+// path.
 std::pair<int, int> buffer_case(const std::string& kernel, size_t src_bytes, size_t dst_bytes,
                                 std::array<uint32_t, 4> params,
                                 const std::function<uint32_t(uint32_t)>& voffset,
@@ -316,6 +317,8 @@ std::pair<int, int> buffer_case(const std::string& kernel, size_t src_bytes, siz
   const std::vector<size_t> sizes{src_bytes, sizeof(params), 4 * 64, dst_bytes};
   same_with_and_without_observer("vmem_buffer", kernel, sizes, {1, 1, 1}, {64, 1, 1}, fill,
                                  memcheck);
+  if (memcheck) // (the recording observer's runs keep memcheck on)
+    same_accesses_observed("vmem_buffer", kernel, sizes, {1, 1, 1}, {64, 1, 1}, fill);
   CountBufferFastPath count;
   run(test::kernel_variants("vmem_buffer").back().path, kernel, sizes, {1, 1, 1}, {64, 1, 1}, false,
       fill, &count, memcheck);
