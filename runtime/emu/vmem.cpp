@@ -226,13 +226,41 @@ uint8_t* resolve(WaveContext& c, const DecodedInstr& in, const LaneAccess& a, in
   return nullptr;
 }
 
+// Are every active lane's accesses [addr, addr + bytes) inside allocations (the wave's cached
+// one, or the one the map gives, remembered for the next lane)?
+bool lanes_in_allocations(WaveContext& c, const std::array<uint64_t, kWaveSize>& addr,
+                          uint32_t bytes) {
+  auto in_region = [&](uint64_t a) {
+    const uint64_t into = a - c.region_base;
+    return a >= c.region_base && into <= c.region_size && c.region_size - into >= bytes;
+  };
+  const uint32_t exec = c.wave.exec();
+  if (exec == ~0u) { // the common case, all lanes in the last region: one vector loop
+    bool all = true;
+    for (int lane = 0; lane < kWaveSize; ++lane)
+      all &= in_region(addr[lane]);
+    if (all)
+      return true;
+  }
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint64_t a = addr[std::countr_zero(m)];
+    if (in_region(a))
+      continue;
+    const GlobalMemory::Region* r = c.memory.find(a, bytes);
+    if (!r)
+      return false;
+    c.region_base = r->base;
+    c.region_size = r->size;
+  }
+  return true;
+}
+
 // The fast path of a global load / store: every active lane's address computed, and its whole
-// access [addr, addr + bytes) found inside one allocation (the wave's cached one, or the one the
-// map gives), before anything is read or written. False when a lane falls outside (memcheck's
-// report or the zero-fill / dropped-store rules per 4-byte component are the general path's)
-// or for an unusual operand, or when an observer asks for every component: the general path
-// runs. Another observer is told every component the general path would report
-// (observe_global).
+// access [addr, addr + bytes) found inside one allocation (lanes_in_allocations), before
+// anything is read or written. False when a lane falls outside (memcheck's report or the
+// zero-fill / dropped-store rules per 4-byte component are the general path's) or for an
+// unusual operand, or when an observer asks for every component: the general path runs.
+// Another observer is told every component the general path would report (observe_global).
 bool global_fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout& l, uint32_t bytes,
                            std::array<uint64_t, kWaveSize>& addr) {
   if (c.observer && c.observer->every_component())
@@ -255,28 +283,58 @@ bool global_fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout&
     for (int lane = 0; lane < kWaveSize; ++lane)
       addr[lane] = base + low[lane];
   }
-  auto in_region = [&](uint64_t a) {
-    const uint64_t into = a - c.region_base;
-    return a >= c.region_base && into <= c.region_size && c.region_size - into >= bytes;
-  };
-  if (w.exec() == ~0u) { // the common case, all lanes in the last region: one vector loop
-    bool all = true;
-    for (int lane = 0; lane < kWaveSize; ++lane)
-      all &= in_region(addr[lane]);
-    if (all)
-      return true;
-  }
-  for (uint32_t m = w.exec(); m; m &= m - 1) {
-    const uint64_t a = addr[std::countr_zero(m)];
-    if (in_region(a))
-      continue;
-    const GlobalMemory::Region* r = c.memory.find(a, bytes);
-    if (!r)
+  return lanes_in_allocations(c, addr, bytes);
+}
+
+// The fast path of a buffer load / store: every active lane's byte address computed as
+// lane_address does (base + index * stride + voffset + soffset + inst offset), and every
+// component of every active lane's access within the resource's bounds (buffer_in_range for
+// the last component, which implies it for the others) and inside an allocation
+// (lanes_in_allocations). False otherwise (some component reads 0 or is dropped, or memcheck
+// reports: the general path's rules per component), for an unusual operand, or when an
+// observer asks for every component.
+bool buffer_fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout& l,
+                           const BufferRsrc& r, uint32_t bytes,
+                           std::array<uint64_t, kWaveSize>& addr) {
+  if (c.observer && c.observer->every_component())
+    return false;
+  const WaveState& w = c.wave;
+  const Operand& va = in.op(l.vaddr);
+  static constexpr std::array<uint32_t, kWaveSize> zeros{};
+  const uint32_t* index = zeros.data();
+  const uint32_t* voff = zeros.data();
+  if (va.kind != OperandKind::Off && (in.mods.idxen || in.mods.offen)) {
+    const int regs = int(in.mods.idxen) + int(in.mods.offen);
+    if (!va.is_vgpr() || va.reg + regs > kMaxVgprs)
       return false;
-    c.region_base = r->base;
-    c.region_size = r->size;
+    int k = 0;
+    if (in.mods.idxen)
+      index = w.vgpr[va.reg + k++].data();
+    if (in.mods.offen)
+      voff = w.vgpr[va.reg + k].data();
   }
-  return true;
+  uint32_t soff = 0;
+  if (l.soffset >= 0 && l.soffset < static_cast<int>(in.ops.size()) &&
+      in.ops[l.soffset].kind != OperandKind::Off)
+    soff = w.sread32(in.ops[l.soffset]);
+  const uint64_t fixed = uint64_t(soff) + static_cast<uint64_t>(in.mods.offset);
+  const uint32_t last = bytes - (bytes < 4 ? bytes : 4); // offset of the last component
+  const bool raw = r.stride == 0 || r.oob_select == 3;
+  const uint32_t exec = w.exec();
+  bool out = false;
+  for (int lane = 0; lane < kWaveSize; ++lane) {
+    const uint64_t offset = voff[lane] + fixed;
+    addr[lane] = r.base + uint64_t(index[lane]) * r.stride + offset;
+    bool ok;
+    if (raw)
+      ok = offset + bytes <= r.num_records;
+    else if (r.oob_select == 2)
+      ok = r.num_records != 0;
+    else
+      ok = index[lane] < r.num_records && (r.oob_select == 1 || offset + last < r.stride);
+    out |= ((exec >> lane) & 1u) && !ok;
+  }
+  return !out && lanes_in_allocations(c, addr, bytes);
 }
 
 // The timing model's observer sees the accesses of a fast-path instruction as the general
@@ -286,11 +344,22 @@ void observe_global(WaveContext& c, const std::array<uint64_t, kWaveSize>& addr,
   c.observer->on_global_accesses(addr, c.wave.exec(), unit, bytes / unit);
 }
 
-template <Width W>
-bool global_load_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) {
+// Every active lane's address computed and checked by global_fast_addresses or
+// buffer_fast_addresses (S): false when the general path must run.
+template <Space S>
+bool fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout& l, const BufferRsrc& r,
+                    uint32_t bytes, std::array<uint64_t, kWaveSize>& addr) {
+  if constexpr (S == Space::Buffer)
+    return buffer_fast_addresses(c, in, l, r, bytes, addr);
+  else
+    return global_fast_addresses(c, in, l, bytes, addr);
+}
+
+template <Space S, Width W>
+bool load_fast(WaveContext& c, const DecodedInstr& in, const Layout& l, const BufferRsrc& r) {
   constexpr uint32_t bytes = width_bytes(W);
   std::array<uint64_t, kWaveSize> addr;
-  if (!global_fast_addresses(c, in, l, bytes, addr))
+  if (!fast_addresses<S>(c, in, l, r, bytes, addr))
     return false;
   if (c.observer)
     observe_global(c, addr, bytes);
@@ -315,15 +384,15 @@ bool global_load_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) {
   return true;
 }
 
-template <Width W>
-bool global_store_fast(WaveContext& c, const DecodedInstr& in, const Layout& l) {
+template <Space S, Width W>
+bool store_fast(WaveContext& c, const DecodedInstr& in, const Layout& l, const BufferRsrc& r) {
   constexpr uint32_t bytes = width_bytes(W);
   const WaveState& w = c.wave;
   const Operand& data = in.op(l.vdata);
   if (!data.is_vgpr() || data.reg + (bytes + 3) / 4 > kMaxVgprs)
     return false;
   std::array<uint64_t, kWaveSize> addr;
-  if (!global_fast_addresses(c, in, l, bytes, addr))
+  if (!fast_addresses<S>(c, in, l, r, bytes, addr))
     return false;
   if (c.observer)
     observe_global(c, addr, bytes);
@@ -348,12 +417,12 @@ template <Space S, Width W>
 void vmem_load(WaveContext& c, const DecodedInstr& in) {
   WaveState& w = c.wave;
   const Layout l = layout(S, true, false, false);
-  if constexpr (S == Space::Global)
-    if (global_load_fast<W>(c, in, l))
-      return;
   BufferRsrc rsrc{};
   if constexpr (S == Space::Buffer)
     rsrc = read_rsrc(c, in, in.op(l.saddr));
+  if constexpr (S == Space::Global || S == Space::Buffer)
+    if (load_fast<S, W>(c, in, l, rsrc))
+      return;
   constexpr uint32_t bytes = width_bytes(W);
   const Operand& dst = in.op(l.vdst);
   w.for_each_active([&](int lane) {
@@ -371,12 +440,12 @@ template <Space S, Width W>
 void vmem_store(WaveContext& c, const DecodedInstr& in) {
   WaveState& w = c.wave;
   const Layout l = layout(S, false, false, false);
-  if constexpr (S == Space::Global)
-    if (global_store_fast<W>(c, in, l))
-      return;
   BufferRsrc rsrc{};
   if constexpr (S == Space::Buffer)
     rsrc = read_rsrc(c, in, in.op(l.saddr));
+  if constexpr (S == Space::Global || S == Space::Buffer)
+    if (store_fast<S, W>(c, in, l, rsrc))
+      return;
   constexpr uint32_t bytes = width_bytes(W);
   const Operand& data = in.op(l.vdata);
   w.for_each_active([&](int lane) {

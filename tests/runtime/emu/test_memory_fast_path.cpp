@@ -6,7 +6,9 @@
 // paths' accesses through on_global_accesses / on_lds_accesses, whose defaults must make the
 // same on_access calls, in the same order, as the general path.
 // Kernels: every global width incl. sub-dword and d16 forms, every LDS width, LDS exchange with
-// barriers, the transpose loads (global_load_tr_b128 / _b64), on every compiled variant.
+// barriers, the transpose loads (global_load_tr_b128 / _b64), buffer loads and stores (raw
+// offen and structured idxen forms, in range, partly past num_records, running past the end of
+// their allocation), on every compiled variant.
 #include "emu_test_util.hpp"
 
 #include <runtime/emu/launch.hpp>
@@ -87,6 +89,48 @@ private:
   std::vector<std::unique_ptr<Wave>> waves_;
 };
 
+// Counts, over every wave, the buffer_* instructions executed and those whose accesses came
+// through the fast path's report (on_global_accesses), which the general path never calls.
+class CountBufferFastPath final : public emu::LaunchObserver {
+  struct Wave final : emu::WaveObserver {
+    void on_instruction(const emu::DecodedInstr& in) override {
+      buffer = in.mnemonic.rfind("buffer_", 0) == 0;
+      executed += buffer;
+    }
+    void on_access(int, uint64_t, uint32_t, bool) override {}
+    void on_global_accesses(const std::array<uint64_t, 32>&, uint32_t, uint32_t,
+                            uint32_t) override {
+      fast += buffer;
+    }
+    bool buffer = false;
+    int executed = 0, fast = 0;
+  };
+  std::vector<std::unique_ptr<Wave>> waves_;
+
+public:
+  std::vector<emu::WaveObserver*> begin_workgroup(std::array<uint32_t, 3>, int waves) override {
+    std::vector<emu::WaveObserver*> r;
+    for (int i = 0; i < waves; ++i) {
+      waves_.push_back(std::make_unique<Wave>());
+      r.push_back(waves_.back().get());
+    }
+    return r;
+  }
+  void end_workgroup(std::array<uint32_t, 3>) override {}
+  int executed() const {
+    int n = 0;
+    for (const auto& w : waves_)
+      n += w->executed;
+    return n;
+  }
+  int fast() const {
+    int n = 0;
+    for (const auto& w : waves_)
+      n += w->fast;
+    return n;
+  }
+};
+
 struct Outcome {
   std::vector<std::vector<uint8_t>> buffers;
   emu::LaunchStats stats;
@@ -101,7 +145,8 @@ using Fill = std::function<void(size_t index, uint8_t* data, size_t bytes)>;
 // as its arguments in order; returns every buffer afterwards.
 Outcome run(const std::string& path, const std::string& kernel, std::vector<size_t> sizes,
             std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block, bool observed,
-            const Fill& fill = nullptr, emu::LaunchObserver* recorder = nullptr) {
+            const Fill& fill = nullptr, emu::LaunchObserver* recorder = nullptr,
+            bool memcheck = true) {
   auto co = emu::CodeObject::load(test::read_file_bytes(path));
   emu::GlobalMemory memory;
   memory.add_region(co->image_base(), co->image_size(), "code object");
@@ -121,6 +166,7 @@ Outcome run(const std::string& path, const std::string& kernel, std::vector<size
   cfg.grid = grid;
   cfg.block = block;
   cfg.threads = 1;
+  cfg.memcheck = memcheck;
   SeeEverything observer;
   if (observed)
     cfg.observer = &observer;
@@ -138,12 +184,13 @@ Outcome run(const std::string& path, const std::string& kernel, std::vector<size
 
 void same_with_and_without_observer(const std::string& file, const std::string& kernel,
                                     const std::vector<size_t>& sizes, std::array<uint32_t, 3> grid,
-                                    std::array<uint32_t, 3> block, const Fill& fill = nullptr) {
+                                    std::array<uint32_t, 3> block, const Fill& fill = nullptr,
+                                    bool memcheck = true) {
   for (const auto& v : test::kernel_variants(file)) {
     CAPTURE(v.label);
     CAPTURE(kernel);
-    const Outcome fast = run(v.path, kernel, sizes, grid, block, false, fill);
-    const Outcome general = run(v.path, kernel, sizes, grid, block, true, fill);
+    const Outcome fast = run(v.path, kernel, sizes, grid, block, false, fill, nullptr, memcheck);
+    const Outcome general = run(v.path, kernel, sizes, grid, block, true, fill, nullptr, memcheck);
     for (size_t i = 0; i < sizes.size(); ++i) {
       CAPTURE(i);
       CHECK(fast.buffers[i] == general.buffers[i]);
@@ -160,13 +207,13 @@ void same_with_and_without_observer(const std::string& file, const std::string& 
 // path: every call, in order (and the outputs the same).
 void same_accesses_observed(const std::string& file, const std::string& kernel,
                             const std::vector<size_t>& sizes, std::array<uint32_t, 3> grid,
-                            std::array<uint32_t, 3> block) {
+                            std::array<uint32_t, 3> block, const Fill& fill = nullptr) {
   for (const auto& v : test::kernel_variants(file)) {
     CAPTURE(v.label);
     CAPTURE(kernel);
     RecordAccesses general(true), fast(false);
-    const Outcome g = run(v.path, kernel, sizes, grid, block, false, nullptr, &general);
-    const Outcome f = run(v.path, kernel, sizes, grid, block, false, nullptr, &fast);
+    const Outcome g = run(v.path, kernel, sizes, grid, block, false, fill, &general);
+    const Outcome f = run(v.path, kernel, sizes, grid, block, false, fill, &fast);
     CHECK(g.buffers == f.buffers);
     // Global addresses as (buffer, offset): the two runs allocate their buffers anew (any
     // other address, the kernel arguments', as buffer -1).
@@ -244,5 +291,133 @@ TEST_CASE("emu memory fast paths: transpose loads equal the general path") {
     };
     same_with_and_without_observer("vmem_load_tr", kernel, {src_bytes, 4 * 32, 4 * 128}, {1, 1, 1},
                                    {32, 1, 1}, offsets);
+  }
+}
+
+namespace {
+
+// One case of the buffer kernels (vmem_buffer.ll: buffer_raw / buffer_struct, one workgroup of
+// 64 lanes): buffers {src, params, offs, dst}, params {src num_records, load soffset, dst
+// num_records, store soffset}, lane t's voffset `voffset(t)`. Checks the outputs and byte counts
+// equal the general path's (and, memcheck on, that an observer sees the same accesses);
+// returns how many buffer instructions the waves executed and how many of them took the fast
+// path.
+std::pair<int, int> buffer_case(const std::string& kernel, size_t src_bytes, size_t dst_bytes,
+                                std::array<uint32_t, 4> params,
+                                const std::function<uint32_t(uint32_t)>& voffset,
+                                bool memcheck = true) {
+  const Fill fill = [&](size_t index, uint8_t* data, size_t) {
+    if (index == 1)
+      std::memcpy(data, params.data(), sizeof(params));
+    for (uint32_t t = 0; index == 2 && t < 64; ++t) {
+      const uint32_t o = voffset(t);
+      std::memcpy(data + 4 * t, &o, 4);
+    }
+  };
+  const std::vector<size_t> sizes{src_bytes, sizeof(params), 4 * 64, dst_bytes};
+  same_with_and_without_observer("vmem_buffer", kernel, sizes, {1, 1, 1}, {64, 1, 1}, fill,
+                                 memcheck);
+  if (memcheck) // (the recording observer's runs keep memcheck on)
+    same_accesses_observed("vmem_buffer", kernel, sizes, {1, 1, 1}, {64, 1, 1}, fill);
+  CountBufferFastPath count;
+  run(test::kernel_variants("vmem_buffer").back().path, kernel, sizes, {1, 1, 1}, {64, 1, 1}, false,
+      fill, &count, memcheck);
+  return {count.executed(), count.fast()};
+}
+
+} // namespace
+
+TEST_CASE("emu memory fast paths: raw buffer loads and stores of every width equal the general "
+          "path") {
+  // 10 loads and 8 stores per wave in the IR (-O3 merges some into wider ones), 2 waves. Lane t
+  // loads up to 28 bytes at voffset + soffset 12 and stores 56 bytes at t * 64 + soffset 8.
+  const int at_least = 2 * (10 + 4); // buffer instructions executed by the two waves
+  SUBCASE("every access within num_records and its allocation: all take the fast path") {
+    // voffsets unaligned and out of order, lane 63's b96 ending at num_records exactly
+    const auto [executed, fast] =
+        buffer_case("buffer_raw", 1024, 4160, {1000, 12, 4160, 8},
+                    [](uint32_t t) { return t == 63 ? 1000u - 12 - 28 : (t * 37 + 5) % 961; });
+    CHECK(executed >= at_least);
+    CHECK(fast == executed);
+  }
+  SUBCASE("one lane's last dword past num_records (inside the allocation) reads 0") {
+    // lane 17's b96 ends 4 bytes past num_records 1000, its wave falls back; the other wave not
+    const auto [executed, fast] =
+        buffer_case("buffer_raw", 1024, 4160, {1000, 12, 4160, 8}, [](uint32_t t) {
+          return t == 17 ? 1000u - 12 - 28 + 4 : t == 63 ? 1000u - 12 - 28 : (t * 37 + 5) % 961;
+        });
+    CHECK(executed >= at_least);
+    CHECK(fast < executed);
+    CHECK(fast > 0);
+  }
+  SUBCASE("lanes partly past num_records: loads read 0 there and stores are dropped") {
+    const auto [executed, fast] = buffer_case("buffer_raw", 1024, 4160, {500, 12, 2000, 8},
+                                              [](uint32_t t) { return (t * 37 + 5) % 961; });
+    CHECK(executed >= at_least);
+    CHECK(fast < executed);
+  }
+  SUBCASE("one wave within num_records, the other partly past it") {
+    // wave 0 (lanes 0-31) reads [0, 500), wave 1 up to 990; stores: wave 0 within 2048 + 8
+    const auto [executed, fast] =
+        buffer_case("buffer_raw", 1024, 4160, {512, 12, 2056, 8},
+                    [](uint32_t t) { return t < 32 ? t * 15 : 500 + t * 7; });
+    CHECK(executed >= at_least);
+    CHECK(fast * 2 == executed);
+  }
+  SUBCASE("num_records past the allocation's end, memcheck off: bytes outside read 0") {
+    const auto [executed, fast] = buffer_case(
+        "buffer_raw", 1024, 4160, {1u << 20, 12, 4160, 8},
+        [](uint32_t t) { return 1024u - 12 - 28 + t % 8; }, false);
+    CHECK(executed >= at_least);
+    CHECK(fast < executed);
+  }
+}
+
+TEST_CASE("emu memory fast paths: a buffer load past its allocation's end within num_records is "
+          "a memcheck error on both paths") {
+  const std::array<uint32_t, 4> params{1u << 20, 12, 4160, 8};
+  const Fill fill = [&](size_t index, uint8_t* data, size_t) {
+    if (index == 1)
+      std::memcpy(data, params.data(), sizeof(params));
+    for (uint32_t t = 0; index == 2 && t < 64; ++t) {
+      const uint32_t o = t == 5 ? 1024 - 12 - 8 : 0; // lane 5's b128 ends 4 bytes past the end
+      std::memcpy(data + 4 * t, &o, 4);
+    }
+  };
+  for (const auto& v : test::kernel_variants("vmem_buffer")) {
+    CAPTURE(v.label);
+    for (bool general : {false, true}) {
+      CAPTURE(general);
+      CHECK_THROWS_WITH(
+          run(v.path, "buffer_raw", {1024, 16, 4 * 64, 4160}, {1, 1, 1}, {64, 1, 1}, general, fill),
+          doctest::Contains("memcheck: global read of 4 bytes"));
+    }
+  }
+}
+
+TEST_CASE("emu memory fast paths: structured buffer loads and stores (idxen) equal the general "
+          "path") {
+  // 2 loads (idxen offen, soffset 2) and 2 stores (idxen; raw offen) per wave, 2 waves;
+  // 24-byte records, OOB_SELECT 0: index < num_records, offset < stride per component.
+  SUBCASE("every access within the records: all take the fast path") {
+    const auto [executed, fast] = buffer_case("buffer_struct", 64 * 24, 1792, {64, 2, 64, 0},
+                                              [](uint32_t t) { return t % 11; });
+    CHECK(executed == 8);
+    CHECK(fast == 8);
+  }
+  SUBCASE("one lane's last dword at the stride, one index at num_records: those read 0") {
+    // lane 9: voffset 18 + soffset 2 + 4 = 24, its b64's second dword past the record (wave 0
+    // falls back); lane 63: index 63 = num_records (wave 1 falls back for the loads)
+    const auto [executed, fast] = buffer_case("buffer_struct", 64 * 24, 1792, {63, 2, 64, 0},
+                                              [](uint32_t t) { return t == 9 ? 18u : t % 11; });
+    CHECK(executed == 8);
+    CHECK(fast < executed);
+  }
+  SUBCASE("indices past num_records and offsets past the stride: those components read 0 or "
+          "are dropped") {
+    const auto [executed, fast] = buffer_case("buffer_struct", 64 * 24, 1792, {40, 2, 50, 0},
+                                              [](uint32_t t) { return t % 23; });
+    CHECK(executed == 8);
+    CHECK(fast < executed);
   }
 }
