@@ -295,6 +295,12 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         return Float32(1.0f);
     }();
 
+    // Lazy rescaling (online_softmax.hpp): the reference maximum moves only when a block's
+    // maximum exceeds it by more than 8 (log2 units), so P <= 2^8 and O's rescale is skipped
+    // by every wave none of whose maxima jumped that far. Not for int8 (P's quantization rule
+    // needs P <= 1) nor with dropout (P / (1 - p) would approach f16 / fp8 overflow).
+    const float rescale_slack = Products::integer || s.dropout ? 0.0f : 8.0f;
+
     // The first query (tile column) of this wave's 16 in S^T.
     const Int32 wave_q0 = s_f32.wave_coord().second * Int32(16);
 
@@ -317,7 +323,7 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
               packed ? vis.whole_block(vis_row0, block_q, key0, kb)
                      : vis.whole_block(vis_row0 + wave_q0, 16, key0, kb),
               [&] { return scores(st, key0, false); }, [&] { return scores(st, key0, true); });
-          auto sm = online_softmax_step(sc, plain ? s_to_log2 : Float32(1.0f), m, l);
+          auto sm = online_softmax_step(sc, plain ? s_to_log2 : Float32(1.0f), m, l, rescale_slack);
           if (s.dropout) // P of P V only (m and l keep every probability)
             sm.p = map(s_f32, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
               const Int32 row = row0_32 + c; // packed: (group head, query) -> g * Sq + i
