@@ -195,8 +195,12 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     // skips it (zeros), instead of a tile wholly past the keys taking the masked copy path.
     // (Clamping the index to the last block instead makes it non-affine in t, and LLVM then
     // hoists every per-element pointer of the masked path out of the loop: VGPR spills.)
+    // A clipped K (s.k_clipped) needs neither: the block after the last reads zeros through
+    // its descriptor (num_records 0), with the same loads as every other block.
     const auto fetch = [&](const Int32& t) {
       using Regs = decltype(kv.template load_k<kb, Dp>(copy_k, first_block + t));
+      if (s.k_clipped && !paged)
+        return kv.template load_k<kb, Dp>(copy_k, first_block + t, true);
       return if_(
           t < num_blocks, [&] { return kv.template load_k<kb, Dp>(copy_k, first_block + t); },
           [&] {
