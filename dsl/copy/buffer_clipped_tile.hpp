@@ -1,10 +1,10 @@
 #pragma once
 // BufferClippedTile<T, R, C>: an R x C tile of a row-major GlobalTensor whose loads need no
 // mask and no branch, at its edges included: a raw buffer descriptor at the tile's origin
-// whose num_records ends just after the tile's last element inside the tensor, and per-lane
-// 32-bit byte offsets. Every element outside the tensor reads 0:
-//  - a run in a row past the tensor's last row lies at or past num_records (rows do not
-//    overlap), so the buffer's range check returns 0 for it;
+// whose num_records ends after the tile's last row inside the tensor (that many row strides),
+// and per-lane 32-bit byte offsets. Every element outside the tensor reads 0:
+//  - a run in a row past the tensor's last row lies at or past num_records, so the buffer's
+//    range check returns 0 for it;
 //  - a run in a column past the tensor's last column gets the offset 2^31, past any
 //    num_records (a lane's columns are fixed, so this choice does not depend on the tile's row
 //    and a loop hoists it).
@@ -19,7 +19,8 @@
 //    run of N elements at a column multiple of N lies wholly inside or wholly outside (cols a
 //    multiple of N);
 //  - rows that do not overlap: row_stride >= cols;
-//  - every byte offset of the tile below 2^31: ((R - 1) row_stride + C) elements;
+//  - every byte offset of the tile below 2^31: ((R - 1) row_stride + C) elements; the
+//    tensor's row and column counts below 2^31;
 //  - the base and the row starts aligned for the runs' width (16 bytes for 128-bit runs).
 #include <dsl/builder/control.hpp>
 #include <dsl/tensor/global_tensor.hpp>
@@ -38,12 +39,18 @@ public:
 
   BufferClippedTile(const GlobalTensor<T>& t, const Int64& row0, const Int64& col0)
       : row_stride_(cast<i32>(t.row_stride())) {
-    // (32-bit: the tile's offsets fit in 31 bits by the requirements, and so do its counts)
-    const Int32 rows_valid = cast<i32>(min(max(t.rows() - row0, Int64(0)), Int64(R)));
-    cols_valid_ = cast<i32>(min(max(t.cols() - col0, Int64(0)), Int64(C)));
-    const Int32 span = (rows_valid - Int32(1)) * row_stride_ + cols_valid_;
-    const Int32 records = select(rows_valid > Int32(0) && cols_valid_ > Int32(0),
-                                 span * Int32(elem_bytes<T>()), Int32(0));
+    // 32-bit arithmetic: the tile's offsets fit in 31 bits by the requirements, and the
+    // tensor's row and column counts are below 2^31. No clamp (min of a max) of a scalar
+    // value: LLVM selects that as v_med3 (VALU), which would make the descriptor divergent
+    // (a readfirstlane loop around every load).
+    cols_valid_ = min(max(cast<i32>(t.cols()) - cast<i32>(col0), Int32(0)), Int32(C));
+    // The records end after the last valid row's stride: rows_valid * row_stride elements.
+    // A run of a later row starts at or past it (read as 0); a run of a valid row in columns
+    // past the tensor is sent past every num_records by its offset (load_run).
+    const Int32 rows_left = cast<i32>(t.rows()) - cast<i32>(row0);
+    const Int32 rows_valid = cast<i32>(min(cast<u32>(rows_left), UInt32(R)));
+    const Int32 records =
+        select(rows_left > Int32(0), rows_valid * (row_stride_ * Int32(elem_bytes<T>())), Int32(0));
     ir::OpBuilder& ob = KernelBuilder::current("BufferClippedTile").ops();
     rsrc_ = ob.buffer_rsrc(t.ptr().address(t.offset(row0, col0)), records.ir());
   }

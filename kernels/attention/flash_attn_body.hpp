@@ -308,6 +308,11 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     // The first query (tile column) of this wave's 16 in S^T.
     const Int32 wave_q0 = s_f32.wave_coord().second * Int32(16);
 
+    // The blocks that need no mask (per wave: its own 16 queries; packed rows: the whole
+    // tile), bounds computed once before the loop.
+    const VisibleKeys::WholeBlocks whole = packed ? vis.whole_blocks(vis_row0, block_q, kb)
+                                                  : vis.whole_blocks(vis_row0 + wave_q0, 16, kb);
+
     // ---- the KV loop: the algorithm ----
     using OFrag = typename decltype(o_f32)::CFrag;
     using Row = RegTensor<f32, 1, 1>;
@@ -324,9 +329,8 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
           // is per wave (its own 16 queries; packed rows: the whole tile): on the causal
           // diagonal a wave whose queries see the whole block skips the mask (wave-uniform).
           const auto sc = if_(
-              packed ? vis.whole_block(vis_row0, block_q, key0, kb)
-                     : vis.whole_block(vis_row0 + wave_q0, 16, key0, kb),
-              [&] { return scores(st, key0, false); }, [&] { return scores(st, key0, true); });
+              whole.contains(key0), [&] { return scores(st, key0, false); },
+              [&] { return scores(st, key0, true); });
           auto sm = online_softmax_step(sc, plain ? s_to_log2 : Float32(1.0f), m, l, rescale_slack);
           if (s.dropout) // P of P V only (m and l keep every probability)
             sm.p = map(s_f32, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
