@@ -44,7 +44,8 @@ std::vector<std::uint16_t> random_bf16(size_t n, std::uint32_t seed) {
 }
 } // namespace
 
-TEST_CASE("flash_attn static quality: bf16 D 128, under 15 instructions per WMMA, full and causal") {
+TEST_CASE(
+    "flash_attn static quality: bf16 D 128, under 15 instructions per WMMA, full and causal") {
   const std::int64_t B = 1, H = 2, S = 256, D = 128;
   const size_t elems = size_t(B * S * H * D), bytes = elems * 2;
   for (bool causal : {false, true})
@@ -62,10 +63,14 @@ TEST_CASE("flash_attn static quality: bf16 D 128, under 15 instructions per WMMA
       CHECK(r.scratch_bytes == 0);
       CHECK(r.lds_bytes <= 65536);
       CHECK(r.waves_per_simd >= 2);
-      // K: 4 buffer loads in the prologue and 4 in the loop, no 64-bit masked copy of K and
-      // no waterfall loop (the descriptor stays in SGPRs)
-      CHECK(count(art.assembly, "buffer_load_b128") == 8);
-      CHECK(count(art.assembly, "s_and_saveexec_b32") == 0);
+      // K by buffer loads (4 per copy of the fetch: LLVM peels the first block), no masked
+      // 64-bit copy of K (the 16 global_load_b128 are Q's, its whole and masked paths), and no
+      // waterfall loop around a descriptor that became a VGPR value (readfirstlane and a
+      // 64-bit compare of the descriptor per load)
+      CHECK(count(art.assembly, "buffer_load_b128") >= 8);
+      CHECK(count(art.assembly, "global_load_b128") <= 16);
+      CHECK(count(art.assembly, "v_cmp_eq_u64") == 0);
+      CHECK(count(art.assembly, "v_readfirstlane_b32") < 8);
 
       runtime::EmuDevice dev;
       const runtime::ModuleHandle mod = dev.load_code_object(art.code_object.elf);
