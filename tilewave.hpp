@@ -23,6 +23,7 @@
 #include <atoms/occupancy.hpp>
 
 // The DSL and its kernel IR.
+#include <dsl/copy/buffer_clipped_tile.hpp>
 #include <dsl/copy/buffer_global_tile.hpp>
 #include <dsl/copy/transpose_load.hpp>
 #include <dsl/dsl.hpp>

@@ -46,6 +46,7 @@ void print_modeled_headline() {
     s.windowed = causal;
     s.vec_aligned = true;
     s.v_transpose_loads = true;
+    s.k_clipped = true;
     for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
       set_gemm_target({b, Arch::gfx1201});
       const emit::CodeObject co = compile_flash_attn_kernel(s);
@@ -146,6 +147,7 @@ int main(int argc, char** argv) {
         s.windowed = causal;
         s.vec_aligned = true;
         s.v_transpose_loads = true;
+        s.k_clipped = true;
         std::printf("== %s D=%d %s (%s)\n", std::string(dtype_name(t)).c_str(), d,
                     causal ? "causal" : "full", s.name().c_str());
         for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {

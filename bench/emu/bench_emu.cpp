@@ -228,6 +228,7 @@ void flash_attn_figure(runtime::EmuDevice& dev, int repeat) {
   spec.head_dim_pad = spec.head_dim_v_pad = int(D);
   spec.vec_aligned = true;
   spec.v_transpose_loads = true;
+  spec.k_clipped = true;
   kernels::set_gemm_target({emit::Backend::llvm, Arch::gfx1201});
   const emit::CodeObject co = fa::compile_flash_attn_kernel(spec);
   const size_t n = size_t(B * S * H * D);

@@ -195,8 +195,12 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     // skips it (zeros), instead of a tile wholly past the keys taking the masked copy path.
     // (Clamping the index to the last block instead makes it non-affine in t, and LLVM then
     // hoists every per-element pointer of the masked path out of the loop: VGPR spills.)
+    // A clipped K (s.k_clipped) needs neither: the block after the last reads zeros through
+    // its descriptor (num_records 0), with the same loads as every other block.
     const auto fetch = [&](const Int32& t) {
       using Regs = decltype(kv.template load_k<kb, Dp>(copy_k, first_block + t));
+      if (s.k_clipped && !paged)
+        return kv.template load_k<kb, Dp>(copy_k, first_block + t, true);
       return if_(
           t < num_blocks, [&] { return kv.template load_k<kb, Dp>(copy_k, first_block + t); },
           [&] {
@@ -295,8 +299,19 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         return Float32(1.0f);
     }();
 
+    // Lazy rescaling (online_softmax.hpp): the reference maximum moves only when a block's
+    // maximum exceeds it by more than 8 (log2 units), so P <= 2^8 and O's rescale is skipped
+    // by every wave none of whose maxima jumped that far. Not for int8 (P's quantization rule
+    // needs P <= 1) nor with dropout (P / (1 - p) would approach f16 / fp8 overflow).
+    const float rescale_slack = Products::integer || s.dropout ? 0.0f : 8.0f;
+
     // The first query (tile column) of this wave's 16 in S^T.
     const Int32 wave_q0 = s_f32.wave_coord().second * Int32(16);
+
+    // The blocks that need no mask (per wave: its own 16 queries; packed rows: the whole
+    // tile), bounds computed once before the loop.
+    const VisibleKeys::WholeBlocks whole = packed ? vis.whole_blocks(vis_row0, block_q, kb)
+                                                  : vis.whole_blocks(vis_row0 + wave_q0, 16, kb);
 
     // ---- the KV loop: the algorithm ----
     using OFrag = typename decltype(o_f32)::CFrag;
@@ -314,10 +329,9 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
           // is per wave (its own 16 queries; packed rows: the whole tile): on the causal
           // diagonal a wave whose queries see the whole block skips the mask (wave-uniform).
           const auto sc = if_(
-              packed ? vis.whole_block(vis_row0, block_q, key0, kb)
-                     : vis.whole_block(vis_row0 + wave_q0, 16, key0, kb),
-              [&] { return scores(st, key0, false); }, [&] { return scores(st, key0, true); });
-          auto sm = online_softmax_step(sc, plain ? s_to_log2 : Float32(1.0f), m, l);
+              whole.contains(key0), [&] { return scores(st, key0, false); },
+              [&] { return scores(st, key0, true); });
+          auto sm = online_softmax_step(sc, plain ? s_to_log2 : Float32(1.0f), m, l, rescale_slack);
           if (s.dropout) // P of P V only (m and l keep every probability)
             sm.p = map(s_f32, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
               const Int32 row = row0_32 + c; // packed: (group head, query) -> g * Sq + i

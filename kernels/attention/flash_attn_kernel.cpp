@@ -59,6 +59,8 @@ std::string FlashAttnKernelSpec::name() const {
     n += paging == KvPaging::table ? "_paged" : "_pagedcsr";
   if (v_transpose_loads)
     n += "_vtr";
+  if (k_clipped)
+    n += "_kc";
   if (gqa_packed)
     n += "_gqa";
   return n;

@@ -40,6 +40,11 @@ struct FlashAttnKernelSpec {
   // V's PV operand tiles by gfx12 transpose loads: v 16-byte aligned (base and rows) and
   // head_dim_v a multiple of 8; otherwise element-wise loads (kv_source.hpp).
   bool v_transpose_loads = false;
+  // K's blocks through a clipped buffer descriptor (dsl/copy/buffer_clipped_tile.hpp), edges
+  // included, without a masked path: k 16-byte aligned (base and rows), head_dim a multiple
+  // of the 128-bit copy run (8 elements, fp8 / int8: 16), k's rows not overlapping (row
+  // stride >= head_dim) and a KV block's byte offsets below 2^31; not paged.
+  bool k_clipped = false;
   // k / v are page pools [num_pages, page_size, Hkv, D] read through a block table (dense
   // [B, max_blocks] or CSR); seqlens_k [B] gives each sequence's key count.
   enum class KvPaging { none, table, csr } paging = KvPaging::none;

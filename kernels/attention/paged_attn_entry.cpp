@@ -20,6 +20,7 @@ void launch_paged_attn(runtime::Device& device, const PagedAttnArgs& args,
   const FlashAttnProblem& p = pp.attn;
   FlashAttnKernelSpec spec = spec_of(args.attn, p);
   spec.gqa_packed = gqa_packed;
+  spec.k_clipped = false; // pages: K's rows through the block table
   spec.paging = pp.csr ? FlashAttnKernelSpec::KvPaging::csr : FlashAttnKernelSpec::KvPaging::table;
   FlashAttnLaunchArgs g = launch_args_of(args.attn, p);
   // pools [num_pages, page_size, Hkv, D]: the "batch" stride is the page stride

@@ -142,6 +142,11 @@ ir::Kernel build_flash_attn(const emit::ParamReader& p) {
   s.v_transpose_loads = s.vec_aligned; // every listed head dim is a multiple of 8
   s.paging = paging(p, "paging");
   s.gqa_packed = flag(p, "gqa");
+  // K through a clipped buffer descriptor, as launch_flash_attn picks it for aligned rows whose
+  // head dim is a multiple of the 128-bit run (16 elements for 8-bit dtypes)
+  const int64_t k_run = dtype_bits(s.dtype) == 8 ? 16 : 8;
+  s.k_clipped = s.vec_aligned && s.paging == fk::FlashAttnKernelSpec::KvPaging::none &&
+                p.one_of("d", dims) % k_run == 0;
   return fk::build_flash_attn_kernel(s); // rejects unsupported combinations
 }
 

@@ -10,6 +10,7 @@
 // tiles of one V block (load_vt): nothing else in the kernel depends on where the rows are.
 #include <kernels/attention/blocks/attn_sequence.hpp>
 
+#include <dsl/copy/buffer_clipped_tile.hpp>
 #include <dsl/copy/buffer_global_tile.hpp>
 #include <dsl/copy/transpose_load.hpp>
 #include <dsl/tensor/gathered_rows.hpp>
@@ -69,13 +70,18 @@ public:
   }
 
   // The copy registers of K block `block` (rows block * R .., R x C; rows past the sequence
-  // and columns past the head read 0). Contiguous rows whose starts are 16-byte aligned (the
-  // copy's 128-bit runs): a whole block through a buffer resource at its first row
-  // (dsl/copy/buffer_global_tile.hpp: no 64-bit VALU addresses in the KV loop).
+  // and columns past the head read 0). `clipped` (contiguous rows that meet
+  // buffer_clipped_tile's requirements, checked on the host): every block, the edge and the
+  // ones past the sequence included, through one clipped buffer descriptor: no mask, no
+  // branch, no 64-bit VALU address (dsl/copy/buffer_clipped_tile.hpp). Otherwise contiguous
+  // rows whose starts are 16-byte aligned (the copy's 128-bit runs): a whole block through a
+  // buffer resource at its first row (dsl/copy/buffer_global_tile.hpp), an edge block masked.
   template <int R, int C, class Copy>
-  auto load_k(const Copy& copy, const Int32& block) const {
+  auto load_k(const Copy& copy, const Int32& block, bool clipped = false) const {
     if (pk_)
       return copy.load(local_tile<R, C>(*pk_, block, 0));
+    if (clipped)
+      return copy.load(buffer_clipped_tile<R, C>(k_, block, 0));
     if (k_.ptr().align() >= 16)
       return copy.load(buffer_local_tile<R, C>(k_, block, 0));
     return copy.load(local_tile<R, C>(k_, block, 0));

@@ -8,6 +8,15 @@
 // (c s_j - m' in one rounding), not a multiply per score and a subtraction.
 // A query that has seen no key yet keeps m = -inf; exp2 then works from 0 so that masked
 // scores (-inf) give p = 0 and alpha = 0 instead of NaN.
+//
+// Lazy rescaling (slack > 0, in log2 units): the reference m moves only when the block's
+// maximum exceeds it by more than `slack`,
+//   m' = c max_j s_j  if c max_j s_j > m + slack,  else m,
+// so that m' is within `slack` below the true running maximum (p <= 2^slack, l and O stay far
+// from f32 overflow) and alpha is exactly 1, i.e. O's rescale is skipped
+// (scale_cols_unless_one), for every block whose maximum does not jump by more than `slack`.
+// out = O / l and lse = m + log2(l) do not depend on which reference m is used. slack = 0 is
+// the exact running maximum (int8 attention's P rule needs it: P <= 1).
 #include <dsl/dsl.hpp>
 
 #include <limits>
@@ -22,16 +31,20 @@ struct SoftmaxStep {
 };
 
 template <class Frag, int RN>
-SoftmaxStep<Frag, RN> online_softmax_step(const Frag& s, const dsl::Float32& c,
-                                          const dsl::RegTensor<dsl::f32, 1, RN>& m,
-                                          const dsl::RegTensor<dsl::f32, 1, RN>& l) {
+SoftmaxStep<Frag, RN>
+online_softmax_step(const Frag& s, const dsl::Float32& c, const dsl::RegTensor<dsl::f32, 1, RN>& m,
+                    const dsl::RegTensor<dsl::f32, 1, RN>& l, float slack = 0.0f) {
   using namespace tw::dsl;
   const Float32 neg_inf(-std::numeric_limits<float>::infinity());
   const auto block_max = reduce_cols(s, Reduce::max);
   SoftmaxStep<Frag, RN> out;
   RegTensor<f32, 1, RN> neg_base;
   for (int j = 0; j < RN; ++j) {
-    out.m(0, j) = max(m(0, j), block_max(0, j) * c);
+    const Float32 cand = block_max(0, j) * c;
+    // (a NaN candidate leaves m where it was in both forms: max ignores NaN, and the compare
+    // is false)
+    out.m(0, j) =
+        slack > 0.0f ? select(cand > m(0, j) + Float32(slack), cand, m(0, j)) : max(m(0, j), cand);
     const Float32 base = select(out.m(0, j) == neg_inf, Float32(0.0f), out.m(0, j));
     neg_base(0, j) = -base;
     out.alpha(0, j) = exp2(m(0, j) + neg_base(0, j));

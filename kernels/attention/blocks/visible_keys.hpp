@@ -42,17 +42,30 @@ struct VisibleKeys {
     return {lo, hi};
   }
 
-  // Every row of [row0, row0 + rows) (clipped to sq) sees every key of [key0, key0 + n).
-  Bool whole_block(const Int32& row0, int rows, const Int32& key0, int n) const {
-    Bool ok = key0 + n <= kv_hi;
-    if (split)
-      ok = ok && key0 >= kv_lo;
+  // The first keys key0 of the n-key blocks that every row of [row0, row0 + rows) (clipped to
+  // sq) sees whole: lo <= key0 <= hi, kept as (first, width) so that the test of a block is
+  // one subtraction and one unsigned compare (contains), the bounds computed once per tile.
+  struct WholeBlocks {
+    Int32 first;
+    UInt32 width;
+    // key0 (>= 0) starts a whole block (an empty range: first = 2^31 - 1, width 0, which no
+    // key0 below 2^31 - 1 reaches)
+    Bool contains(const Int32& key0) const { return cast<u32>(key0 - first) <= width; }
+  };
+  WholeBlocks whole_blocks(const Int32& row0, int rows, int n) const {
+    Int32 lo = split ? kv_lo : Int32(0); // keys are >= 0
+    Int32 hi = kv_hi - n;                // key0 + n <= kv_hi
     if (windowed) {
       const Int32 last = min(row0 + rows, sq) - 1;
-      ok = ok && (left < 0 || key0 >= last + sk - sq - left) &&
-           (right < 0 || key0 + (n - 1) <= row0 + sk - sq + right);
+      lo = select(left < 0, lo, max(lo, last + sk - sq - left));
+      hi = select(right < 0, hi, min(hi, row0 + sk - sq + right - (n - 1)));
     }
-    return ok;
+    const Bool empty = hi < lo;
+    return {select(empty, Int32(0x7fffffff), lo), cast<u32>(select(empty, Int32(0), hi - lo))};
+  }
+  // Every row of [row0, row0 + rows) (clipped to sq) sees every key of [key0, key0 + n).
+  Bool whole_block(const Int32& row0, int rows, const Int32& key0, int n) const {
+    return whole_blocks(row0, rows, n).contains(key0);
   }
 
   // Blocks [first, first + count) of kv_block keys that hold a visible key of rows
