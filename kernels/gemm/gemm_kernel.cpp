@@ -184,9 +184,10 @@ void launch_compiled(runtime::Device& device, const GemmKernelSpec& spec, runtim
   device.synchronize();
 }
 
-// The partial pass of a split-K GEMM: only what the main loop needs (operands, MX block scales,
-// the quantizing prologue), the raw accumulator as output.
-GemmKernelSpec partial_pass(GemmKernelSpec s) {
+} // namespace
+
+GemmKernelSpec gemm_partial_pass(const GemmKernelSpec& spec) {
+  GemmKernelSpec s = spec;
   const bool integer = s.a == DType::int8 || is_packed_int4(s.a);
   s.split_k = SplitKPass::partial;
   s.out = integer ? DType::i32 : DType::f32;
@@ -196,14 +197,18 @@ GemmKernelSpec partial_pass(GemmKernelSpec s) {
   s.lora = s.lora_vec_aligned = false;
   return s;
 }
-// The reduce pass: the epilogue of the spec on the summed partials (no operand loads; MX scales
-// are already in the partials; the quantizing prologue still computes s_m for dequantization).
-GemmKernelSpec reduce_pass(GemmKernelSpec s) {
+
+GemmKernelSpec gemm_reduce_pass(const GemmKernelSpec& spec) {
+  GemmKernelSpec s = spec;
   s.split_k = SplitKPass::reduce;
   s.mx_block_scales = false;
   return s;
 }
-} // namespace
+
+int64_t gemm_workspace_bytes(GemmTile tile, int64_t m, int64_t n, int splits) {
+  const int tm = gemm_tile_shape(tile).m;
+  return int64_t{splits} * tiles_along(m, tm) * tm * n * 4; // f32 / i32 partials
+}
 
 void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec_in,
                      const GemmLaunchArgs& g_in) {
@@ -220,16 +225,13 @@ void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec_in,
     return;
   }
   // Split-K: f32 / i32 partials [splits][tiles_m * tile m][N], summed by the reduce pass.
-  const int64_t rows =
-      tiles_along(g.m, gemm_tile_shape(spec.tile).m) * gemm_tile_shape(spec.tile).m;
-  const size_t bytes = size_t(split.splits) * size_t(rows) * size_t(g.n) * 4;
-  g.workspace = device.allocate(bytes);
+  g.workspace = device.allocate(size_t(gemm_workspace_bytes(spec.tile, g.m, g.n, split.splits)));
   g.split_k = split.splits;
   g.k_tiles_per_split = split.tiles_per_split;
   try {
-    const GemmKernelSpec partial = partial_pass(spec);
+    const GemmKernelSpec partial = gemm_partial_pass(spec);
     launch_compiled(device, partial, gemm_grid(partial, g), g);
-    const GemmKernelSpec reduce = reduce_pass(spec);
+    const GemmKernelSpec reduce = gemm_reduce_pass(spec);
     launch_compiled(device, reduce, gemm_grid(reduce, g), g);
   } catch (...) {
     device.free(g.workspace);

@@ -116,6 +116,14 @@ int64_t gemm_tiles(GemmTile tile, int64_t m, int64_t n);
 // K tiles of a problem with K = k (elements; nibbles for packed int4) for the spec's dtypes.
 int64_t gemm_k_tiles(const GemmKernelSpec& spec, int64_t k);
 
+// The two launches of a split-K GEMM of `spec`: the partial pass keeps only what the main loop
+// needs (operands, MX block scales, the quantizing prologue) and outputs the raw accumulator
+// (f32, i32 for the integer atoms); the reduce pass is the spec's epilogue on the summed
+// partials (the MX scales are in the partials already). The workspace of `splits` partials.
+GemmKernelSpec gemm_partial_pass(const GemmKernelSpec& spec);
+GemmKernelSpec gemm_reduce_pass(const GemmKernelSpec& spec);
+int64_t gemm_workspace_bytes(GemmTile tile, int64_t m, int64_t n, int splits);
+
 // The configuration a launch runs with: gemm_config_override() if set, else
 // choose_gemm_config for the problem and gemm_target()'s CU count.
 GemmConfig gemm_config_for(const GemmKernelSpec& spec, int64_t m, int64_t n, int64_t k);
