@@ -287,15 +287,23 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   };
   CFrag acc;
   if (s.split_k == SplitKPass::reduce) {
-    // The partials of this tile summed in split order (deterministic), then the epilogue.
-    acc = std::get<0>(for_range(
-        Int32(0), cast<i32>(split_count), Int32(1), carry(mma.make_accumulator(0)),
-        [&](Int32 split, CFrag sum) {
-          const auto part = partial_tile(split);
-          return carry(map(mma, sum, [&](const Scalar<AccE>& v, const Int32& r, const Int32& c) {
-            return v + part.load(r, c);
-          }));
-        }));
+    // Each value of the tile summed over the partials in split order (deterministic): one
+    // short loop per value, so only that value's address is live in it (a loop over the splits
+    // carrying the whole accumulator kept all 128 addresses live: 1184-1228 B of scratch).
+    const Scalar<AccE> zero = [] {
+      if constexpr (std::same_as<AccE, f32>)
+        return Float32(0.0f);
+      else
+        return Int32(0);
+    }();
+    acc =
+        map(mma, mma.make_accumulator(0), [&](const Scalar<AccE>&, const Int32& r, const Int32& c) {
+          const auto [sum] = for_range(Int32(0), cast<i32>(split_count), Int32(1), carry(zero),
+                                       [&](Int32 split, Scalar<AccE> v) {
+                                         return carry(v + partial_tile(split).load(r, c));
+                                       });
+          return sum;
+        });
   } else if constexpr (!MX) {
     acc = pipeline<2>(k_tiles, mma.make_accumulator(0), fetch, commit, [&](Int32 stage, CFrag acc) {
       mac(lds_view<AE, block_m, bk>(lds.template tile<"sA">(stage)),

@@ -49,8 +49,13 @@ GemmConfig choose_gemm_config(const GemmConfigQuery& q) {
     const int64_t by_cus = q.compute_units / t;
     const int64_t by_k = q.k_tiles / min_k_tiles_per_split;
     const int64_t split = std::min({by_cus, by_k, int64_t{max_split_k}});
-    if (split >= 2)
+    if (split >= 2) {
       c.split_k = static_cast<int>(split);
+      // The same 128 x 128 tile with 8 waves: the 4-wave partial pass spills (368-396 B of
+      // scratch, docs/kernels.md), the 8-wave one does not.
+      if (c.tile == GemmTile::t128x128w4)
+        c.tile = GemmTile::t128x128w8;
+    }
   }
   return c;
 }

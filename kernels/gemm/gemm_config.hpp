@@ -64,7 +64,8 @@ struct GemmConfigQuery {
 //  2. otherwise t128x128w8 when the 128 x 128 tiles fill every CU at least twice, else
 //     t128x128w4;
 //  3. split-K when the tiles are fewer than the CUs and K is long: split_k = min(CUs / tiles,
-//     k_tiles / 8, 16) when that is >= 2 (every range keeps >= 8 K tiles).
+//     k_tiles / 8, 16) when that is >= 2 (every range keeps >= 8 K tiles); a split problem of
+//     more than 64 rows runs t128x128w8 (the t128x128w4 partial pass spills).
 GemmConfig choose_gemm_config(const GemmConfigQuery& q);
 
 // The CU count the heuristic assumes for an arch: gfx1201 (RX 9070 XT) 64, gfx1200

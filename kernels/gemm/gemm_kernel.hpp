@@ -135,8 +135,8 @@ void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec,
                      const GemmLaunchArgs& args);
 // A grouped launch (spec.grouped): uploads the rows (tile_begin filled in here), launches one
 // grid over every problem's tiles, frees the table. Rows with m or n = 0 get no workgroup.
-// The tile: the override's if set, else the heuristic's for the largest M and the total tile
-// count (no split-K).
+// The tile: the override's if set, else the heuristic's for the largest M and the largest N of
+// the problems (never split-K).
 void run_grouped_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec,
                              std::vector<GemmGroupRow> rows);
 

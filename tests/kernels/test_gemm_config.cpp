@@ -35,9 +35,9 @@ TEST_CASE("gemm config heuristic: the bench's headline shapes on gfx1201 (64 CUs
   // M = 64: 2 x 32 = 64 tiles, not fewer than the CUs.
   CHECK(choose(64, 4096, 4096, 32) == GemmConfig{small, 1});
   // Few tiles, 256 x 256 x 4096: 4 tiles; f16 128 K tiles: min(16, 16, 16) = 16; 8-bit 64 K
-  // tiles: min(16, 8, 16) = 8.
-  CHECK(choose(256, 256, 4096, 32) == GemmConfig{w4, 16});
-  CHECK(choose(256, 256, 4096, 64) == GemmConfig{w4, 8});
+  // tiles: min(16, 8, 16) = 8; split 128-row tiles run with 8 waves.
+  CHECK(choose(256, 256, 4096, 32) == GemmConfig{w8, 16});
+  CHECK(choose(256, 256, 4096, 64) == GemmConfig{w8, 8});
 }
 
 TEST_CASE("gemm config heuristic: gfx1200 (32 CUs)") {
@@ -46,7 +46,7 @@ TEST_CASE("gemm config heuristic: gfx1200 (32 CUs)") {
   CHECK(choose(4096, 4096, 4096, 32, 32) == GemmConfig{w8, 1});
   CHECK(choose(1, 4096, 4096, 32, 32) == GemmConfig{small, 1}); // 32 tiles = 32 CUs
   CHECK(choose(1, 2048, 4096, 32, 32) == GemmConfig{small, 2}); // 16 tiles: 32 / 16 = 2
-  CHECK(choose(256, 256, 4096, 32, 32) == GemmConfig{w4, 8});   // 32 / 4 = 8
+  CHECK(choose(256, 256, 4096, 32, 32) == GemmConfig{w8, 8});   // 32 / 4 = 8
   // 8 waves from 64 tiles on (2 x 32 CUs): 1024 x 1024 has 64.
   CHECK(choose(1024, 1024, 1024, 32, 32) == GemmConfig{w8, 1});
   CHECK(choose(1024, 1024, 1024, 32, 64).tile == w4);
@@ -65,7 +65,7 @@ TEST_CASE("gemm config heuristic: the edges of each rule") {
   CHECK(choose(1, 128, 16 * 32, 32) == GemmConfig{small, 2});
   // At most 16 ranges, and no more ranges than CUs per tile.
   CHECK(choose(1, 128, 1000 * 32, 32) == GemmConfig{small, 16});
-  CHECK(choose(100, 1000, 1000 * 32, 32) == GemmConfig{w4, 8});     // 8 tiles: 64 / 8
+  CHECK(choose(100, 1000, 1000 * 32, 32) == GemmConfig{w8, 8});     // 8 tiles: 64 / 8
   CHECK(choose(100, 128 * 33, 1000 * 32, 32) == GemmConfig{w4, 1}); // 33 tiles: 64 / 33 = 1
   GemmConfigQuery grouped;
   grouped.m = 1;

@@ -113,8 +113,8 @@ TEST_CASE("gemm tiles: the heuristic splits K for few tiles and a long K") {
   GemmKernelSpec f16; // 33 x 65: 2 tiles of 32 x 128; K = 1100: 35 K tiles -> min(32, 4, 16)
   CHECK(gemm_config_for(f16, 33, 65, 1100) == GemmConfig{GemmTile::t32x128w4, 4});
   run_gemm({33, 65, 1100, DType::f16, DType::f32, false, false, true}, 7000);
-  GemmKernelSpec i8; // 100 x 200: 2 tiles of 128 x 128; K = 1500: 24 K tiles -> min(32, 3, 16)
-  i8.a = i8.b = DType::int8;
-  CHECK(gemm_config_for(i8, 100, 200, 1500) == GemmConfig{GemmTile::t128x128w4, 3});
+  GemmKernelSpec i8; // 100 x 200: 2 tiles of 128 x 128; K = 1500: 24 K tiles -> min(32, 3, 16),
+  i8.a = i8.b = DType::int8; // with 8 waves
+  CHECK(gemm_config_for(i8, 100, 200, 1500) == GemmConfig{GemmTile::t128x128w8, 3});
   run_int8_linear({100, 200, 1500, DType::bf16, true, true, true}, 7010);
 }

@@ -200,7 +200,7 @@ ir::Kernel build_qk_norm_quant(const emit::ParamReader& p) {
 // What `tilewave aot --all` ships of the GEMM family: one configuration per kernel
 // (kernels/gemm/gemm_api.hpp) in each block tile the heuristic picks from (t128x128w4,
 // t128x128w8, t32x128w4: kernels/gemm/gemm_config.hpp), and the two split-K passes of the f16
-// GEMM and of scaled_mm in the 128 x 128 and the small-M tile.
+// GEMM and of scaled_mm in the two tiles the heuristic splits with (t128x128w8, t32x128w4).
 std::vector<emit::KernelParams> gemm_shipped_configs() {
   const std::vector<emit::KernelParams> family = {
       {},                             // gemm f16
@@ -234,8 +234,8 @@ std::vector<emit::KernelParams> gemm_shipped_configs() {
        {"scale_b", "row"},
        {"quant", "dynamic"},
        {"x", "bf16"},
-       {"lora", "1"}},                                // int8_linear_fused
-      {{"a", "int4"}, {"b", "int4"}, {"out", "i32"}}, // iu4_gemm
+       {"lora", "1"}},                                               // int8_linear_fused
+      {{"a", "int4"}, {"b", "int4"}, {"out", "i32"}},                // iu4_gemm
       {{"a", "e4m3"}, {"b", "e4m3"}, {"out", "bf16"}, {"mx", "1"}}}; // mxfp8_gemm
   std::vector<emit::KernelParams> configs;
   for (kernels::gemm_kernel::GemmTile t : kernels::gemm_kernel::all_gemm_tiles)
@@ -243,7 +243,7 @@ std::vector<emit::KernelParams> gemm_shipped_configs() {
       c["tile"] = std::string(kernels::gemm_kernel::gemm_tile_name(t));
       configs.push_back(c);
     }
-  for (const char* t : {"t128x128w4", "t32x128w4"})
+  for (const char* t : {"t128x128w8", "t32x128w4"})
     for (const char* pass : {"partial", "reduce"}) {
       configs.push_back({{"tile", t}, {"split_k", pass}}); // gemm f16
       configs.push_back({{"a", "e4m3"},
