@@ -214,8 +214,11 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   // Buffer copies: A and B of one K tile under one whole-tile branch, so their 128-bit loads
   // issue back to back (two branches let LLVM wait for A's loads before issuing B's). kt counts
   // from the workgroup's first K tile; the tuple carries the absolute K tile.
+  const bool k_range = s.split_k == SplitKPass::partial;
   const auto fetch = [&](Int32 k_step) {
-    const Int32 kt = k_tile_begin + k_step;
+    // (No add of a zero K range start: at 256 VGPRs even that moved the MX, fused and iu4
+    // kernels' spills on gfx1201.)
+    const Int32 kt = k_range ? k_tile_begin + k_step : k_step;
     if constexpr (buffer_copies) {
       const auto [regs_a, regs_b] =
           load_both_whole_or_masked(copy_a, tile_a(kt), copy_b, tile_b(kt));
@@ -317,8 +320,8 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
                          ld);
     };
     acc = mx_main_loop<bk>(
-        mma, lds, k_tiles, k_tile_begin, e8m0(SAp, M, ld_sa), e8m0(SBp, N, ld_sb), bm, bn, fetch,
-        commit,
+        mma, lds, k_tiles, k_range ? std::optional<Int32>(k_tile_begin) : std::nullopt,
+        e8m0(SAp, M, ld_sa), e8m0(SBp, N, ld_sb), bm, bn, fetch, commit,
         [&](const Int32& st) { return lds_view<AE, block_m, bk>(lds.template tile<"sA">(st)); },
         [&](const Int32& st) { return lds_view<BE, block_n, bk>(lds.template tile<"sB">(st)); });
   }

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 namespace tw::kernels::gemm_kernel {
@@ -25,7 +26,7 @@ constexpr auto mx_scale_buffers() {
                     dsl::lds_buffer<dsl::f32>("sSB", BK / mx_block_k, TileN, dsl::stages(2))};
 }
 
-// The double-buffered main loop with MX scales over K tiles k_tile_begin ..
+// The double-buffered main loop with MX scales over K tiles k_tile_begin (0 when none) ..
 // k_tile_begin + k_tiles - 1: fetch(step) / commit(regs, stage) move the operand tiles of K tile
 // k_tile_begin + step, stage_a(stage) / stage_b(stage) are their LDS tiles as the atom reads
 // them; codes_a [M, ceil(K / 32)] and codes_b [N, ceil(K / 32)] hold the e8m0 codes. Thread t
@@ -33,7 +34,7 @@ constexpr auto mx_scale_buffers() {
 // store nothing).
 template <int BK, class Mma, class Lds, class Fetch, class Commit, class StageA, class StageB>
 typename Mma::CFrag mx_main_loop(const Mma& mma, const Lds& lds, const dsl::Int32& k_tiles,
-                                 const dsl::Int32& k_tile_begin,
+                                 const std::optional<dsl::Int32>& k_tile_begin,
                                  const dsl::GlobalTensor<dsl::u8>& codes_a,
                                  const dsl::GlobalTensor<dsl::u8>& codes_b,
                                  const dsl::Int32& tile_m, const dsl::Int32& tile_n, Fetch&& fetch,
@@ -48,7 +49,7 @@ typename Mma::CFrag mx_main_loop(const Mma& mma, const Lds& lds, const dsl::Int3
   const auto row_of = [&](int rows) { return Mma::threads == rows ? t : min(t, Int32(rows - 1)); };
   const Int32 ra = row_of(Mma::tile_m), rb = row_of(Mma::tile_n);
   const auto fetch_mx = [&](Int32 step) {
-    const Int32 kt = k_tile_begin + step;
+    const Int32 kt = k_tile_begin ? *k_tile_begin + step : step;
     const auto ta = local_tile<Mma::tile_m, blocks>(codes_a, tile_m, kt);
     const auto tb = local_tile<Mma::tile_n, blocks>(codes_b, tile_n, kt);
     std::array<Scalar<u8>, 2 * blocks> codes;
