@@ -17,6 +17,7 @@
 #include <dsl/tensor/clamped_load.hpp>
 #include <dsl/tensor/store_view.hpp>
 
+#include <array>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -280,33 +281,44 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     else
       gemm(mma, fa, fb, acc);
   };
-  // ---- split-K: the workspace of partial accumulators, [split_k][tiles_m * block_m][N] ----
+  // ---- split-K: the workspace of partial accumulators in the fragments' own layout: per split
+  // and output tile a block of block_m * block_n values; in it, chunk q (4 values) of atom a of
+  // thread t at ((a * chunks + q) * threads + t) * 4 (128-bit accesses, the lanes of a wave side
+  // by side: coalesced, no masks, one address per lane).
   using AccE = typename CFrag::elem_type;
-  const auto partial_tile = [&](const Int32& split) {
-    const Int64 tiles_m = ceil_div(M, Int64(block_m));
-    const auto ws = make_tensor(GlobalPtr<AccE>(Wp.ir(), 4), Major::row,
-                                split_count * tiles_m * Int64(block_m), N, N);
-    return local_tile<block_m, block_n>(ws, split * cast<i32>(tiles_m) + bm, bn);
+  using AtomVec = typename CFrag::vec_type;
+  constexpr int atom_values = CFrag::values_per_tile, chunks = atom_values / 4;
+  static_assert(atom_values % 4 == 0, "split-K: whole 128-bit chunks of accumulator values");
+  const GlobalPtr<AccE> ws(Wp.ir(), 16);
+  // Calls fn(i, j, q, offset): every chunk of the lane's accumulator and its element offset in
+  // the block of split `split`.
+  const auto for_each_chunk = [&](const Int32& split, auto&& fn) {
+    const Int64 tiles_m = ceil_div(M, Int64(block_m)), tiles_n = ceil_div(N, Int64(block_n));
+    const Int64 tile = (cast<i64>(split) * tiles_m + cast<i64>(bm)) * tiles_n + cast<i64>(bn);
+    const Int64 base = tile * Int64(block_m * block_n) + cast<i64>(thread_id()) * Int64(4);
+    for (int i = 0; i < mma.repeat_m; ++i)
+      for (int j = 0; j < mma.repeat_n; ++j)
+        for (int q = 0; q < chunks; ++q)
+          fn(i, j, q, base + Int64(int64_t{(i * mma.repeat_n + j) * chunks + q} * threads * 4));
   };
   CFrag acc;
   if (s.split_k == SplitKPass::reduce) {
-    // Each value of the tile summed over the partials in split order (deterministic): one
-    // short loop per value, so only that value's address is live in it (a loop over the splits
-    // carrying the whole accumulator kept all 128 addresses live: 1184-1228 B of scratch).
-    const Scalar<AccE> zero = [] {
-      if constexpr (std::same_as<AccE, f32>)
-        return Float32(0.0f);
-      else
-        return Int32(0);
-    }();
-    acc =
-        map(mma, mma.make_accumulator(0), [&](const Scalar<AccE>&, const Int32& r, const Int32& c) {
-          const auto [sum] = for_range(Int32(0), cast<i32>(split_count), Int32(1), carry(zero),
-                                       [&](Int32 split, Scalar<AccE> v) {
-                                         return carry(v + partial_tile(split).load(r, c));
-                                       });
-          return sum;
-        });
+    // The partials of the tile summed in split order 0, 1, ... (deterministic).
+    const auto add_split = [&](Int32 split, CFrag sum) {
+      std::array<std::array<Scalar<AccE>, atom_values>, mma.repeat_m * mma.repeat_n> e;
+      for_each_chunk(split, [&](int i, int j, int q, const Int64& at) {
+        const Vec<AccE, 4> part = ws.template load_vec<4>(at, 16);
+        for (int v = 0; v < 4; ++v)
+          e[std::size_t(i * mma.repeat_n + j)][std::size_t(q * 4 + v)] =
+              sum.at(i, j)[q * 4 + v] + part[v];
+      });
+      for (int i = 0; i < mma.repeat_m; ++i)
+        for (int j = 0; j < mma.repeat_n; ++j)
+          sum.at(i, j) = AtomVec::from(e[std::size_t(i * mma.repeat_n + j)]);
+      return carry(sum);
+    };
+    acc = std::get<0>(for_range(Int32(0), cast<i32>(split_count), Int32(1),
+                                carry(mma.make_accumulator(0)), add_split));
   } else if constexpr (!MX) {
     acc = pipeline<2>(k_tiles, mma.make_accumulator(0), fetch, commit, [&](Int32 stage, CFrag acc) {
       mac(lds_view<AE, block_m, bk>(lds.template tile<"sA">(stage)),
@@ -327,9 +339,11 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   }
 
   if (s.split_k == SplitKPass::partial) { // the raw accumulator; the reduce pass does the rest
-    const auto part = partial_tile(block_id(ir::Dim::z));
-    for_each_accumulator(mma, acc, [&](const Scalar<AccE>& v, const Int32& r, const Int32& c) {
-      part.store(r, c, v);
+    for_each_chunk(block_id(ir::Dim::z), [&](int i, int j, int q, const Int64& at) {
+      std::array<Scalar<AccE>, 4> e;
+      for (int v = 0; v < 4; ++v)
+        e[std::size_t(v)] = acc.at(i, j)[q * 4 + v];
+      ws.template store_vec<4>(at, Vec<AccE, 4>::from(e), 16);
     });
     return kb.finish();
   }

@@ -42,8 +42,6 @@ GemmConfig choose_gemm_config(const GemmConfigQuery& q) {
   GemmConfig c;
   if (q.m <= small_m_limit)
     c.tile = GemmTile::t32x128w4;
-  else if (tiles(q.m, q.n, GemmTile::t128x128w8) >= int64_t{w8_min_tiles_per_cu} * q.compute_units)
-    c.tile = GemmTile::t128x128w8;
   const int64_t t = tiles(q.m, q.n, c.tile);
   if (q.allow_split_k && t > 0 && t < q.compute_units) {
     const int64_t by_cus = q.compute_units / t;

@@ -206,8 +206,8 @@ GemmKernelSpec gemm_reduce_pass(const GemmKernelSpec& spec) {
 }
 
 int64_t gemm_workspace_bytes(GemmTile tile, int64_t m, int64_t n, int splits) {
-  const int tm = gemm_tile_shape(tile).m;
-  return int64_t{splits} * tiles_along(m, tm) * tm * n * 4; // f32 / i32 partials
+  const GemmTileShape t = gemm_tile_shape(tile); // f32 / i32 partials of whole tiles
+  return int64_t{splits} * tiles_along(m, t.m) * t.m * tiles_along(n, t.n) * t.n * 4;
 }
 
 void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec_in,
@@ -224,7 +224,7 @@ void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec_in,
     launch_compiled(device, spec, gemm_grid(spec, g), g);
     return;
   }
-  // Split-K: f32 / i32 partials [splits][tiles_m * tile m][N], summed by the reduce pass.
+  // Split-K: f32 / i32 partials of every tile per split, summed by the reduce pass.
   g.workspace = device.allocate(size_t(gemm_workspace_bytes(spec.tile, g.m, g.n, split.splits)));
   g.split_k = split.splits;
   g.k_tiles_per_split = split.tiles_per_split;

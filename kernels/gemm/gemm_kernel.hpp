@@ -35,8 +35,9 @@ enum class ScaleKind : std::uint8_t { none, tensorwise, rowwise };
 enum class ActQuant : std::uint8_t { none, given_tensorwise, given_rowwise, dynamic_rowwise };
 // Split-K (docs/kernels.md "GEMM tile configurations"): `partial` runs the K tiles of range
 // block_id(z) (k_tiles_per_split each) and stores the raw accumulator (f32, or i32 for the
-// integer atoms) into the workspace [split_k][tiles_m * tile m][N]; `reduce` runs no K loop:
-// it sums the split_k partials of its tile in split order, then the usual epilogue.
+// integer atoms) into the workspace (per split and tile, the fragments' own layout);
+// `reduce` runs no K loop: it sums the split_k partials of its tile in split order, then the
+// usual epilogue.
 enum class SplitKPass : std::uint8_t { none, partial, reduce };
 
 struct GemmKernelSpec {

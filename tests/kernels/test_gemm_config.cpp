@@ -27,8 +27,8 @@ constexpr GemmTile w4 = GemmTile::t128x128w4, w8 = GemmTile::t128x128w8,
 } // namespace
 
 TEST_CASE("gemm config heuristic: the bench's headline shapes on gfx1201 (64 CUs)") {
-  // 4096^3: 1024 tiles of 128 x 128 >= 2 x 64: 8 waves, no split.
-  CHECK(choose(4096, 4096, 4096, 32) == GemmConfig{w8, 1});
+  // 4096^3: 1024 tiles of 128 x 128, 4 waves, no split.
+  CHECK(choose(4096, 4096, 4096, 32) == GemmConfig{w4, 1});
   // Decode M = 1 / 16: 32 tiles of 32 x 128 < 64 CUs: split min(64 / 32, 128 / 8, 16) = 2.
   CHECK(choose(1, 4096, 4096, 32) == GemmConfig{small, 2});
   CHECK(choose(16, 4096, 4096, 32) == GemmConfig{small, 2});
@@ -43,13 +43,13 @@ TEST_CASE("gemm config heuristic: the bench's headline shapes on gfx1201 (64 CUs
 TEST_CASE("gemm config heuristic: gfx1200 (32 CUs)") {
   CHECK(gemm_compute_units(Arch::gfx1200) == 32);
   CHECK(gemm_compute_units(Arch::gfx1201) == 64);
-  CHECK(choose(4096, 4096, 4096, 32, 32) == GemmConfig{w8, 1});
+  CHECK(choose(4096, 4096, 4096, 32, 32) == GemmConfig{w4, 1});
   CHECK(choose(1, 4096, 4096, 32, 32) == GemmConfig{small, 1}); // 32 tiles = 32 CUs
   CHECK(choose(1, 2048, 4096, 32, 32) == GemmConfig{small, 2}); // 16 tiles: 32 / 16 = 2
   CHECK(choose(256, 256, 4096, 32, 32) == GemmConfig{w8, 8});   // 32 / 4 = 8
-  // 8 waves from 64 tiles on (2 x 32 CUs): 1024 x 1024 has 64.
-  CHECK(choose(1024, 1024, 1024, 32, 32) == GemmConfig{w8, 1});
-  CHECK(choose(1024, 1024, 1024, 32, 64).tile == w4);
+  // 1024 x 1024: 64 tiles, not fewer than 32 or 64 CUs.
+  CHECK(choose(1024, 1024, 1024, 32, 32) == GemmConfig{w4, 1});
+  CHECK(choose(1024, 1024, 1024, 32, 64) == GemmConfig{w4, 1});
 }
 
 TEST_CASE("gemm config heuristic: the edges of each rule") {
@@ -57,9 +57,10 @@ TEST_CASE("gemm config heuristic: the edges of each rule") {
   CHECK(choose(65, 128, 32, 32).tile == w4);
   CHECK(choose(1, 1, 1, 32) == GemmConfig{small, 1});
   CHECK(choose(0, 4096, 4096, 32) == GemmConfig{small, 1}); // no tiles, nothing to split
-  // 8 waves from 128 tiles on (2 x 64 CUs).
-  CHECK(choose(128 * 8, 128 * 16, 64, 32) == GemmConfig{w8, 1});
-  CHECK(choose(128 * 8, 128 * 16 - 128, 64, 32) == GemmConfig{w4, 1});
+  // 8 waves only for split problems of more than 64 rows: 63 tiles and 8 K tiles stay whole.
+  CHECK(choose(128 * 7, 128 * 9, 8 * 32, 32) == GemmConfig{w4, 1});
+  CHECK(choose(128 * 7, 128 * 9, 16 * 32, 32) == GemmConfig{w4, 1}); // 64 / 63 = 1
+  CHECK(choose(128, 128 * 32, 16 * 32, 32) == GemmConfig{w8, 2});    // 32 tiles: 64 / 32
   // Split-K needs >= 2 ranges of >= 8 K tiles: K = 15 tiles stays whole, 16 splits in 2.
   CHECK(choose(1, 128, 15 * 32, 32) == GemmConfig{small, 1});
   CHECK(choose(1, 128, 16 * 32, 32) == GemmConfig{small, 2});
