@@ -169,7 +169,10 @@ GemmConfig gemm_config_for(const GemmKernelSpec& spec, int64_t m, int64_t n, int
   q.n = n;
   q.k_tiles = gemm_k_tiles(spec, k);
   q.compute_units = gemm_compute_units(gemm_target().arch);
-  q.allow_split_k = !spec.grouped;
+  // Not the grouped launch (one grid over many problems), nor a dynamic activation quantization:
+  // each of its passes reads the whole rows of x for s_m (bench_gemm: split-K modeled 0.87 -
+  // 0.94x as fast as unsplit for scaled_mm_fused_quant).
+  q.allow_split_k = !spec.grouped && spec.act_quant != ActQuant::dynamic_rowwise;
   return choose_gemm_config(q);
 }
 

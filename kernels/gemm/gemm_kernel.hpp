@@ -126,7 +126,8 @@ GemmKernelSpec gemm_reduce_pass(const GemmKernelSpec& spec);
 int64_t gemm_workspace_bytes(GemmTile tile, int64_t m, int64_t n, int splits);
 
 // The configuration a launch runs with: gemm_config_override() if set, else
-// choose_gemm_config for the problem and gemm_target()'s CU count.
+// choose_gemm_config for the problem and gemm_target()'s CU count (no split-K for the grouped
+// launch and for dynamic activation quantization).
 GemmConfig gemm_config_for(const GemmKernelSpec& spec, int64_t m, int64_t n, int64_t k);
 
 // Picks the configuration (gemm_config_for; spec.tile and spec.split_k are set here), builds

@@ -106,6 +106,13 @@ TEST_CASE("gemm config: names, the override and kernel names") {
   set_gemm_config_override(std::nullopt);
   CHECK(gemm_config_for(spec, 1, 4096, 4096) == GemmConfig{small, 2});
   CHECK_THROWS_AS(set_gemm_config_override(GemmConfig{w4, 0}), std::invalid_argument);
+  // Dynamic activation quantization reads whole rows of x in every pass: never split.
+  GemmKernelSpec fused;
+  fused.a = fused.b = kernels::DType::e4m3;
+  fused.act_quant = ActQuant::dynamic_rowwise;
+  CHECK(gemm_config_for(fused, 1, 4096, 4096) == GemmConfig{small, 1});
+  fused.act_quant = ActQuant::given_rowwise;
+  CHECK(gemm_config_for(fused, 1, 4096, 4096) == GemmConfig{small, 2});
 
   spec.tile = small;
   CHECK(spec.name().find("_t32x128w4") != std::string::npos);
