@@ -7,7 +7,10 @@
 // docs/timing.md) for the whole problem on the RX 9070 XT: the real grid with only 3 sampled
 // workgroups emulated (--model-only), modeled TFLOP/s, the share of the matching WMMA peak and
 // the modeled occupancy (hardware limits: VGPRs, LDS per WGP, workgroup size; the same rule
-// as the resource report's, atoms/occupancy.hpp).
+// as the resource report's, atoms/occupancy.hpp). Each shape runs the tile configuration the
+// heuristic picks for gfx1201 (kernels/gemm/gemm_config.hpp; split-K as the partial and the
+// reduce launch, their modeled times added), and, when that is not the family's first config
+// (128 x 128, 4 waves, no split), the modeled time of that one too (before / after).
 // Shapes: 4096^3; M = 1, 16, 64 with N = K = 4096 (decode); 256 x 256 x 4096 (few tiles).
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_target.hpp>
@@ -71,13 +74,20 @@ emu::LaunchStats one_workgroup(runtime::EmuDevice& dev, const emit::CodeObject& 
   g.ld_scale_a = g.ld_scale_b = (k + 31) / 32; // MX block scales (e8m0 code 0 here)
   const runtime::KernelArgs args = gemm_kernel_args(g);
   const runtime::ModuleHandle mod = dev.load_code_object(co.elf);
-  dev.launch(dev.get_kernel(mod, co.kernel_name), {1, 1}, {uint32_t(threads)}, args.span());
+  dev.launch(dev.get_kernel(mod, co.kernel_name), {1, 1},
+             {uint32_t(gemm_tile_shape(c.spec.tile).threads())}, args.span());
   return dev.last_stats();
 }
 
-// The modeled time of the whole launch of case `c` (3 sampled workgroups emulated).
-emu::timing::TimingReport modeled(runtime::EmuDevice& dev, const emit::CodeObject& co,
-                                  const Case& c, runtime::DevicePtr aux) {
+// The modeled time of the whole problem of case `c` in configuration `config` (3 sampled
+// workgroups emulated per launch): one launch, or with split-K the partial launch and the
+// reduce launch (their modeled times add up).
+struct Modeled {
+  emu::timing::TimingReport main; // the unsplit or partial launch
+  double seconds = 0, tflops = 0; // the whole problem
+  double reduce_seconds = 0;      // split-K: the reduce launch
+};
+Modeled modeled(runtime::EmuDevice& dev, const Case& c, GemmConfig config, runtime::DevicePtr aux) {
   GemmLaunchArgs g;
   const int64_t a_bytes = dtype_storage_bytes(c.spec.a, c.m * c.k);
   const int64_t x_bytes = c.m * c.k * 2; // a bf16 / f16 activation the fused kernels read
@@ -91,27 +101,60 @@ emu::timing::TimingReport modeled(runtime::EmuDevice& dev, const emit::CodeObjec
   g.lda = g.ldb = is_packed_int4(c.spec.a) ? c.k / 2 : c.k;
   g.ldo = c.n;
   g.ld_scale_a = g.ld_scale_b = (c.k + 31) / 32;
-  emu::timing::TimingOptions o;
-  o.model_only = true;
-  o.work_flops = 2.0 * double(c.m) * double(c.n) * double(c.k);
-  o.compare_plain = c.m == 4096; // the headline shape prints the model's cost
-  dev.set_timing_model(o);
-  const runtime::ModuleHandle mod = dev.load_code_object(co.elf);
-  dev.launch(dev.get_kernel(mod, co.kernel_name), gemm_grid(g), {uint32_t(threads)},
-             gemm_kernel_args(g).span());
-  emu::timing::TimingReport report = dev.last_timing().value();
+  GemmKernelSpec spec = c.spec;
+  spec.tile = config.tile;
+  const GemmKSplit split = gemm_k_split(gemm_k_tiles(spec, c.k), config.split_k);
+  std::vector<GemmKernelSpec> passes = {spec};
+  if (split.splits > 1) {
+    g.workspace = dev.allocate(size_t(gemm_workspace_bytes(spec.tile, c.m, c.n, split.splits)));
+    g.split_k = split.splits;
+    g.k_tiles_per_split = split.tiles_per_split;
+    passes = {gemm_partial_pass(spec), gemm_reduce_pass(spec)};
+  }
+  Modeled result;
+  for (size_t i = 0; i < passes.size(); ++i) {
+    emu::timing::TimingOptions o;
+    o.model_only = true;
+    o.work_flops = 2.0 * double(c.m) * double(c.n) * double(c.k);
+    o.compare_plain = c.m == 4096 && i == 0; // the headline shape prints the model's cost
+    dev.set_timing_model(o);
+    const emit::CodeObject co = compile_gemm_kernel(passes[i]);
+    const runtime::ModuleHandle mod = dev.load_code_object(co.elf);
+    dev.launch(dev.get_kernel(mod, co.kernel_name), gemm_grid(passes[i], g),
+               {uint32_t(gemm_tile_shape(spec.tile).threads())}, gemm_kernel_args(g).span());
+    const emu::timing::TimingReport report = dev.last_timing().value();
+    if (i == 0)
+      result.main = report;
+    else
+      result.reduce_seconds = report.seconds;
+    result.seconds += report.seconds;
+  }
   dev.set_timing_model(std::nullopt);
+  result.tflops = 2.0 * double(c.m) * double(c.n) * double(c.k) / result.seconds * 1e-12;
   for (runtime::DevicePtr p : {g.a, g.b, g.out})
     dev.free(p);
-  return report;
+  if (g.workspace)
+    dev.free(g.workspace);
+  return result;
+}
+
+std::string config_text(GemmConfig c) {
+  const GemmTileShape s = gemm_tile_shape(c.tile);
+  std::string t = std::string(gemm_tile_name(c.tile)) + " (" + std::to_string(s.m) + " x " +
+                  std::to_string(s.n) + ", " + std::to_string(s.waves()) + " waves)";
+  if (c.split_k > 1)
+    t += ", split-K " + std::to_string(c.split_k);
+  return t;
 }
 
 // The model's cost at 4096^3 over `repeats` modeled launches: the median of each part.
-void print_cost(runtime::EmuDevice& dev, const emit::CodeObject& co, const Case& c,
-                runtime::DevicePtr aux, int repeats, const std::string& backend) {
+// The case runs in the heuristic's configuration (unsplit at 4096^3).
+void print_cost(runtime::EmuDevice& dev, const Case& c, runtime::DevicePtr aux, int repeats,
+                const std::string& backend) {
+  const GemmConfig config = gemm_config_for(c.spec, c.m, c.n, c.k);
   std::vector<double> rec, mod, plain, ratio;
   for (int i = 0; i < repeats; ++i) {
-    const emu::timing::TimingReport t = modeled(dev, co, c, aux);
+    const emu::timing::TimingReport t = modeled(dev, c, config, aux).main;
     rec.push_back(t.recording_cpu_seconds);
     mod.push_back(t.host_cpu_seconds);
     plain.push_back(t.plain_cpu_seconds);
@@ -136,8 +179,8 @@ struct Shape {
 // Per K-loop iteration and wave: the difference of the K and K / 2 runs, over the K / 2 / bk
 // iterations of the workgroup's waves.
 void print_loop_mix(const emu::LaunchStats& full, const emu::LaunchStats& half, double iterations,
-                    const char* backend) {
-  const double per = iterations * double(threads / 32);
+                    int waves, const char* backend) {
+  const double per = iterations * double(waves);
   std::printf("  %-4s K loop per iteration and wave:", backend);
   for (size_t i = 0; i < full.instructions.size(); ++i) {
     const double d = double(full.instructions[i]) - double(half.instructions[i]);
@@ -212,51 +255,67 @@ int main(int argc, char** argv) {
   for (const auto& [kernel, spec] : kernels) {
     if (!only.empty() && std::string(kernel).find(only) == std::string::npos)
       continue;
-    const GemmTileConfig tile = gemm_tile_config(spec);
-    std::printf("== %s (%s): tile %d x %d, K tile %d %s, %d waves\n", kernel, spec.name().c_str(),
-                tile.m, tile.n, tile.k_storage, is_packed_int4(spec.a) ? "bytes" : "elements",
-                tile.waves);
+    std::printf("== %s (%s), K tile %d %s\n", kernel, spec.name().c_str(),
+                gemm_tile_config(spec).k_storage, is_packed_int4(spec.a) ? "bytes" : "elements");
     for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
       const std::string bn(emit::backend_name(b));
       if (!only_backend.empty() && bn != only_backend)
         continue;
       set_gemm_target({b, Arch::gfx1201});
-      const emit::CodeObject co = compile_gemm_kernel(spec);
-      const emit::ResourceReport& r = co.resources;
-      std::printf("  %-4s resources: %d VGPRs, %d SGPRs, %lld B LDS, %lld B scratch, occupancy "
-                  "%d waves/SIMD (%s) by the report\n",
-                  bn.c_str(), r.vgprs, r.sgprs, static_cast<long long>(r.lds_bytes),
-                  static_cast<long long>(r.scratch_bytes), r.waves_per_simd,
-                  std::string(r.occupancy_limiter).c_str());
       if (cost_repeats > 0) {
-        print_cost(dev, co, {kernel, spec, 4096, 4096, 4096}, buf, cost_repeats, bn);
+        print_cost(dev, {kernel, spec, 4096, 4096, 4096}, buf, cost_repeats, bn);
         continue;
       }
       for (const Shape& sh : shapes) {
         const Case c{kernel, spec, sh.m, sh.n, sh.k};
-        const emu::LaunchStats full = one_workgroup(dev, co, c, c.k, buf);
-        const emu::LaunchStats half = one_workgroup(dev, co, c, c.k / 2, buf);
-        const emu::timing::TimingReport t = modeled(dev, co, c, buf);
-        std::printf("  %-4s %s M=%lld N=%lld K=%lld: %llu workgroups, modeled %.1f TFLOP/s "
-                    "(%.0f%% of the %s peak), bound: %s, occupancy %d waves/SIMD (%s)\n",
+        // The heuristic's configuration for gfx1201 (kernels/gemm/gemm_config.hpp).
+        const GemmConfig config = gemm_config_for(spec, sh.m, sh.n, sh.k);
+        GemmKernelSpec tiled = spec;
+        tiled.tile = config.tile;
+        const emit::CodeObject co = compile_gemm_kernel(tiled);
+        const emit::ResourceReport& r = co.resources;
+        std::printf("  %-4s %s M=%lld N=%lld K=%lld: config %s; %d VGPRs, %d SGPRs, %lld B LDS, "
+                    "%lld B scratch, occupancy %d waves/SIMD (%s) by the report\n",
                     bn.c_str(), sh.what, static_cast<long long>(sh.m), static_cast<long long>(sh.n),
-                    static_cast<long long>(sh.k), static_cast<unsigned long long>(t.workgroups),
-                    t.tflops, 100 * t.peak_fraction, t.peak_name.c_str(), t.bound.c_str(),
-                    t.occupancy.waves_per_simd, t.occupancy.limiter.c_str());
-        if (exact)
-          std::printf("%s", t.exact().c_str());
+                    static_cast<long long>(sh.k), config_text(config).c_str(), r.vgprs, r.sgprs,
+                    static_cast<long long>(r.lds_bytes), static_cast<long long>(r.scratch_bytes),
+                    r.waves_per_simd, std::string(r.occupancy_limiter).c_str());
+        const Case ct{kernel, tiled, sh.m, sh.n, sh.k};
+        const emu::LaunchStats full = one_workgroup(dev, co, ct, c.k, buf);
+        const emu::LaunchStats half = one_workgroup(dev, co, ct, c.k / 2, buf);
+        const Modeled t = modeled(dev, c, config, buf);
+        std::printf("  %-4s modeled (gfx1201): %.1f us, %.1f TFLOP/s (%.0f%% of the %s peak)",
+                    bn.c_str(), t.seconds * 1e6, t.tflops, 100 * t.tflops * 1e12 / t.main.peak,
+                    t.main.peak_name.c_str());
+        if (t.reduce_seconds > 0)
+          std::printf(" = partial %.1f us + reduce %.1f us", t.main.seconds * 1e6,
+                      t.reduce_seconds * 1e6);
+        std::printf(", %llu workgroups, bound: %s, occupancy %d waves/SIMD (%s)\n",
+                    static_cast<unsigned long long>(t.main.workgroups), t.main.bound.c_str(),
+                    t.main.occupancy.waves_per_simd, t.main.occupancy.limiter.c_str());
+        const GemmConfig before{GemmTile::t128x128w4, 1}; // the family's one config until issue 14
+        if (!(config == before)) {
+          const Modeled old = modeled(dev, c, before, buf);
+          std::printf("  %-4s modeled (gfx1201) with %s instead: %.1f us, %.1f TFLOP/s: the "
+                      "heuristic's config is %.2fx as fast\n",
+                      bn.c_str(), config_text(before).c_str(), old.seconds * 1e6, old.tflops,
+                      old.seconds / t.seconds);
+        }
         if (sh.m == 4096) {
           // The cost of the model: recording + modeling against the plain emulation of the
           // same sampled workgroups (the same launch without recording), in CPU seconds of
           // all threads (a loaded host's wall clock is noisy).
           std::printf("  %-4s model cost: %.3f s CPU recording + %.3f s CPU modeling vs %.3f s "
                       "CPU plain emulation of the %llu sampled workgroups: %.2fx\n",
-                      bn.c_str(), t.recording_cpu_seconds, t.host_cpu_seconds, t.plain_cpu_seconds,
-                      static_cast<unsigned long long>(t.sampled),
-                      (t.recording_cpu_seconds + t.host_cpu_seconds) / t.plain_cpu_seconds);
+                      bn.c_str(), t.main.recording_cpu_seconds, t.main.host_cpu_seconds,
+                      t.main.plain_cpu_seconds, static_cast<unsigned long long>(t.main.sampled),
+                      (t.main.recording_cpu_seconds + t.main.host_cpu_seconds) /
+                          t.main.plain_cpu_seconds);
         }
         const int64_t half_k_storage = is_packed_int4(spec.a) ? c.k / 4 : c.k / 2;
-        print_loop_mix(full, half, double(half_k_storage) / double(tile.k_storage), bn.c_str());
+        print_loop_mix(full, half,
+                       double(half_k_storage) / double(gemm_tile_config(tiled).k_storage),
+                       gemm_tile_shape(tiled.tile).waves(), bn.c_str());
       }
     }
   }

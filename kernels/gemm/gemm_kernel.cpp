@@ -1,28 +1,15 @@
-// The GEMM composition's kernel body (see gemm_kernel.hpp), written only with the DSL.
+// The GEMM composition's host side (see gemm_kernel.hpp): kernel names, the dispatch to the
+// body of each block tile (gemm_body.hpp, one translation unit per tile), kernel arguments,
+// grids and the launches (split-K as two launches).
 #include <kernels/common/compile_traced.hpp>
-#include <kernels/common/elem_dispatch.hpp>
-#include <kernels/gemm/blocks/act_quant.hpp>
-#include <kernels/gemm/blocks/grouped_problem.hpp>
-#include <kernels/gemm/blocks/lora_block.hpp>
-#include <kernels/gemm/blocks/mx_scales.hpp>
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_target.hpp>
 
-#include <dsl/copy/buffer_global_tile.hpp>
-#include <dsl/dsl.hpp>
-#include <dsl/handles/convert.hpp>
-#include <dsl/mma/accumulator_convert.hpp>
-#include <dsl/mma/accumulator_visit.hpp>
-#include <dsl/tensor/clamped_load.hpp>
-#include <dsl/tensor/store_view.hpp>
 #include <emit/compile.hpp>
 #include <runtime/kernel_args.hpp>
 
-#include <cstddef>
+#include <algorithm>
 #include <cstdlib>
-#include <map>
-#include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <string_view>
 
@@ -48,407 +35,16 @@ void set_gemm_target(GemmTarget target) {
 
 namespace gemm_kernel {
 
-using namespace tw::dsl;
+// Defined in gemm_body_<tile>.cpp.
+template <GemmTile T>
+ir::Kernel build_gemm_for_tile(const GemmKernelSpec& spec);
 
 namespace {
-
-// Calls fn(Tag<E>{}) with the DSL element type of a dtype the composition can hold.
-template <class F>
-void with_elem(DType t, const char* what, F&& fn) {
-  with_elem_among<f16, bf16, f32, i32>(t, std::forward<F>(fn), [what](DType d) {
-    return std::string("gemm kernel: ") + what + " dtype " + std::string(dtype_name(d)) +
-           " is not supported here";
-  });
-}
-
 std::string_view scale_code(ScaleKind s) {
   return s == ScaleKind::none ? "n" : s == ScaleKind::tensorwise ? "t" : "r";
 }
 char order_code(MatrixOrder o) {
   return o == MatrixOrder::row_major ? 'r' : 'c';
-}
-
-// How an operand stage (k-contiguous rows of bk elements, 64 bytes) avoids LDS bank conflicts.
-// A WMMA operand read has lane l take row l % 16 at one 16-byte chunk (or 8 bytes of it) and
-// the 128-byte bank window serves 8 such rows at once; rows of 64 bytes put rows r and r + 2 on
-// the same banks. Swizzled: the chunk index XOR (row / 2) % 4 sends the 8 rows to 8 distinct
-// 16-byte bank groups, with no extra bytes (the 128 x 128 config's stages fit in 32 KiB: 4
-// workgroups of 4 waves per WGP). Padded (16 bytes a row, 40 KiB: 3 workgroups) does the same
-// by shifting each row 20 banks.
-template <class E, int bk, bool swizzled>
-constexpr auto operand_bank_spread() {
-  static_assert(bk * E::bits == 64 * 8, "operand_bank_spread: a stage row is 64 bytes");
-  constexpr int chunk_elems = 16 / elem_bytes<E>(); // 2^base: elements of a 16-byte chunk
-  constexpr int base = chunk_elems == 16 ? 4 : chunk_elems == 8 ? 3 : 2;
-  static_assert((1 << base) == chunk_elems, "operand_bank_spread: 1-, 2- or 4-byte elements");
-  if constexpr (swizzled) // row bits start at log2(bk) = base + 2: (row / 2) is base + 3
-    return swizzle(2, base, 3);
-  else
-    return pad(chunk_elems);
-}
-
-// BGlobal: the element type of b in global memory when it differs from the atom's (W8A16:
-// int8 weights converted to f16 / bf16 in the prologue, on their way into LDS).
-// AGlobal: the activation's element type when a is quantized in the prologue.
-// MX: e8m0 block scales staged (decoded to f32) in LDS next to each operand stage.
-template <class Atom, bool AKContig, bool BKContig, class BGlobal = void, class AGlobal = void,
-          bool MX = false>
-ir::Kernel build_body(const GemmKernelSpec& s) {
-  using Lanes = MmaAtomLanes<Atom>;
-  using AE = typename Lanes::a_elem; // what the atom reads
-  using BE = typename Lanes::b_elem;
-  // What global memory and LDS hold: fp8 codes move as i8 (the DSL has no fp8 constants for
-  // the zeros of masked loads) and the MMA reads the LDS bytes as fp8 tiles.
-  constexpr bool quant = !std::is_void_v<AGlobal>;
-  // Packed int4 (iu4 atom): a and b move as their bytes (two k values each, like fp8 codes);
-  // K tiles, leading strides and the operand tensors count bytes, K itself counts nibbles.
-  constexpr bool packed = Lanes::packed_int4;
-  using AL = std::conditional_t<std::is_void_v<AGlobal> && AE::bits == 8, i8, AE>; // a in LDS
-  using AS = std::conditional_t<std::is_void_v<AGlobal>, AL, AGlobal>; // a in global memory
-  using BL = std::conditional_t<BE::bits == 8, i8, BE>;                // b in LDS
-  using BS = std::conditional_t<std::is_void_v<BGlobal>, BL, BGlobal>; // b in global memory
-  constexpr int bk = AE::bits == 8 ? 64 : 32;
-  constexpr auto mma = make_tiled_mma(Atom{}, wave_layout<2, 2>, repeat<4, 4>);
-  static_assert(mma.tile_m == block_m && mma.tile_n == block_n && mma.threads == threads);
-  // The lanes' operand reads spread over the LDS banks (operand_bank_spread below). The
-  // quantizing kernels keep padded rows: their LoRA block views the stages in the activation
-  // dtype, which a swizzle counted in 8-bit elements does not carry over to.
-  constexpr auto plan_ab =
-      lds_plan(lds_buffer<AL>("sA", block_m, bk, stages(2), operand_bank_spread<AL, bk, !quant>()),
-               lds_buffer<BL>("sB", block_n, bk, stages(2), operand_bank_spread<BL, bk, !quant>()));
-  // The quantizing prologue adds a row of s_m and one of 1 / s_m for the block's rows; MX adds
-  // per stage the decoded scales of the tile's rows of a and columns of b, one row per K block.
-  constexpr auto plan = [&] {
-    if constexpr (quant)
-      return lds_plan(plan_ab.buffers[0].spec, plan_ab.buffers[1].spec,
-                      lds_buffer<f32>("sQ", 2, block_m));
-    else if constexpr (MX)
-      return lds_plan(plan_ab.buffers[0].spec, plan_ab.buffers[1].spec,
-                      mx_scale_buffers<bk, block_m, block_n>()[0],
-                      mx_scale_buffers<bk, block_m, block_n>()[1]);
-    else
-      return plan_ab;
-  }();
-  // k-contiguous operands: bk-wide rows of the tile, 128 bits per access.
-  constexpr int vec_a = 128 / AS::bits, vec_b = 128 / BS::bits;
-  [[maybe_unused]] constexpr auto copy_ka = make_tiled_copy<AS>(
-      atoms::global_load_b128{}, thread_layout<threads / (bk / vec_a), bk / vec_a>);
-  [[maybe_unused]] constexpr auto copy_kb = make_tiled_copy<BS>(
-      atoms::global_load_b128{}, thread_layout<threads / (bk / vec_b), bk / vec_b>);
-  // m/n-contiguous operands: the transposed tile (bk rows of 128), stored transposed in LDS.
-  [[maybe_unused]] constexpr auto copy_ta = make_tiled_copy<AS>(
-      atoms::global_load_b128{}, thread_layout<threads / (block_m / vec_a), block_m / vec_a>);
-  [[maybe_unused]] constexpr auto copy_tb = make_tiled_copy<BS>(
-      atoms::global_load_b128{}, thread_layout<threads / (block_n / vec_b), block_n / vec_b>);
-
-  if (gemm_tile_config(s).k_storage != bk)
-    throw std::logic_error("gemm kernel: gemm_tile_config disagrees with the body's K tile");
-  KernelBuilder kb(s.name(), {threads, 1, 1});
-  const int a_align = s.a_vec_aligned ? 16 : elem_bytes<AS>();
-  const int b_align = s.b_vec_aligned ? 16 : elem_bytes<BS>();
-  auto [Ap, Bp, Op, Cp, BiasP, SAp, SBp, SOp, M, N, K, lda, ldb, ldo, ldc, ld_sa, ld_sb, alpha,
-        beta, LTp, LUp, R, ld_lt, ld_lu, lora_scale, Groups, group_count, group_search_steps] =
-      kb.args(gptr<AS>("a", a_align), gptr<BS>("b", b_align), gptr<u8>("out"), gptr<u8>("c"),
-              gptr<u8>("bias"), gptr<f32>("scale_a"), gptr<f32>("scale_b"), gptr<f32>("scale_out"),
-              scalar<i64>("m"), scalar<i64>("n"), scalar<i64>("k"), scalar<i64>("lda"),
-              scalar<i64>("ldb"), scalar<i64>("ldo"), scalar<i64>("ldc"), scalar<i64>("ld_scale_a"),
-              scalar<i64>("ld_scale_b"), scalar<f32>("alpha"), scalar<f32>("beta"),
-              gptr<u8>("lora_t"), gptr<u8>("lora_up"), scalar<i64>("lora_rank"),
-              scalar<i64>("ld_lora_t"), scalar<i64>("ld_lora_up"), scalar<f32>("lora_scale"),
-              gptr<i64>("groups"), scalar<i64>("group_count"), scalar<i64>("group_search_steps"));
-  Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
-  // ---- grouped mode: this workgroup's problem from the table (blocks/grouped_problem.hpp) ----
-  if (s.grouped) {
-    const GroupedProblem g = grouped_problem(Groups, group_count, group_search_steps, bm, block_n);
-    Ap = GlobalPtr<AS>::from_address(g.a, a_align);
-    Bp = GlobalPtr<BS>::from_address(g.b, b_align);
-    Op = GlobalPtr<u8>::from_address(g.out);
-    BiasP = GlobalPtr<u8>::from_address(g.bias);
-    SAp = GlobalPtr<f32>::from_address(g.scale_a);
-    SBp = GlobalPtr<f32>::from_address(g.scale_b);
-    std::tie(M, N, K, lda, ldb, ldo) = std::tie(g.m, g.n, g.k, g.lda, g.ldb, g.ldo);
-    std::tie(bm, bn) = std::tie(g.tile_m, g.tile_n);
-  }
-  const Int64 k_storage = packed ? (K + Int64(1)) / Int64(2) : K; // bytes of a k run
-  const GlobalTensor<AS> a = make_tensor(Ap, AKContig ? Major::row : Major::col, M, k_storage, lda);
-  // B is K x N; the MMA wants it n-major (N x K).
-  const GlobalTensor<BS> bt =
-      make_tensor(Bp, BKContig ? Major::col : Major::row, k_storage, N, ldb).transposed();
-  auto lds = use_lds<plan>(kb);
-
-  // The operand tiles of K tile kt. Buffer loads on the whole-tile path (32-bit offsets, no
-  // 64-bit address adds in the K loop), except in the kernels that already use all 256 VGPRs:
-  // there the buffer path's extra live values made the MX, activation-quantizing and packed int4
-  // kernels spill more (bench_gemm: MX 172 / 192 B of scratch, fused quant 36 / 60 B, iu4 hip
-  // 100 B), so they keep GlobalTile copies.
-  constexpr bool buffer_copies = !MX && !quant && !packed;
-  const auto tile_of = [&]<int R, int C, class E>(const GlobalTensor<E>& t, const Int32& r,
-                                                  const Int32& c) {
-    if constexpr (buffer_copies)
-      return buffer_local_tile<R, C>(t, r, c);
-    else
-      return local_tile<R, C>(t, r, c);
-  };
-  const auto tile_a = [&](Int32 kt) {
-    if constexpr (AKContig)
-      return tile_of.template operator()<block_m, bk>(a, bm, kt);
-    else
-      return tile_of.template operator()<bk, block_m>(a.transposed(), kt, bm);
-  };
-  const auto tile_b = [&](Int32 kt) {
-    if constexpr (BKContig)
-      return tile_of.template operator()<block_n, bk>(bt, bn, kt);
-    else
-      return tile_of.template operator()<bk, block_n>(bt.transposed(), kt, bn);
-  };
-  const auto& copy_a = [&]() -> const auto& {
-    if constexpr (AKContig)
-      return copy_ka;
-    else
-      return copy_ta;
-  }
-  ();
-  const auto& copy_b = [&]() -> const auto& {
-    if constexpr (BKContig)
-      return copy_kb;
-    else
-      return copy_tb;
-  }
-  ();
-  // ---- prologue block: the activation scale of each of the block's rows (blocks/act_quant.hpp)
-  const auto inv_scale = [&](const Int32& r) {
-    if constexpr (quant)
-      return lds.template tile<"sQ">().load(Int32(1), r);
-    else
-      return Float32(1.0);
-  };
-  if constexpr (quant)
-    activation_scales<AE>(s.act_quant, s.write_scale_out, lds.template tile<"sQ">(), Ap, SAp, SOp,
-                          M, K, lda, bm, bn, s.a_vec_aligned);
-  const Int32 k_tiles = cast<i32>(ceil_div(k_storage, Int64(bk)));
-  // Buffer copies: A and B of one K tile under one whole-tile branch, so their 128-bit loads
-  // issue back to back (two branches let LLVM wait for A's loads before issuing B's).
-  const auto fetch = [&](Int32 kt) {
-    if constexpr (buffer_copies) {
-      const auto [regs_a, regs_b] =
-          load_both_whole_or_masked(copy_a, tile_a(kt), copy_b, tile_b(kt));
-      return std::tuple{regs_a, regs_b, kt};
-    } else {
-      return std::tuple{copy_a.load(tile_a(kt)), copy_b.load(tile_b(kt)), kt};
-    }
-  };
-  // Odd K (packed int4): the high nibble of the last byte of every k run lies past K and may
-  // hold anything; a's is cleared on the way into LDS, so that nibble's products with b's
-  // (whatever b holds there) are 0 and the integer sums stay exact.
-  const auto clear_past_k = [&](const Int32& kt) {
-    return [&, kt](const auto& x, const Int32&, const Int32& c) { // x: Scalar<AS>, an int
-      using S = std::remove_cvref_t<decltype(x)>;
-      const Bool last_odd = (kt * bk + c) * 2 + 1 == cast<i32>(K);
-      return x & select(last_odd, S(0x0F), S(-1));
-    };
-  };
-  const auto commit = [&](const auto& regs, Int32 stage) {
-    const auto& [regs_a, regs_b, kt] = regs;
-    if constexpr (packed) {
-      // Only the K tile holding the byte of nibble K - 1 (odd K) pays for the masking.
-      const Int32 k32 = cast<i32>(K);
-      const Bool odd_tail = (k32 & 1) == 1 && ((k32 - 1) / 2) / bk == kt;
-      if_(
-          odd_tail,
-          [&] {
-            copy_ka.store(regs_a,
-                          mapping_store_view<AS>(lds.template tile<"sA">(stage), clear_past_k(kt)));
-          },
-          [&] { copy_ka.store(regs_a, lds.template tile<"sA">(stage)); });
-      copy_kb.store(regs_b, lds.template tile<"sB">(stage));
-      return;
-    }
-    if constexpr (quant) // activation quantization: q = sat(rne(x * (1 / s_m)))
-      copy_ka.store(regs_a, mapping_store_view<AS>(
-                                lds.template tile<"sA">(stage),
-                                [&](const Scalar<AS>& x, const Int32& r, const Int32&) {
-                                  return quantize_activation<AE>(cast<f32>(x) * inv_scale(r));
-                                }));
-    else if constexpr (AKContig)
-      copy_ka.store(regs_a, lds.template tile<"sA">(stage));
-    else
-      copy_ta.store(regs_a, transposing_store_view<AS>(lds.template tile<"sA">(stage)));
-    if constexpr (!std::same_as<BS, BL>) // prologue conversion (W8A16)
-      copy_kb.store(regs_b, converting_store_view<BS>(lds.template tile<"sB">(stage)));
-    else if constexpr (BKContig)
-      copy_kb.store(regs_b, lds.template tile<"sB">(stage));
-    else
-      copy_tb.store(regs_b, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
-  };
-  using CFrag = typename decltype(mma)::CFrag;
-  const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
-    if constexpr (packed) // int4 or uint4 nibbles, each operand by its dtype
-      gemm_with_mods(mma, fa, fb, acc,
-                     ir::MmaMods{.a_signed = s.a == DType::int4, .b_signed = s.b == DType::int4});
-    else if constexpr (std::same_as<AE, i8>) // signed int8 x int8
-      gemm_with_mods(mma, fa, fb, acc, ir::MmaMods{.a_signed = true, .b_signed = true});
-    else
-      gemm(mma, fa, fb, acc);
-  };
-  CFrag acc;
-  if constexpr (!MX) {
-    acc = pipeline<2>(k_tiles, mma.make_accumulator(0), fetch, commit, [&](Int32 stage, CFrag acc) {
-      mac(lds_view<AE, block_m, bk>(lds.template tile<"sA">(stage)),
-          lds_view<BE, block_n, bk>(lds.template tile<"sB">(stage)), acc);
-      return acc;
-    });
-  } else {
-    // ---- main-loop block: MX block scales (blocks/mx_scales.hpp) ----
-    const auto e8m0 = [&](const GlobalPtr<f32>& p, const Int64& rows, const Int64& ld) {
-      return make_tensor(GlobalPtr<u8>(p.ir(), 1), Major::row, rows, ceil_div(K, Int64(mx_block_k)),
-                         ld);
-    };
-    acc = mx_main_loop<bk>(
-        mma, lds, k_tiles, e8m0(SAp, M, ld_sa), e8m0(SBp, N, ld_sb), bm, bn, fetch, commit,
-        [&](const Int32& st) { return lds_view<AE, block_m, bk>(lds.template tile<"sA">(st)); },
-        [&](const Int32& st) { return lds_view<BE, block_n, bk>(lds.template tile<"sB">(st)); });
-  }
-
-  // ---- epilogue blocks: scales, alpha, beta * C, LoRA, bias, conversion to the output dtype ----
-  using LE = std::conditional_t<quant, AGlobal, f16>; // the activation dtype
-  constexpr auto lora_mma = lora_tiled_mma<LE>();
-  if (s.lora && !quant)
-    throw std::invalid_argument("gemm kernel: LoRA is a block of the quantized-activation "
-                                "kernels (scaled_mm_fused_quant, int8_linear_fused)");
-  const auto tensorwise = [](const GlobalPtr<f32>& p) { return p.load(Int64(0)); };
-  std::optional<Float32> sa_t, sb_t;
-  if (s.scale_a == ScaleKind::tensorwise)
-    sa_t = tensorwise(SAp);
-  if (s.scale_b == ScaleKind::tensorwise)
-    sb_t = tensorwise(SBp);
-  const auto sa_rows = local_tile<block_m, 1>(make_tensor(SAp, Major::row, M, Int64(1)), bm, 0);
-  const auto sb_cols = local_tile<1, block_n>(make_tensor(SBp, Major::row, Int64(1), N), 0, bn);
-  with_elem(s.out, "out", [&]<class O>(Tag<O>) {
-    const auto typed = [](const GlobalPtr<u8>& p) { return GlobalPtr<O>(p.ir(), elem_bytes<O>()); };
-    const auto out =
-        local_tile<block_m, block_n>(make_tensor(typed(Op), Major::row, M, N, ldo), bm, bn);
-    const auto c_in =
-        local_tile<block_m, block_n>(make_tensor(typed(Cp), Major::row, M, N, ldc), bm, bn);
-    const auto bias =
-        local_tile<1, block_n>(make_tensor(typed(BiasP), Major::row, Int64(1), N), 0, bn);
-    if constexpr (std::same_as<O, i32>) {
-      for_each_accumulator(mma, acc, [&](const auto& v, const Int32& r, const Int32& c) {
-        out.store(r, c, cast<i32>(v)); // exact integer results
-      });
-    } else {
-      // The main product's f32 value before LoRA and bias: dequantized and scaled. With LoRA it
-      // feeds the LoRA loop's accumulator, so LLVM sinks its arithmetic below the loads: masked
-      // per-value scale loads (a branch each) then keep every loaded value live (600 B of
-      // scratch); load_clamped gives one unmasked load per distinct row / column. Without LoRA
-      // the masked loads stay (load_clamped there moved scaled_mm_fused_quant from 0 to 8 B).
-      const auto main_term = [&](const auto& v, const Int32& r, const Int32& c) {
-        Float32 x = cast<f32>(v);
-        if constexpr (quant)
-          x = x * lds.template tile<"sQ">().load(Int32(0), r); // dequantize with s_m
-        if (sa_t)
-          x = x * *sa_t;
-        else if (s.scale_a == ScaleKind::rowwise)
-          x = x * (s.lora ? load_clamped(sa_rows, r, Int32(0)) : sa_rows.load(r, Int32(0)));
-        if (sb_t)
-          x = x * *sb_t;
-        else if (s.scale_b == ScaleKind::rowwise)
-          x = x * (s.lora ? load_clamped(sb_cols, Int32(0), c) : sb_cols.load(Int32(0), c));
-        if (s.alpha_beta)
-          x = x * alpha;
-        if (s.has_c)
-          x = fma(beta, cast<f32>(c_in.load(r, c)), x);
-        return x;
-      };
-      const auto store = [&](Float32 x, const Int32& r, const Int32& c) {
-        if (s.has_bias)
-          x = x + cast<f32>(bias.load(Int32(0), c));
-        out.store(r, c, cast<O>(x));
-      };
-      if (s.lora) {
-        // ---- LoRA block (blocks/lora_block.hpp) on the operand stages of the finished main
-        // loop. x + lora_scale * t @ up^T = d * (x / d + t @ up^T), d = lora_scale: the LoRA
-        // product accumulates onto x / d in the registers of the main accumulator (dead once
-        // converted), so the two 128-value accumulators are never live together (they were:
-        // 764-804 B of scratch). lora_scale = 0 runs no rank step and d = 1 (out = x). The
-        // division and the product by d round twice in f32 (2^-24 relative each). A nonzero
-        // |lora_scale| below about |x| * 2^-128 overflows x / d (docs/kernels.md).
-        const Bool no_lora = lora_scale == Float32(0.0f);
-        const Float32 d = select(no_lora, Float32(1.0f), lora_scale);
-        auto x_over_d = convert_accumulator(
-            mma, acc, lora_mma,
-            [&](const auto& v, const Int32& r, const Int32& c) { return main_term(v, r, c) / d; });
-        const int align = s.lora_vec_aligned ? 16 : elem_bytes<LE>();
-        const auto sum = lora_block(
-            make_tensor(GlobalPtr<LE>(LTp.ir(), align), Major::row, M, R, ld_lt),
-            make_tensor(GlobalPtr<LE>(LUp.ir(), align), Major::row, N, R, ld_lu),
-            select(no_lora, Int64(0), R), bm, bn,
-            [&](const Int32& st) {
-              return lds_view<LE, block_m, lora_k_tile>(lds.template tile<"sA">(st));
-            },
-            [&](const Int32& st) {
-              return lds_view<LE, block_n, lora_k_tile>(lds.template tile<"sB">(st));
-            },
-            std::move(x_over_d));
-        for_each_accumulator(lora_mma, sum, [&](const Float32& v, const Int32& r, const Int32& c) {
-          store(v * d, r, c);
-        });
-      } else {
-        for_each_accumulator(mma, acc, [&](const auto& v, const Int32& r, const Int32& c) {
-          store(main_term(v, r, c), r, c);
-        });
-      }
-    }
-  });
-  return kb.finish();
-}
-
-template <class Atom, class BGlobal = void>
-ir::Kernel build_ordered(const GemmKernelSpec& s) {
-  if (s.mx_block_scales && (s.act_quant != ActQuant::none || s.scale_a != ScaleKind::none ||
-                            s.scale_b != ScaleKind::none || s.lora))
-    throw std::invalid_argument("gemm kernel: MX block scales do not combine with activation "
-                                "quantization, tensor/row scales or LoRA");
-  if (s.act_quant != ActQuant::none) {
-    if constexpr (std::is_void_v<BGlobal> && MmaAtomLanes<Atom>::a_elem::bits == 8 &&
-                  !MmaAtomLanes<Atom>::packed_int4) {
-      if (s.a_order != MatrixOrder::row_major || s.b_order != MatrixOrder::col_major)
-        throw std::invalid_argument("gemm kernel: quantized activations must be k-contiguous");
-      if (s.x == DType::bf16)
-        return build_body<Atom, true, true, void, bf16>(s);
-      return build_body<Atom, true, true, void, f16>(s);
-    } else {
-      throw std::invalid_argument("gemm kernel: activation quantization needs an 8-bit atom");
-    }
-  }
-  if constexpr (!std::is_void_v<BGlobal>) {
-    if (s.a_order != MatrixOrder::row_major || s.b_order != MatrixOrder::col_major)
-      throw std::invalid_argument("gemm kernel: converted b operands must be k-contiguous");
-    return build_body<Atom, true, true, BGlobal>(s);
-  }
-  const bool ak = s.a_order == MatrixOrder::row_major, bk = s.b_order == MatrixOrder::col_major;
-  using AE = typename MmaAtomLanes<Atom>::a_elem;
-  if (s.mx_block_scales) {
-    if constexpr (std::is_void_v<BGlobal> && AE::bits == 8 && !MmaAtomLanes<Atom>::packed_int4 &&
-                  !std::same_as<AE, i8>) {
-      if (!ak || !bk)
-        throw std::invalid_argument("gemm kernel: MX operands must be k-contiguous");
-      return build_body<Atom, true, true, void, void, true>(s);
-    } else {
-      throw std::invalid_argument("gemm kernel: MX block scales need fp8 operands");
-    }
-  }
-  if (ak && bk)
-    return build_body<Atom, true, true>(s);
-  if constexpr (AE::bits == 16) { // m/n-contiguous operands: f16 / bf16 GEMM only
-    if (ak)
-      return build_body<Atom, true, false>(s);
-    if (bk)
-      return build_body<Atom, false, true>(s);
-    return build_body<Atom, false, false>(s);
-  } else {
-    throw std::invalid_argument("gemm kernel: 8-bit operands must be k-contiguous (a row-major, "
-                                "b column-major)");
-  }
 }
 
 } // namespace
@@ -490,39 +86,30 @@ std::string GemmKernelSpec::name() const {
     n += lora_vec_aligned ? "_lorav" : "_loras";
   if (grouped)
     n += "_grouped";
+  n += "_";
+  n += gemm_tile_name(tile);
+  if (split_k != SplitKPass::none)
+    n += split_k == SplitKPass::partial ? "_skpart" : "_skred";
   return n;
 }
 
 ir::Kernel build_gemm_kernel(const GemmKernelSpec& s) {
-  using enum DType;
-  if (s.a == f16 && s.b == f16)
-    return build_ordered<atoms::wmma_f32_16x16x16_f16>(s);
-  if (s.a == bf16 && s.b == bf16)
-    return build_ordered<atoms::wmma_f32_16x16x16_bf16>(s);
-  if (s.a == e4m3 && s.b == e4m3)
-    return build_ordered<atoms::wmma_f32_16x16x16_fp8_fp8>(s);
-  if (s.a == e4m3 && s.b == e5m2)
-    return build_ordered<atoms::wmma_f32_16x16x16_fp8_bf8>(s);
-  if (s.a == e5m2 && s.b == e4m3)
-    return build_ordered<atoms::wmma_f32_16x16x16_bf8_fp8>(s);
-  if (s.a == e5m2 && s.b == e5m2)
-    return build_ordered<atoms::wmma_f32_16x16x16_bf8_bf8>(s);
-  if (s.a == f16 && s.b == int8) // W8A16
-    return build_ordered<atoms::wmma_f32_16x16x16_f16, i8>(s);
-  if (s.a == bf16 && s.b == int8)
-    return build_ordered<atoms::wmma_f32_16x16x16_bf16, i8>(s);
-  if (s.a == int8 && s.b == int8)
-    return build_ordered<atoms::wmma_i32_16x16x16_iu8>(s);
-  if (is_packed_int4(s.a) && is_packed_int4(s.b)) // signedness per operand (WMMA modifiers)
-    return build_ordered<atoms::wmma_i32_16x16x32_iu4>(s);
-  throw std::invalid_argument("gemm kernel: no WMMA atom for a = " + std::string(dtype_name(s.a)) +
-                              ", b = " + std::string(dtype_name(s.b)));
+  switch (s.tile) {
+  case GemmTile::t128x128w8:
+    return build_gemm_for_tile<GemmTile::t128x128w8>(s);
+  case GemmTile::t32x128w4:
+    return build_gemm_for_tile<GemmTile::t32x128w4>(s);
+  case GemmTile::t128x128w4:
+    break;
+  }
+  return build_gemm_for_tile<GemmTile::t128x128w4>(s);
 }
 
 GemmTileConfig gemm_tile_config(const GemmKernelSpec& s) {
   // K tile: 32 for 16-bit operands, 64 storage units (bytes) for 8-bit and packed int4 ones.
   const bool wide = (s.a == DType::f16 || s.a == DType::bf16);
-  return {block_m, block_n, wide ? 32 : 64, threads / 32};
+  const GemmTileShape shape = gemm_tile_shape(s.tile);
+  return {shape.m, shape.n, wide ? 32 : 64, shape.waves()};
 }
 
 emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec) {
@@ -531,16 +118,23 @@ emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec) {
 
 runtime::KernelArgs gemm_kernel_args(const GemmLaunchArgs& g) {
   runtime::KernelArgs args;
-  args.ptr(g.a).ptr(g.b).ptr(g.out).ptr(g.c).ptr(g.bias).ptr(g.scale_a).ptr(g.scale_b).ptr(
-      g.scale_out);
+  for (runtime::DevicePtr p : {g.a, g.b, g.out, g.c, g.bias, g.scale_a, g.scale_b, g.scale_out})
+    args.ptr(p);
   for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldo, g.ldc, g.ld_scale_a, g.ld_scale_b})
     args.add<int64_t>(v);
-  args.add<float>(g.alpha).add<float>(g.beta);
-  args.ptr(g.lora_t).ptr(g.lora_up);
+  for (float v : {g.alpha, g.beta})
+    args.add<float>(v);
+  for (runtime::DevicePtr p : {g.lora_t, g.lora_up})
+    args.ptr(p);
   for (int64_t v : {g.lora_rank, g.ld_lora_t, g.ld_lora_up})
     args.add<int64_t>(v);
-  args.add<float>(g.lora_scale).ptr(g.groups).add<int64_t>(g.group_count);
-  args.add<int64_t>(g.group_search_steps);
+  args.add<float>(g.lora_scale);
+  args.ptr(g.groups);
+  for (int64_t v : {g.group_count, g.group_search_steps})
+    args.add<int64_t>(v);
+  args.ptr(g.workspace);
+  for (int64_t v : {g.split_k, g.k_tiles_per_split})
+    args.add<int64_t>(v);
   return args;
 }
 
@@ -550,13 +144,36 @@ int64_t tiles_along(int64_t extent, int tile) {
 }
 } // namespace
 
-runtime::Dim3 gemm_grid(const GemmLaunchArgs& g) {
-  return {static_cast<uint32_t>(tiles_along(g.m, block_m)),
-          static_cast<uint32_t>(tiles_along(g.n, block_n))};
+runtime::Dim3 gemm_grid(const GemmKernelSpec& spec, const GemmLaunchArgs& g) {
+  const GemmTileShape shape = gemm_tile_shape(spec.tile);
+  const int64_t z = spec.split_k == SplitKPass::partial ? g.split_k : 1;
+  return {static_cast<uint32_t>(tiles_along(g.m, shape.m)),
+          static_cast<uint32_t>(tiles_along(g.n, shape.n)), static_cast<uint32_t>(z)};
 }
 
-int64_t gemm_tiles(int64_t m, int64_t n) {
-  return tiles_along(m, block_m) * tiles_along(n, block_n);
+int64_t gemm_tiles(GemmTile tile, int64_t m, int64_t n) {
+  const GemmTileShape shape = gemm_tile_shape(tile);
+  return tiles_along(m, shape.m) * tiles_along(n, shape.n);
+}
+
+int64_t gemm_k_tiles(const GemmKernelSpec& spec, int64_t k) {
+  const int64_t k_storage = is_packed_int4(spec.a) ? (k + 1) / 2 : k;
+  return tiles_along(k_storage, gemm_tile_config(spec).k_storage);
+}
+
+GemmConfig gemm_config_for(const GemmKernelSpec& spec, int64_t m, int64_t n, int64_t k) {
+  if (const std::optional<GemmConfig> forced = gemm_config_override())
+    return *forced;
+  GemmConfigQuery q;
+  q.m = m;
+  q.n = n;
+  q.k_tiles = gemm_k_tiles(spec, k);
+  q.compute_units = gemm_compute_units(gemm_target().arch);
+  // Not the grouped launch (one grid over many problems), nor a dynamic activation quantization:
+  // each of its passes reads the whole rows of x for s_m (bench_gemm: split-K modeled 0.87 -
+  // 0.94x as fast as unsplit for scaled_mm_fused_quant).
+  q.allow_split_k = !spec.grouped && spec.act_quant != ActQuant::dynamic_rowwise;
+  return choose_gemm_config(q);
 }
 
 namespace {
@@ -565,27 +182,87 @@ void launch_compiled(runtime::Device& device, const GemmKernelSpec& spec, runtim
   const runtime::KernelHandle kernel =
       traced_kernel(device, spec.name(), [&] { return build_gemm_kernel(spec); });
   const runtime::KernelArgs args = gemm_kernel_args(g);
-  device.launch(kernel, grid, {static_cast<uint32_t>(threads)}, args.span());
+  device.launch(kernel, grid, {static_cast<uint32_t>(gemm_tile_shape(spec.tile).threads())},
+                args.span());
   device.synchronize();
 }
+
 } // namespace
 
-void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec, const GemmLaunchArgs& g) {
-  if (spec.grouped)
-    throw std::logic_error("run_gemm_kernel: a grouped spec launches with run_grouped_gemm_kernel");
-  launch_compiled(device, spec, gemm_grid(g), g);
+GemmKernelSpec gemm_partial_pass(const GemmKernelSpec& spec) {
+  GemmKernelSpec s = spec;
+  const bool integer = s.a == DType::int8 || is_packed_int4(s.a);
+  s.split_k = SplitKPass::partial;
+  s.out = integer ? DType::i32 : DType::f32;
+  s.alpha_beta = s.has_c = s.has_bias = false;
+  s.scale_a = s.scale_b = ScaleKind::none;
+  s.write_scale_out = false;
+  s.lora = s.lora_vec_aligned = false;
+  return s;
 }
 
-void run_grouped_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec,
+GemmKernelSpec gemm_reduce_pass(const GemmKernelSpec& spec) {
+  GemmKernelSpec s = spec;
+  s.split_k = SplitKPass::reduce;
+  s.mx_block_scales = false;
+  return s;
+}
+
+int64_t gemm_workspace_bytes(GemmTile tile, int64_t m, int64_t n, int splits) {
+  const GemmTileShape t = gemm_tile_shape(tile); // f32 / i32 partials of whole tiles
+  return int64_t{splits} * tiles_along(m, t.m) * t.m * tiles_along(n, t.n) * t.n * 4;
+}
+
+void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec_in,
+                     const GemmLaunchArgs& g_in) {
+  if (spec_in.grouped)
+    throw std::logic_error("run_gemm_kernel: a grouped spec launches with run_grouped_gemm_kernel");
+  const GemmConfig config = gemm_config_for(spec_in, g_in.m, g_in.n, g_in.k);
+  GemmKernelSpec spec = spec_in;
+  spec.tile = config.tile;
+  spec.split_k = SplitKPass::none;
+  GemmLaunchArgs g = g_in;
+  const GemmKSplit split = gemm_k_split(gemm_k_tiles(spec, g.k), config.split_k);
+  if (split.splits <= 1) {
+    launch_compiled(device, spec, gemm_grid(spec, g), g);
+    return;
+  }
+  // Split-K: f32 / i32 partials of every tile per split, summed by the reduce pass.
+  g.workspace = device.allocate(size_t(gemm_workspace_bytes(spec.tile, g.m, g.n, split.splits)));
+  g.split_k = split.splits;
+  g.k_tiles_per_split = split.tiles_per_split;
+  try {
+    const GemmKernelSpec partial = gemm_partial_pass(spec);
+    launch_compiled(device, partial, gemm_grid(partial, g), g);
+    const GemmKernelSpec reduce = gemm_reduce_pass(spec);
+    launch_compiled(device, reduce, gemm_grid(reduce, g), g);
+  } catch (...) {
+    device.free(g.workspace);
+    throw;
+  }
+  device.free(g.workspace);
+}
+
+void run_grouped_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec_in,
                              std::vector<GemmGroupRow> rows) {
-  if (!spec.grouped)
+  if (!spec_in.grouped)
     throw std::logic_error("run_grouped_gemm_kernel: the spec is not grouped");
+  // The tile of the largest problem (no split-K: one grid over every problem's tiles).
+  GemmKernelSpec spec = spec_in;
+  spec.split_k = SplitKPass::none;
+  int64_t max_m = 0, max_n = 0, max_k = 0;
+  for (const GemmGroupRow& r : rows) {
+    max_m = std::max(max_m, r.m);
+    max_n = std::max(max_n, r.n);
+    max_k = std::max(max_k, r.k);
+  }
+  spec.tile = gemm_config_for(spec, max_m, max_n, max_k).tile;
   // Problems without tiles get no row: the kernel's search sees only rows that own workgroups.
-  std::erase_if(rows, [](const GemmGroupRow& r) { return gemm_tiles(r.m, r.n) == 0; });
+  std::erase_if(rows, [&](const GemmGroupRow& r) { return gemm_tiles(spec.tile, r.m, r.n) == 0; });
   int64_t tiles = 0;
   for (GemmGroupRow& r : rows) {
     r.tile_begin = tiles;
-    tiles += gemm_tiles(r.m, r.n);
+    tiles += gemm_tiles(spec.tile, r.m, r.n);
   }
   if (tiles == 0)
     return;

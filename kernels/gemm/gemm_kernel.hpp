@@ -3,9 +3,10 @@
 // GEMM-family kernel that runs on a dense WMMA atom (16x16x16; 16x16x32 for packed int4). CK-Tile
 // style, in three parts:
 //  - problem: operand storage dtypes and orders, the output dtype, which epilogue terms exist;
-//  - policy: 128 x 128 block tile, 4 waves (2 x 2) with 4 x 4 atoms each, K tile 32 (16-bit
-//    operands), 64 (8-bit) or 128 (packed int4: 64 bytes), 128-bit global loads when the
-//    operand is 16-byte aligned;
+//  - policy: the block tile of the spec's GemmTile (kernels/gemm/gemm_config.hpp: 128 x 128 with
+//    4 or 8 waves, 32 x 128 with 4 waves for small M), K tile 32 (16-bit operands), 64 (8-bit)
+//    or 128 (packed int4: 64 bytes), 128-bit global loads when the operand is 16-byte aligned;
+//    split-K as two launches of the body (SplitKPass);
 //  - pipeline: LDS double buffering (dsl::pipeline<2>), WMMA on LDS stages in the K loop.
 // Feature blocks instead of copies: the prologue (k-contiguous copy, transposing copy for
 // m/n-contiguous operands, activation quantization, int8 -> f16 conversion), the main loop
@@ -18,6 +19,7 @@
 #include <emit/code_object.hpp>
 #include <kernels/common/arg_check.hpp>
 #include <kernels/common/dtype.hpp>
+#include <kernels/gemm/gemm_config.hpp>
 #include <runtime/device.hpp>
 #include <runtime/kernel_args.hpp>
 
@@ -27,12 +29,16 @@
 
 namespace tw::kernels::gemm_kernel {
 
-inline constexpr int block_m = 128, block_n = 128, threads = 128;
-
 enum class ScaleKind : std::uint8_t { none, tensorwise, rowwise };
 // Activation quantization in the prologue (docs/kernels.md "Activation quantization"): `a` is
 // then the quantized dtype (e4m3 / e5m2 / int8) and `x` the activation's (f16 / bf16).
 enum class ActQuant : std::uint8_t { none, given_tensorwise, given_rowwise, dynamic_rowwise };
+// Split-K (docs/kernels.md "GEMM tile configurations"): `partial` runs the K tiles of range
+// block_id(z) (k_tiles_per_split each) and stores the raw accumulator (f32, or i32 for the
+// integer atoms) into the workspace (per split and tile, the fragments' own layout);
+// `reduce` runs no K loop: it sums the split_k partials of its tile in split order, then the
+// usual epilogue.
+enum class SplitKPass : std::uint8_t { none, partial, reduce };
 
 struct GemmKernelSpec {
   DType a = DType::f16, b = DType::f16; // global storage dtypes (also the atom's operand types)
@@ -56,6 +62,8 @@ struct GemmKernelSpec {
   // Grouped: the problems of one launch come from a table (GemmGroupRow, kernel arg `groups`);
   // the kernel args a .. ldo are unused. Every problem shares the spec (dtypes, alignment...).
   bool grouped = false;
+  GemmTile tile = GemmTile::t128x128w4; // the block tile (gemm_config.hpp)
+  SplitKPass split_k = SplitKPass::none;
 
   // A kernel name unique to the spec (the code object's symbol).
   std::string name() const;
@@ -72,7 +80,7 @@ GemmTileConfig gemm_tile_config(const GemmKernelSpec& spec);
 ir::Kernel build_gemm_kernel(const GemmKernelSpec& spec);
 
 // One problem of a grouped launch: 16 int64 in device memory (addresses as integers). Its
-// workgroups are tile_begin .. tile_begin + ceil(m / 128) * ceil(n / 128) - 1 of the grid's x.
+// workgroups are tile_begin .. tile_begin + gemm_tiles(tile, m, n) - 1 of the grid's x.
 struct GemmGroupRow {
   int64_t a = 0, b = 0, out = 0, bias = 0, scale_a = 0, scale_b = 0;
   int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldo = 0;
@@ -94,21 +102,43 @@ struct GemmLaunchArgs {
   float lora_scale = 0.0f;
   runtime::DevicePtr groups = 0;                   // grouped: GemmGroupRow[group_count]
   int64_t group_count = 0, group_search_steps = 0; // steps: ceil(log2(group_count))
+  runtime::DevicePtr workspace = 0;                // split-K partials
+  int64_t split_k = 1, k_tiles_per_split = 0;      // split-K: ranges and K tiles per range
 };
 
 // The spec's code object for gemm_target() (traced once per process, compile-cached).
 emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec);
-// The kernel argument bytes and the full grid of a launch (not grouped).
+// The kernel argument bytes and the full grid of a launch (not grouped): tiles of spec.tile
+// along x and y, args.split_k along z for the partial pass.
 runtime::KernelArgs gemm_kernel_args(const GemmLaunchArgs& args);
-runtime::Dim3 gemm_grid(const GemmLaunchArgs& args);
-// Workgroups of one problem of a grouped launch.
-int64_t gemm_tiles(int64_t m, int64_t n);
+runtime::Dim3 gemm_grid(const GemmKernelSpec& spec, const GemmLaunchArgs& args);
+// Workgroups (output tiles) of one problem with a tile.
+int64_t gemm_tiles(GemmTile tile, int64_t m, int64_t n);
+// K tiles of a problem with K = k (elements; nibbles for packed int4) for the spec's dtypes.
+int64_t gemm_k_tiles(const GemmKernelSpec& spec, int64_t k);
 
-// Builds (through the compile cache, for gemm_target()) and launches one GEMM.
+// The two launches of a split-K GEMM of `spec`: the partial pass keeps only what the main loop
+// needs (operands, MX block scales, the quantizing prologue) and outputs the raw accumulator
+// (f32, i32 for the integer atoms); the reduce pass is the spec's epilogue on the summed
+// partials (the MX scales are in the partials already). The workspace of `splits` partials.
+GemmKernelSpec gemm_partial_pass(const GemmKernelSpec& spec);
+GemmKernelSpec gemm_reduce_pass(const GemmKernelSpec& spec);
+int64_t gemm_workspace_bytes(GemmTile tile, int64_t m, int64_t n, int splits);
+
+// The configuration a launch runs with: gemm_config_override() if set, else
+// choose_gemm_config for the problem and gemm_target()'s CU count (no split-K for the grouped
+// launch and for dynamic activation quantization).
+GemmConfig gemm_config_for(const GemmKernelSpec& spec, int64_t m, int64_t n, int64_t k);
+
+// Picks the configuration (gemm_config_for; spec.tile and spec.split_k are set here), builds
+// (through the compile cache, for gemm_target()) and launches one GEMM: split-K as the partial
+// launch into a device workspace, then the reduce launch (docs/kernels.md).
 void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec,
                      const GemmLaunchArgs& args);
 // A grouped launch (spec.grouped): uploads the rows (tile_begin filled in here), launches one
 // grid over every problem's tiles, frees the table. Rows with m or n = 0 get no workgroup.
+// The tile: the override's if set, else the heuristic's for the largest M and the largest N of
+// the problems (never split-K).
 void run_grouped_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec,
                              std::vector<GemmGroupRow> rows);
 

@@ -4,12 +4,14 @@
 // backend (HIP and LLVM emitters), and the output is decoded and compared with the oracle.
 #include "oracles.hpp"
 
+#include <kernels/gemm/gemm_config.hpp>
 #include <kernels/gemm/gemm_target.hpp>
 #include <runtime/emu_device.hpp>
 
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace tw::oracle {
@@ -63,5 +65,17 @@ void for_each_backend(Body&& body) {
     body(b);
   }
 }
+
+// Every GEMM launch in its scope runs with `config` instead of the heuristic's choice
+// (kernels/gemm/gemm_config.hpp); the heuristic again afterwards, also when the scope throws.
+class ForceGemmConfig {
+public:
+  explicit ForceGemmConfig(kernels::gemm_kernel::GemmConfig config) {
+    kernels::gemm_kernel::set_gemm_config_override(config);
+  }
+  ~ForceGemmConfig() { kernels::gemm_kernel::set_gemm_config_override(std::nullopt); }
+  ForceGemmConfig(const ForceGemmConfig&) = delete;
+  ForceGemmConfig& operator=(const ForceGemmConfig&) = delete;
+};
 
 } // namespace tw::oracle

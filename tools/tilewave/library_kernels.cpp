@@ -62,6 +62,24 @@ ActQuant quant(const emit::ParamReader& p, const std::string& name) {
   p.reject(name, "must be none, tensor, row or dynamic");
 }
 
+kernels::gemm_kernel::GemmTile tile(const emit::ParamReader& p, const std::string& name) {
+  if (auto t = kernels::gemm_kernel::parse_gemm_tile(p.str(name)))
+    return *t;
+  p.reject(name, "must be t128x128w4, t128x128w8 or t32x128w4");
+}
+
+kernels::gemm_kernel::SplitKPass split_k(const emit::ParamReader& p, const std::string& name) {
+  using kernels::gemm_kernel::SplitKPass;
+  const std::string& v = p.str(name);
+  if (v == "none")
+    return SplitKPass::none;
+  if (v == "partial")
+    return SplitKPass::partial;
+  if (v == "reduce")
+    return SplitKPass::reduce;
+  p.reject(name, "must be none, partial or reduce");
+}
+
 ir::Kernel build_gemm(const emit::ParamReader& p) {
   GemmKernelSpec s;
   s.a = dtype(p, "a");
@@ -83,6 +101,8 @@ ir::Kernel build_gemm(const emit::ParamReader& p) {
   s.lora = flag(p, "lora");
   s.lora_vec_aligned = flag(p, "lora_aligned");
   s.grouped = flag(p, "grouped");
+  s.tile = tile(p, "tile");
+  s.split_k = split_k(p, "split_k");
   return kernels::gemm_kernel::build_gemm_kernel(s); // rejects unsupported combinations
 }
 
@@ -199,13 +219,74 @@ ir::Kernel build_qk_norm_quant(const emit::ParamReader& p) {
   return qk::build_qk_norm_quant_kernel(s);
 }
 
+// What `tilewave aot --all` ships of the GEMM family: one configuration per kernel
+// (kernels/gemm/gemm_api.hpp) in each block tile the heuristic picks from (t128x128w4,
+// t128x128w8, t32x128w4: kernels/gemm/gemm_config.hpp), and the two split-K passes of the f16
+// GEMM and of scaled_mm in the two tiles the heuristic splits with (t128x128w8, t32x128w4).
+std::vector<emit::KernelParams> gemm_shipped_configs() {
+  const std::vector<emit::KernelParams> family = {
+      {},                             // gemm f16
+      {{"a", "bf16"}, {"b", "bf16"}}, // gemm bf16
+      {{"a", "e4m3"},
+       {"b", "e4m3"},
+       {"out", "bf16"},
+       {"scale_a", "row"},
+       {"scale_b", "row"}}, // scaled_mm
+      {{"a", "e4m3"},
+       {"b", "e4m3"},
+       {"out", "bf16"},
+       {"scale_a", "row"},
+       {"scale_b", "row"},
+       {"grouped", "1"}}, // scaled_mm_multi
+      {{"a", "e4m3"},
+       {"b", "e4m3"},
+       {"out", "bf16"},
+       {"scale_b", "row"},
+       {"quant", "dynamic"},
+       {"x", "bf16"}},                                                   // scaled_mm_fused_quant
+      {{"a", "f16"}, {"b", "int8"}, {"out", "f16"}, {"scale_b", "row"}}, // w8a16
+      {{"a", "int8"},
+       {"b", "int8"},
+       {"out", "bf16"},
+       {"scale_a", "row"},
+       {"scale_b", "row"}}, // int8_linear
+      {{"a", "int8"},
+       {"b", "int8"},
+       {"out", "bf16"},
+       {"scale_b", "row"},
+       {"quant", "dynamic"},
+       {"x", "bf16"},
+       {"lora", "1"}},                                               // int8_linear_fused
+      {{"a", "int4"}, {"b", "int4"}, {"out", "i32"}},                // iu4_gemm
+      {{"a", "e4m3"}, {"b", "e4m3"}, {"out", "bf16"}, {"mx", "1"}}}; // mxfp8_gemm
+  std::vector<emit::KernelParams> configs;
+  for (kernels::gemm_kernel::GemmTile t : kernels::gemm_kernel::all_gemm_tiles)
+    for (emit::KernelParams c : family) {
+      c["tile"] = std::string(kernels::gemm_kernel::gemm_tile_name(t));
+      configs.push_back(c);
+    }
+  for (const char* t : {"t128x128w8", "t32x128w4"})
+    for (const char* pass : {"partial", "reduce"}) {
+      configs.push_back({{"tile", t}, {"split_k", pass}}); // gemm f16
+      configs.push_back({{"a", "e4m3"},
+                         {"b", "e4m3"},
+                         {"out", pass == std::string("partial") ? "f32" : "bf16"},
+                         {"scale_a", pass == std::string("partial") ? "none" : "row"},
+                         {"scale_b", pass == std::string("partial") ? "none" : "row"},
+                         {"tile", t},
+                         {"split_k", pass}}); // scaled_mm
+    }
+  return configs;
+}
+
 } // namespace
 
 void register_library_kernels(emit::KernelRegistry& registry) {
   static std::once_flag once;
   std::call_once(once, [&] {
     registry.add({"gemm",
-                  "kernels/gemm: out = A * B (128x128 tile, 4 waves, LDS double buffering, WMMA)",
+                  "kernels/gemm: out = A * B (block tiles 128x128 with 4 or 8 waves and 32x128 "
+                  "with 4, split-K, LDS double buffering, WMMA)",
                   {{"a", "f16", "A storage dtype"},
                    {"b", "f16", "B storage dtype"},
                    {"out", "f32", "output dtype"},
@@ -225,43 +306,14 @@ void register_library_kernels(emit::KernelRegistry& registry) {
                    {"scale_out", "0", "1: dynamic quant writes the per-row scale"},
                    {"lora", "0", "1: the LoRA block (quant != none)"},
                    {"lora_aligned", "1", "1: LoRA t and up rows 16-byte aligned"},
-                   {"grouped", "0", "1: one launch over a table of problems"}},
+                   {"grouped", "0", "1: one launch over a table of problems"},
+                   {"tile", "t128x128w4",
+                    "block tile: t128x128w4, t128x128w8 (8 waves) or t32x128w4 (small M)"},
+                   {"split_k", "none",
+                    "none, partial (K range of block z into the workspace) or reduce (sum of "
+                    "the partials, then the epilogue)"}},
                   build_gemm,
-                  // One configuration per kernel of the family (kernels/gemm/gemm_api.hpp).
-                  {{},                             // gemm f16
-                   {{"a", "bf16"}, {"b", "bf16"}}, // gemm bf16
-                   {{"a", "e4m3"},
-                    {"b", "e4m3"},
-                    {"out", "bf16"},
-                    {"scale_a", "row"},
-                    {"scale_b", "row"}}, // scaled_mm
-                   {{"a", "e4m3"},
-                    {"b", "e4m3"},
-                    {"out", "bf16"},
-                    {"scale_a", "row"},
-                    {"scale_b", "row"},
-                    {"grouped", "1"}}, // scaled_mm_multi
-                   {{"a", "e4m3"},
-                    {"b", "e4m3"},
-                    {"out", "bf16"},
-                    {"scale_b", "row"},
-                    {"quant", "dynamic"},
-                    {"x", "bf16"}}, // scaled_mm_fused_quant
-                   {{"a", "f16"}, {"b", "int8"}, {"out", "f16"}, {"scale_b", "row"}}, // w8a16
-                   {{"a", "int8"},
-                    {"b", "int8"},
-                    {"out", "bf16"},
-                    {"scale_a", "row"},
-                    {"scale_b", "row"}}, // int8_linear
-                   {{"a", "int8"},
-                    {"b", "int8"},
-                    {"out", "bf16"},
-                    {"scale_b", "row"},
-                    {"quant", "dynamic"},
-                    {"x", "bf16"},
-                    {"lora", "1"}},                                // int8_linear_fused
-                   {{"a", "int4"}, {"b", "int4"}, {"out", "i32"}}, // iu4_gemm
-                   {{"a", "e4m3"}, {"b", "e4m3"}, {"out", "bf16"}, {"mx", "1"}}}}); // mxfp8
+                  gemm_shipped_configs()});
     registry.add(
         {"flash_attn",
          "kernels/attention: flash attention forward (64-query tile, 4 waves, S^T = K Q^T, P^T "

@@ -222,9 +222,15 @@ void run_multi_axis(int axis, uint64_t seed) {
     c.shapes = axis_shapes(axis);
     if (configs[i].descending)
       std::reverse(c.shapes.begin(), c.shapes.end());
-    uint64_t workgroups = 0; // one per 128 x 128 tile
+    // One workgroup per output tile: 32 x 128 when every M is <= 64 (the heuristic's small-M
+    // tile, docs/kernels.md), else 128 x 128 (these problems are too few for 8 waves).
+    int64_t max_m = 0;
+    for (const auto& shape : c.shapes)
+      max_m = std::max(max_m, shape[0]);
+    const int64_t tile_m = max_m <= 64 ? 32 : 128;
+    uint64_t workgroups = 0;
     for (const auto& [m, n, k] : c.shapes)
-      workgroups += uint64_t((m + 127) / 128) * uint64_t((n + 127) / 128);
+      workgroups += uint64_t((m + tile_m - 1) / tile_m) * uint64_t((n + 127) / 128);
     CAPTURE(i);
     CAPTURE(configs[i].descending);
     CAPTURE(c.rowwise_a);
