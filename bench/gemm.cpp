@@ -293,6 +293,8 @@ int main(int argc, char** argv) {
         std::printf(", %llu workgroups, bound: %s, occupancy %d waves/SIMD (%s)\n",
                     static_cast<unsigned long long>(t.main.workgroups), t.main.bound.c_str(),
                     t.main.occupancy.waves_per_simd, t.main.occupancy.limiter.c_str());
+        if (exact)
+          std::printf("%s", t.main.exact().c_str());
         const GemmConfig before{GemmTile::t128x128w4, 1}; // the family's one config until issue 14
         if (!(config == before)) {
           const Modeled old = modeled(dev, c, before, buf);
