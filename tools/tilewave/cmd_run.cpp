@@ -670,6 +670,24 @@ int64_t longest_sequence(runtime::Device& dev, const TensorView& cu) {
   return longest;
 }
 
+// --param causal=0|1 (absent: `fallback`) and --param num_splits (0: the host picks), shared by
+// the attention entries.
+bool take_causal(Params& params, bool fallback) {
+  const auto causal = params.take("causal");
+  if (!causal)
+    return fallback;
+  if (*causal != "0" && *causal != "1")
+    throw run_error("--param causal=" + *causal + " must be 0 or 1");
+  return *causal == "1";
+}
+int take_num_splits(Params& params) {
+  const int64_t splits = params.take_integer<int64_t>("num_splits").value_or(0);
+  if (splits < 0 || splits > std::numeric_limits<int>::max())
+    throw run_error("--param num_splits=" + std::to_string(splits) +
+                    " must be 0 (the host picks) or a split count >= 1");
+  return int(splits);
+}
+
 // FlashAttnArgs from the inputs and --param causal, window=L,R, softcap, sm_scale, dropout,
 // seed, offset, alibi (a scalar slope), q/k/v_descale, num_splits. max_seqlen_q / k are the
 // longest sequences of cu_seqlens_q / k.
@@ -696,11 +714,7 @@ kernels::FlashAttnArgs flash_attn_args(runtime::Device& dev, const Problem& p, P
   if (a.cu_seqlens_k)
     a.max_seqlen_k = longest_sequence(dev, *a.cu_seqlens_k);
 
-  if (const auto causal = params.take("causal")) {
-    if (*causal != "0" && *causal != "1")
-      throw run_error("--param causal=" + *causal + " must be 0 or 1");
-    a.causal = *causal == "1";
-  }
+  a.causal = take_causal(params, a.causal);
   if (const auto window = params.take("window")) {
     const auto comma = window->find(',');
     int64_t lr[2] = {0, 0};
@@ -724,11 +738,7 @@ kernels::FlashAttnArgs flash_attn_args(runtime::Device& dev, const Problem& p, P
   a.q_descale = params.take_float("q_descale", 1.0f);
   a.k_descale = params.take_float("k_descale", 1.0f);
   a.v_descale = params.take_float("v_descale", 1.0f);
-  const int64_t splits = params.take_integer<int64_t>("num_splits").value_or(0);
-  if (splits < 0 || splits > std::numeric_limits<int>::max())
-    throw run_error("--param num_splits=" + std::to_string(splits) +
-                    " must be 0 (the host picks) or a split count >= 1");
-  a.num_splits = int(splits);
+  a.num_splits = take_num_splits(params);
   return a;
 }
 
@@ -913,20 +923,12 @@ const std::map<std::string, KernelRun>& kernel_table() {
           a.paged.block_table = p.maybe("block_table");
           a.paged.block_table_indptr = p.maybe("block_table_indptr");
           a.paged.block_table_indices = p.maybe("block_table_indices");
-          if (const auto causal = params.take("causal")) {
-            if (*causal != "0" && *causal != "1")
-              throw run_error("--param causal=" + *causal + " must be 0 or 1");
-            a.causal = *causal == "1";
-          }
+          a.causal = take_causal(params, a.causal);
           a.sm_scale = params.take_float("sm_scale", 0.0f);
           a.q_descale = params.take_float("q_descale", 1.0f);
           a.k_descale = params.take_float("k_descale", 1.0f);
           a.v_descale = params.take_float("v_descale", 1.0f);
-          const int64_t splits = params.take_integer<int64_t>("num_splits").value_or(0);
-          if (splits < 0 || splits > std::numeric_limits<int>::max())
-            throw run_error("--param num_splits=" + std::to_string(splits) +
-                            " must be 0 (the host picks) or a split count >= 1");
-          a.num_splits = int(splits);
+          a.num_splits = take_num_splits(params);
           kernels::mla_decode(d, a);
         }),
         .scalar_params = {"causal", "sm_scale", "q_descale", "k_descale", "v_descale",
