@@ -29,7 +29,7 @@ std::vector<int64_t> check_offsets(const ArgChecker& chk, runtime::Device& dev,
                                    std::string_view max_name);
 // Everything after the tensors, for a problem whose dtype, varlen flag, batch, lengths, heads
 // and head dims are set: sm_scale, window / causal, softcap, dropout, descales, bias / mask,
-// ALiBi, lse, num_splits (sets the matching fields of p).
+// ALiBi, lse, num_splits, query_tile (sets the matching fields of p).
 void validate_attn_options(const ArgChecker& chk, const runtime::Device& device,
                            const FlashAttnArgs& args, FlashAttnProblem& p);
 

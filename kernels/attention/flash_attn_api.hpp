@@ -59,6 +59,9 @@ struct FlashAttnArgs {
   int64_t max_seqlen_q = 0, max_seqlen_k = 0;               // varlen: the largest lengths
 
   int num_splits = 0; // split-KV: 0 = the host picks, 1 = no split, N = N splits
+
+  // Query rows per workgroup: 0 = the default (64), 64 (4 waves) or 128 (8 waves).
+  int query_tile = 0;
 };
 
 // The validated problem: everything that picks a configuration and keys the compile cache.
@@ -77,6 +80,7 @@ struct FlashAttnProblem {
   float dropout_p = 0.0f;
   bool return_lse = false;
   int num_splits = 1;
+  int query_tile = 64; // query rows per workgroup (64 or 128)
   bool empty() const { return batch == 0 || seqlen_q == 0 || heads_q == 0; }
 };
 

@@ -56,8 +56,24 @@ constexpr int row_threads(int n) {
   return n & -n;
 }
 
-template <class Atom, int Dp, int Dvp>
+// The widest K copy run (128 or 64 bits) whose thread layout (`threads` over rows of Dp
+// elements, a row split over row_threads(Dp / run) threads) tiles a block of kb keys: 256
+// threads (8 waves) take 64-bit runs where 128-bit ones would need more rows than kb.
+template <class LE>
+constexpr int k_copy_bits(int threads, int kb, int dp) {
+  for (int bits : {128, 64}) {
+    const int per_row = row_threads(dp / (bits / LE::bits));
+    if (threads % per_row == 0 && kb % (threads / per_row) == 0)
+      return bits;
+  }
+  return 0;
+}
+
+template <class Atom, int Dp, int Dvp, int Waves>
 ir::Kernel build_body(const FlashAttnKernelSpec& s) {
+  static_assert(Waves == 4 || Waves == 8,
+                "flash_attn body: a query tile is 4 or 8 waves (64 or 128 rows)");
+  constexpr int waves = Waves, block_q = 16 * waves, threads = 32 * waves;
   using Lanes = MmaAtomLanes<Atom>;
   using E = typename Lanes::a_elem; // what the WMMA reads (bf16, f16, e4m3, e5m2, i8)
   // fp8 codes move through global memory and LDS as i8 (like the GEMM); Q is read as E.
@@ -74,12 +90,16 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
   constexpr auto o_f32 = Products::o_f32;
   static_assert(s_mma.tile_n == block_q && o_mma.tile_n == block_q);
   constexpr auto plan = lds_plan(lds_buffer<LE>("sK", kb, Dp, stages(n_stages), pad(row_pad)));
-  // 128-bit accesses; a row of the head is split over the largest power of two of threads that
+  // 128-bit accesses (64-bit where 8 waves would outnumber a block's 128-bit runs,
+  // k_copy_bits); a row of the head is split over the largest power of two of threads that
   // divides it (96 = 3 x 32: 4 threads per pass over a 32-wide slice).
-  constexpr int vec = 128 / LE::bits;
+  constexpr int copy_bits = k_copy_bits<LE>(threads, kb, Dp);
+  static_assert(copy_bits != 0, "flash_attn body: no K copy run tiles a KV block");
+  constexpr int vec = copy_bits / LE::bits;
   constexpr int tc_k = row_threads(Dp / vec);
-  constexpr auto copy_k =
-      make_tiled_copy<LE>(atoms::global_load_b128{}, thread_layout<threads / tc_k, tc_k>);
+  using KCopyAtom =
+      std::conditional_t<copy_bits == 128, atoms::global_load_b128, atoms::global_load_b64>;
+  constexpr auto copy_k = make_tiled_copy<LE>(KCopyAtom{}, thread_layout<threads / tc_k, tc_k>);
   static_assert(kb % (threads / tc_k) == 0);
 
   KernelBuilder kb_(s.name(), {threads, 1, 1});
@@ -488,15 +508,20 @@ void with_head_pad(int pad, const char* what, F&& fn) {
 }
 
 // One head width for Q/K and V (the larger of the two padded dims): 6 instantiations per atom
-// instead of 36 (compile time); a narrower V head costs zero columns of PV, not correctness.
+// and query tile instead of 36 (compile time); a narrower V head costs zero columns of PV, not
+// correctness.
 template <class Atom>
 ir::Kernel build_atom(const FlashAttnKernelSpec& s) {
   if (s.head_dim_pad != s.head_dim_v_pad)
     throw std::invalid_argument("flash_attn kernel: head_dim_pad and head_dim_v_pad must be "
                                 "equal (spec_of pads both to the larger)");
+  if (s.waves != 4 && s.waves != 8)
+    throw std::invalid_argument("flash_attn kernel: waves is " + std::to_string(s.waves) +
+                                "; expected 4 (64-row query tiles) or 8 (128-row ones)");
   ir::Kernel k;
   with_head_pad(s.head_dim_pad, "head_dim", [&](auto dp) {
-    k = build_body<Atom, decltype(dp)::value, decltype(dp)::value>(s);
+    constexpr int d = decltype(dp)::value;
+    k = s.waves == 8 ? build_body<Atom, d, d, 8>(s) : build_body<Atom, d, d, 4>(s);
   });
   return k;
 }

@@ -12,7 +12,7 @@ void flash_attn(runtime::Device& device, const FlashAttnArgs& args) {
   FlashAttnProblem p = validate_flash_attn(device, args);
   if (p.empty())
     return;
-  p.num_splits = choose_num_splits(p);
+  p.num_splits = choose_num_splits(p, split_heuristic_of(p));
   launch_flash_attn(device, args, p);
 }
 

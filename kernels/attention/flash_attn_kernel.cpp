@@ -63,6 +63,8 @@ std::string FlashAttnKernelSpec::name() const {
     n += "_kc";
   if (gqa_packed)
     n += "_gqa";
+  if (waves != flash_attn_kernel::waves) // 128-row query tiles (the default keeps its names)
+    n += "_q" + std::to_string(block_q());
   return n;
 }
 
@@ -111,22 +113,22 @@ runtime::KernelArgs flash_attn_kernel_args(const FlashAttnLaunchArgs& g) {
   return a;
 }
 
-runtime::Dim3 flash_attn_grid(const FlashAttnLaunchArgs& g, bool gqa_packed) {
+runtime::Dim3 flash_attn_grid(const FlashAttnLaunchArgs& g, bool gqa_packed, int rows_per_tile) {
   const int64_t group = gqa_packed && g.heads_kv > 0 ? g.heads_q / g.heads_kv : 1;
-  return {static_cast<uint32_t>((group * g.seqlen_q + block_q - 1) / block_q),
+  return {static_cast<uint32_t>((group * g.seqlen_q + rows_per_tile - 1) / rows_per_tile),
           static_cast<uint32_t>(gqa_packed ? g.heads_kv : g.heads_q),
           static_cast<uint32_t>(g.batch * g.num_splits)};
 }
 
 void run_flash_attn_kernel(runtime::Device& device, const FlashAttnKernelSpec& spec,
                            const FlashAttnLaunchArgs& g) {
-  const runtime::Dim3 grid = flash_attn_grid(g, spec.gqa_packed);
+  const runtime::Dim3 grid = flash_attn_grid(g, spec.gqa_packed, spec.block_q());
   if (grid.x == 0 || grid.y == 0 || grid.z == 0)
     return;
   const runtime::KernelHandle kernel =
       traced_kernel(device, spec.name(), [&] { return build_flash_attn_kernel(spec); });
   const runtime::KernelArgs args = flash_attn_kernel_args(g);
-  device.launch(kernel, grid, {static_cast<uint32_t>(threads)}, args.span());
+  device.launch(kernel, grid, {static_cast<uint32_t>(spec.workgroup_threads())}, args.span());
   device.synchronize();
 }
 

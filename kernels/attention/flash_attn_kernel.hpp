@@ -3,8 +3,9 @@
 // FlashAttnKernelSpec, CK-Tile style:
 //  - problem: dtype, output dtype, padded head dims, dense or varlen sequences, which score
 //    modifiers exist (window / causal, bias or bool mask, ALiBi, softcap), lse, split-KV;
-//  - policy: a query tile of 16 x waves rows (one 16-query atom column per wave), a KV block
-//    of kv_block keys, the head dim padded to a multiple of 32 in registers and LDS;
+//  - policy: a query tile of 16 x waves rows (one 16-query atom column per wave; 4 waves, 64
+//    rows, by default, or 8 waves, 128 rows), a KV block of kv_block keys, the head dim padded to a
+//    multiple of 32 in registers and LDS;
 //  - pipeline: K of a KV block staged in LDS (dsl::pipeline, 2 stages when they fit), S^T = K Q^T
 //    on WMMA with Q in registers, V^T's operand tiles read straight into registers (transpose
 //    loads when v_transpose_loads), P^T fed from the S^T accumulator straight into
@@ -22,6 +23,7 @@
 
 namespace tw::kernels::flash_attn_kernel {
 
+// The default query tile: 4 waves, 64 rows, 128 threads (FlashAttnKernelSpec::waves).
 inline constexpr int waves = 4, block_q = 16 * waves, threads = 32 * waves;
 
 struct FlashAttnKernelSpec {
@@ -51,6 +53,12 @@ struct FlashAttnKernelSpec {
   // GQA packing (decode, blocks/gqa_packing.hpp): the tile rows are the Sq <= block_q query rows
   // of every query head of one kv head; the grid is (ceil(G * Sq / block_q), Hkv, B [* splits]).
   bool gqa_packed = false;
+  // Waves per workgroup, one 16-query column each: 4 (64-row query tiles) or 8 (128 rows).
+  // K's LDS staging is shared by all waves, so the LDS plan does not depend on it.
+  int waves = flash_attn_kernel::waves;
+
+  int block_q() const { return 16 * waves; }           // query rows per workgroup
+  int workgroup_threads() const { return 32 * waves; } // threads per workgroup
 
   std::string name() const; // unique per spec: the code object's symbol and cache key
 };
@@ -91,7 +99,9 @@ struct FlashAttnLaunchArgs {
 
 emit::CodeObject compile_flash_attn_kernel(const FlashAttnKernelSpec& spec);
 runtime::KernelArgs flash_attn_kernel_args(const FlashAttnLaunchArgs& args);
-runtime::Dim3 flash_attn_grid(const FlashAttnLaunchArgs& args, bool gqa_packed = false);
+// (ceil(rows / rows_per_tile), heads, batch [* splits]); rows_per_tile is the spec's block_q().
+runtime::Dim3 flash_attn_grid(const FlashAttnLaunchArgs& args, bool gqa_packed = false,
+                              int rows_per_tile = block_q);
 void run_flash_attn_kernel(runtime::Device& device, const FlashAttnKernelSpec& spec,
                            const FlashAttnLaunchArgs& args);
 

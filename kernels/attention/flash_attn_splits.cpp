@@ -17,4 +17,10 @@ int choose_num_splits(const FlashAttnProblem& p, const SplitHeuristic& h) {
   return int(std::max<int64_t>(1, std::min({wanted, by_keys, int64_t(h.max_splits)})));
 }
 
+SplitHeuristic split_heuristic_of(const FlashAttnProblem& p) {
+  SplitHeuristic h;
+  h.query_tile = p.query_tile;
+  return h;
+}
+
 } // namespace tw::kernels

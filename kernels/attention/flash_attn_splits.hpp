@@ -22,4 +22,7 @@ struct SplitHeuristic {
 // (so 1 whenever Sk < 2 x min_keys_per_split).
 int choose_num_splits(const FlashAttnProblem& problem, const SplitHeuristic& h = {});
 
+// The heuristic of flash_attn's kernel for a validated problem: its query_tile.
+SplitHeuristic split_heuristic_of(const FlashAttnProblem& problem);
+
 } // namespace tw::kernels

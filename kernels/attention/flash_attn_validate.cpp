@@ -217,6 +217,13 @@ void validate_attn_options(const ArgChecker& chk, const Device& device, const Fl
                                          "; expected 0 (the host picks), 1 (no split) or a "
                                          "split count > 1");
   p.num_splits = args.num_splits;
+
+  // -- query tile
+  if (args.query_tile != 0 && args.query_tile != 64 && args.query_tile != 128)
+    chk.fail_parameter("query_tile", "is " + std::to_string(args.query_tile) +
+                                         "; expected 0 (the default, 64), 64 or 128 query rows "
+                                         "per workgroup");
+  p.query_tile = args.query_tile == 0 ? 64 : args.query_tile;
 }
 
 } // namespace attn_validate

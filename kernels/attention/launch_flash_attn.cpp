@@ -37,6 +37,7 @@ FlashAttnKernelSpec spec_of(const FlashAttnArgs& a, const FlashAttnProblem& p) {
   s.lse = p.return_lse;
   s.dropout = p.dropout_p > 0.0f;
   s.split = p.num_splits > 1;
+  s.waves = p.query_tile / 16;
   s.vec_aligned = aligned16(a.q) && aligned16(a.k) && aligned16(a.v);
   s.v_transpose_loads = aligned16(a.v) && p.head_dim_v % 8 == 0;
   // K through a clipped buffer descriptor (FlashAttnKernelSpec::k_clipped): 128-bit runs

@@ -59,7 +59,7 @@ void paged_attn(runtime::Device& device, const PagedAttnArgs& args) {
   PagedAttnProblem pp = validate_paged_attn(device, args);
   if (pp.attn.empty())
     return;
-  pp.attn.num_splits = choose_num_splits(pp.attn);
+  pp.attn.num_splits = choose_num_splits(pp.attn, split_heuristic_of(pp.attn));
   launch_paged_attn(device, args, pp, false);
 }
 
@@ -82,7 +82,8 @@ PagedAttnProblem validate_decode_attn(const runtime::Device& device, const Paged
 }
 
 // GQA packing when a kv head serves several query heads: the query tiles hold the G * Sq rows of
-// one kv head's group, so the split heuristic counts ceil(G * Sq / 64) x Hkv x B workgroups.
+// one kv head's group, so the split heuristic counts ceil(G * Sq / query_tile) x Hkv x B
+// workgroups.
 void decode_attn(runtime::Device& device, const PagedAttnArgs& args) {
   PagedAttnProblem pp = validate_decode_attn(device, args);
   if (pp.attn.empty())
@@ -94,7 +95,7 @@ void decode_attn(runtime::Device& device, const PagedAttnArgs& args) {
     tiles.seqlen_q = group * pp.attn.seqlen_q;
     tiles.heads_q = pp.attn.heads_kv;
   }
-  pp.attn.num_splits = choose_num_splits(tiles);
+  pp.attn.num_splits = choose_num_splits(tiles, split_heuristic_of(tiles));
   launch_paged_attn(device, args, pp, packed);
 }
 

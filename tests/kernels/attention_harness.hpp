@@ -32,6 +32,7 @@ struct Case {
   float dropout_p = 0.0f;
   uint64_t dropout_seed = 0, dropout_offset = 0;
   uint64_t seed = 1;
+  int query_tile = 0; // FlashAttnArgs::query_tile (0: the default)
 
   bool varlen() const { return !cu_q.empty(); }
   std::string describe() const {
@@ -145,6 +146,7 @@ kernels::FlashAttnArgs args_of(const Case& c, const Inputs& in, HostTensor& out,
   a.dropout_p = c.dropout_p;
   a.dropout_seed = c.dropout_seed;
   a.dropout_offset = c.dropout_offset;
+  a.query_tile = c.query_tile;
   return a;
 }
 
@@ -186,6 +188,7 @@ inline std::vector<uint8_t> check_outputs(const Case& c, const AttentionReferenc
 inline std::vector<uint8_t> run_case(const Case& c) {
   CAPTURE(c.describe());
   CAPTURE(c.num_splits);
+  CAPTURE(c.query_tile);
   const Inputs in = make_inputs(c);
   const bool vl = c.varlen();
   const int64_t tq = vl ? c.cu_q.back() : 0;

@@ -278,3 +278,17 @@ TEST_CASE("decode_attn GQA packing with a per-head additive bias (each packed ro
   pc.seqlens_k = {300, 1, 77};
   run_paged_case(pc, decode);
 }
+
+TEST_CASE("decode_attn GQA packing with 128-row query tiles: G * Sq = 144 rows over two tiles") {
+  PagedCase pc;
+  pc.attn.batch = 2;
+  pc.attn.sq = 9;
+  pc.attn.hq = 16;
+  pc.attn.hkv = 1;
+  pc.attn.causal = true;
+  pc.attn.lse = true;
+  pc.attn.query_tile = 128;
+  pc.seqlens_k = {3, 150};
+  pc.page_size = 16;
+  run_paged_case(pc, decode);
+}

@@ -193,3 +193,17 @@ TEST_CASE("paged_attn with a bool mask per head [Hq, Sq, Sk] (uint8), GQA, CSR t
   pc.attn.bias_dtype = DType::f16;
   run_paged_case(pc, paged);
 }
+
+TEST_CASE("paged_attn bf16: 128-row query tiles (query_tile 128), Sq 129, causal, GQA") {
+  PagedCase pc;
+  pc.attn.batch = 2;
+  pc.attn.sq = 129;
+  pc.attn.hq = 2;
+  pc.attn.hkv = 1;
+  pc.attn.causal = true;
+  pc.attn.lse = true;
+  pc.attn.query_tile = 128;
+  pc.seqlens_k = {140, 300};
+  pc.page_size = 16;
+  run_paged_case(pc, paged);
+}

@@ -121,3 +121,38 @@ TEST_CASE(
       }
     }
 }
+
+// 128-row query tiles (8 waves) keep the per-wave work of the 64-row ones: K's LDS staging is
+// shared, so the LDS plan is the same, and D = 128 still needs no scratch, on both backends.
+// The kernel name carries the tile only when it is not the default.
+TEST_CASE("flash_attn static quality: bf16 D 128 with 128-row query tiles, no scratch") {
+  for (bool causal : {false, true})
+    for (emit::Backend backend : {emit::Backend::hip, emit::Backend::llvm}) {
+      CAPTURE(causal);
+      CAPTURE(emit::backend_name(backend));
+      FlashAttnKernelSpec s;
+      s.dtype = s.out = DType::bf16;
+      s.head_dim_pad = s.head_dim_v_pad = 128;
+      s.windowed = causal;
+      s.vec_aligned = s.v_transpose_loads = s.k_clipped = true;
+      const std::string default_name = s.name();
+      CHECK(default_name.find("_q") == std::string::npos);
+      const emit::ResourceReport r64 =
+          emit::compile_with_artifacts(build_flash_attn_kernel(s), backend, Arch::gfx1201)
+              .code_object.resources;
+      s.waves = 8;
+      CHECK(s.block_q() == 128);
+      CHECK(s.workgroup_threads() == 256);
+      CHECK(s.name() == default_name + "_q128");
+      const emit::ResourceReport r =
+          emit::compile_with_artifacts(build_flash_attn_kernel(s), backend, Arch::gfx1201)
+              .code_object.resources;
+      std::printf("flash_attn bf16 D=128 %s (%s): 128-row tiles %d VGPRs, %lld B LDS, %d "
+                  "waves/SIMD; 64-row tiles %d VGPRs\n",
+                  causal ? "causal" : "full", std::string(emit::backend_name(backend)).c_str(),
+                  r.vgprs, static_cast<long long>(r.lds_bytes), r.waves_per_simd, r64.vgprs);
+      CHECK(r.scratch_bytes == 0);
+      CHECK(r.lds_bytes == r64.lds_bytes);
+      CHECK(r.lds_bytes <= 65536);
+    }
+}

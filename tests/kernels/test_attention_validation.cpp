@@ -565,6 +565,20 @@ TEST_CASE("attention validation: num_splits") {
   CHECK(accepts(c).num_splits == 3);
 }
 
+TEST_CASE("attention validation: query_tile") {
+  DenseCase c;
+  CHECK(accepts(c).query_tile == 64); // 0: the default
+  for (int bad : {-1, 32, 96, 256}) {
+    c.args.query_tile = bad;
+    rejects(c, "flash_attn: parameter 'query_tile' is " + std::to_string(bad) +
+                   "; expected 0 (the default, 64), 64 or 128 query rows per workgroup");
+  }
+  c.args.query_tile = 128;
+  CHECK(accepts(c).query_tile == 128);
+  c.args.query_tile = 64;
+  CHECK(accepts(c).query_tile == 64);
+}
+
 TEST_CASE("attention validation: outputs overlap no input and not each other") {
   {
     DenseCase c;

@@ -43,3 +43,13 @@ TEST_CASE("flash_attn splits: a short Sk is not split") {
   CHECK(choose_num_splits(shape(1, 1, 1, 0)) == 1);
   CHECK(choose_num_splits(shape(0, 8, 1, 4096)) == 1); // empty
 }
+
+TEST_CASE("flash_attn split heuristic: 128-row query tiles count half the workgroups") {
+  // 8 heads x Sq 512: 64 tiles of 64 rows fill the 64 CUs (no split); 32 tiles of 128 rows
+  // do not: ceil(128 / 32) = 4 splits (Sk / 256 = 128 allows them)
+  FlashAttnProblem p = shape(1, 8, 512, 32768);
+  CHECK(choose_num_splits(p, split_heuristic_of(p)) == 1);
+  p.query_tile = 128;
+  CHECK(split_heuristic_of(p).query_tile == 128);
+  CHECK(choose_num_splits(p, split_heuristic_of(p)) == 4);
+}

@@ -842,6 +842,27 @@ TEST_CASE("tilewave run flash_attn: dense causal softcap with lse, and varlen wi
   }
 }
 
+TEST_CASE("tilewave run flash_attn: --param query_tile=128 (128-row query tiles), causal, "
+          "against the float64 reference") {
+  const AttnFiles in("fq", {1, 130, 2, 16}, {1, 97, 1, 16}, {1, 97, 1, 16}, 601);
+  const std::string out = fresh("fq_out.npy");
+  const auto r = run_tool("run flash_attn" + in.args + " --out out=" + out +
+                          " --param causal=1 --param query_tile=128");
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  tw::kernels::FlashAttnArgs args;
+  const HostTensor got = load_as(out, DType::f16, {1, 130, 2, 16});
+  args.q = in.q.view();
+  args.k = in.k.view();
+  args.v = in.v.view();
+  args.out = got.view();
+  args.causal = true;
+  const to::CompareResult c = to::compare(to::decode_attention_rows(got.view()),
+                                          to::flash_attn(args).out, attention_tolerance());
+  INFO(c.summary());
+  CHECK(c.ok);
+}
+
 TEST_CASE("tilewave run flash_attn: int8 inputs with descales, against the float64 reference "
           "(which applies the int8 P quantization)") {
   const HostTensor q = to::random_tensor(DType::int8, {1, 5, 2, 32}, 501),
@@ -1034,6 +1055,11 @@ TEST_CASE("tilewave run flash_attn: command-line and argument errors") {
       "run: --param seed=-1 is not an integer >= 0");
   has(run_tool("run flash_attn" + in.args + out + " --param num_splits=-2"),
       "run: --param num_splits=-2 must be 0 (the host picks) or a split count >= 1");
+  has(run_tool("run flash_attn" + in.args + out + " --param query_tile=96"),
+      "flash_attn: parameter 'query_tile' is 96; expected 0 (the default, 64), 64 or 128 query "
+      "rows per workgroup");
+  has(run_tool("run flash_attn" + in.args + out + " --param query_tile=-64"),
+      "run: --param query_tile=-64 must be 0 (the default, 64), 64 or 128");
   has(run_tool("run flash_attn" + in.args + out + " --param alpha=1"),
       "run: --param 'alpha' is not a parameter of flash_attn");
   // the entry point's sentences: parameters and shapes

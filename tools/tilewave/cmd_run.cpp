@@ -689,8 +689,8 @@ int take_num_splits(Params& params) {
 }
 
 // FlashAttnArgs from the inputs and --param causal, window=L,R, softcap, sm_scale, dropout,
-// seed, offset, alibi (a scalar slope), q/k/v_descale, num_splits. max_seqlen_q / k are the
-// longest sequences of cu_seqlens_q / k.
+// seed, offset, alibi (a scalar slope), q/k/v_descale, num_splits, query_tile. max_seqlen_q / k are
+// the longest sequences of cu_seqlens_q / k.
 kernels::FlashAttnArgs flash_attn_args(runtime::Device& dev, const Problem& p, Params& params) {
   kernels::FlashAttnArgs a;
   a.q = p.input("q");
@@ -739,6 +739,12 @@ kernels::FlashAttnArgs flash_attn_args(runtime::Device& dev, const Problem& p, P
   a.k_descale = params.take_float("k_descale", 1.0f);
   a.v_descale = params.take_float("v_descale", 1.0f);
   a.num_splits = take_num_splits(params);
+  // query_tile: validate_flash_attn refuses anything but 0, 64 and 128 with its sentence
+  const int64_t tile = params.take_integer<int64_t>("query_tile").value_or(0);
+  if (tile < 0 || tile > std::numeric_limits<int>::max())
+    throw run_error("--param query_tile=" + std::to_string(tile) +
+                    " must be 0 (the default, 64), 64 or 128");
+  a.query_tile = int(tile);
   return a;
 }
 
@@ -865,7 +871,7 @@ const std::map<std::string, KernelRun>& kernel_table() {
                        }),
                        .scalar_params = {"causal", "window", "softcap", "sm_scale", "dropout",
                                          "seed", "offset", "alibi", "q_descale", "k_descale",
-                                         "v_descale", "num_splits"},
+                                         "v_descale", "num_splits", "query_tile"},
                        .optional_outputs = {{"lse", attention_lse_shape}},
                        .dtype_follows = {{"k", "q"}, {"v", "q"}}};
     t["linear_attn"] = {
@@ -1216,7 +1222,8 @@ const Command run_command{
                      "offset, base, granularity, scale, group_size, mode, group_scale_dtype, seed "
                      "(also quant_fp8_stochastic); flash_attn, paged_attn, decode_attn: causal, "
                      "window=L,R, softcap, sm_scale, dropout, seed, offset, alibi, q/k/v_descale, "
-                     "num_splits; mla_decode: causal, sm_scale, q/k/v_descale, num_splits; "
+                     "num_splits, query_tile (64 or 128); mla_decode: causal, sm_scale, "
+                     "q/k/v_descale, num_splits; "
                      "qk_norm_quant: head_dim, rope_dim, quant_dtype; linear_attn: "
                      "scale, normalize, eps");
       return [=] { return run_kernel(*kernel, *ins, *outs, *params); };
