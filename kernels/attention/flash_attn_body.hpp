@@ -359,22 +359,7 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
                   p, packed ? packed->group_head(row) * cast<i32>(Sq) + packed->query(row) : row,
                   key0 + r);
             });
-          // O's rescale: skipped by waves whose queries' maxima did not move (alpha exactly
-          // 1), and at the first block, where O is still 0 (alpha is 0 there: the maxima start
-          // at -inf and max ignores NaN; 1 makes every wave skip the multiplies)
-          Row alpha;
-          alpha(0, 0) = select(t == Int32(0), Float32(1.0f), sm.alpha(0, 0));
-          o = scale_cols_unless_one(o, alpha);
-          // O^T += V^T P^T, P^T straight from registers
-          Products::accumulate_pv(
-              o,
-              [&](int ks) {
-                typename decltype(o_mma)::AFrag a;
-                for (int i = 0; i < Dvp / 16; ++i)
-                  a.at(i, 0) = vt.at(i, ks);
-                return a;
-              },
-              sm.p, p_scale);
+          Products::rescale_and_accumulate_pv(o, t, sm.alpha, vt, sm.p, p_scale);
           return carry(o, sm.m, sm.l, t + 1);
         });
     (void)blocks_done;

@@ -138,19 +138,7 @@ ir::Kernel build_body(const MlaDecodeKernelSpec& s) {
           // V^T's tiles of this wave's value dims (loaded after the reduction and the softmax:
           // in flight across them they held 64 more VGPRs where K's tiles and S^T live)
           const auto vt = kv.template load_vt<Atom, kb, v_slice>(block, s.vec_aligned, w);
-          // O is still 0 at the first block (alpha 0 there): 1 skips the multiplies
-          Row alpha;
-          alpha(0, 0) = select(t == Int32(0), Float32(1.0f), sm.alpha(0, 0));
-          o = scale_cols_unless_one(o, alpha);
-          Products::accumulate_pv(
-              o,
-              [&](int ks) {
-                typename decltype(o_mma)::AFrag a;
-                for (int i = 0; i < v_slice / 16; ++i)
-                  a.at(i, 0) = vt.at(i, ks);
-                return a;
-              },
-              sm.p, p_scale);
+          Products::rescale_and_accumulate_pv(o, t, sm.alpha, vt, sm.p, p_scale);
           return carry(o, sm.m, sm.l);
         });
 

@@ -11,7 +11,9 @@
 //   using Pr = AttnProducts<Atom, waves, kb, Dvp>;
 //   auto st = Pr::scores(sK fragments, Q fragments);  // f32, the C layout of Pr::s_f32
 //   Pr::accumulate_pv(o, load_vt, p);                 // o: f32, the C layout of Pr::o_f32
+//   Pr::rescale_and_accumulate_pv(o, t, alpha, vt, p, p_scale); // a KV block's whole O update
 #include <dsl/dsl.hpp>
+#include <dsl/mma/scale_cols.hpp>
 
 #include <concepts>
 
@@ -104,6 +106,30 @@ struct AttnProducts {
                     s_mma, p, o_mma, ks, dsl::OperandRounding::nan_unchecked),
                 o);
     }
+  }
+
+  // One KV block's update of O, as the loop body of every attention composition: O's rescale
+  // by alpha, skipped by waves whose queries' maxima did not move (alpha exactly 1) and at the
+  // first block (block == 0), where O is still 0 (alpha is 0 there: the maxima start at -inf
+  // and max ignores NaN; 1 makes every wave skip the multiplies); then O^T += V^T P^T with
+  // V^T's A operands vt.at(i, ks) and P^T straight from registers.
+  template <class Alpha, class Vt>
+  static void rescale_and_accumulate_pv(typename OF32::CFrag& o, const dsl::Int32& block,
+                                        const Alpha& alpha, const Vt& vt,
+                                        const typename SF32::CFrag& p,
+                                        const dsl::Float32& p_scale) {
+    Alpha applied;
+    applied(0, 0) = select(block == dsl::Int32(0), dsl::Float32(1.0f), alpha(0, 0));
+    o = dsl::scale_cols_unless_one(o, applied);
+    accumulate_pv(
+        o,
+        [&](int ks) {
+          typename OMma::AFrag a;
+          for (int i = 0; i < ValueDims / 16; ++i)
+            a.at(i, 0) = vt.at(i, ks);
+          return a;
+        },
+        p, p_scale);
   }
 
 private:
