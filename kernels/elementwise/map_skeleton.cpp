@@ -58,10 +58,22 @@ void map_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>
 void map_grouped_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
                       const Int64& groups, const Int64& inner, const Int64& width, int vec,
                       const RunSetup& setup) {
-  for_this_run(groups, width, vec, [&](const Int64& group, const Int64& col) {
-    const RunOp op = setup(group, col);
-    const Int64 first = group * inner;
-    for_range(first, first + inner,
+  map_blocked_runs(
+      inputs, outputs, groups,
+      [&](const Int64& group) {
+        const Int64 first = group * inner;
+        return std::pair{first, first + inner};
+      },
+      width, vec, setup);
+}
+
+void map_blocked_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
+                      const Int64& blocks, const BlockRows& rows, const Int64& width, int vec,
+                      const RunSetup& setup) {
+  for_this_run(blocks, width, vec, [&](const Int64& block, const Int64& col) {
+    const RunOp op = setup(block, col);
+    const auto [first, end] = rows(block);
+    for_range(first, end,
               [&](const Int64& row) { map_run_at(inputs, outputs, row, col, width, vec, op); });
   });
 }

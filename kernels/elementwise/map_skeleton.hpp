@@ -53,6 +53,15 @@ void map_grouped_runs(const std::vector<MapTensor>& inputs, const std::vector<Ma
                       const dsl::Int64& groups, const dsl::Int64& inner, const dsl::Int64& width,
                       int vec, const RunSetup& setup);
 
+// The general form of the grouped map: `blocks` blocks of consecutive rows, block b covering
+// rows [rows(b).first, rows(b).second), a block's rows sharing per-column data that
+// `setup(b, col)` loads once per thread (dequant_awq: a slice of a quantization group shares
+// the group's zero points and scales). The grid is map_threads(blocks, width, vec).
+using BlockRows = std::function<std::pair<dsl::Int64, dsl::Int64>(const dsl::Int64& block)>;
+void map_blocked_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
+                      const dsl::Int64& blocks, const BlockRows& rows, const dsl::Int64& width,
+                      int vec, const RunSetup& setup);
+
 // The map with one workgroup per row, its threads looping over the row's runs (thread t: runs
 // t, t + threads, ...), for rows that share a value (dequant_fp8's row scale): `setup(row)` runs
 // once per workgroup, before the loop, at a uniform row (a load there reads the value once per
