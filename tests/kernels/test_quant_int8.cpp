@@ -168,3 +168,22 @@ TEST_CASE("dequant_awq validation: each bad argument is named with its rule") {
   CHECK_THROWS_WITH(kernels::dequant_awq(d, {q, z, s, out, 0}),
                     doctest::Contains("parameter 'group_size' is 0"));
 }
+
+TEST_CASE("dequant_fp8 validation: each bad argument is named with its rule") {
+  runtime::EmuDevice& d = emu_device();
+  DeviceTensors dev(d);
+  const TensorView x = dev.upload(HostTensor(DType::e4m3, {4, 8}));
+  const TensorView xf = dev.upload(HostTensor(DType::f16, {4, 8}));
+  const TensorView out = dev.upload(HostTensor(DType::bf16, {4, 8}));
+  const TensorView out8 = dev.upload(HostTensor(DType::int8, {4, 8}));
+  const TensorView s1 = dev.upload(HostTensor(DType::f32, {1}));
+  const TensorView s3 = dev.upload(HostTensor(DType::f32, {3}));
+  CHECK_THROWS_WITH(kernels::dequant_fp8(d, {xf, s1, out}),
+                    doctest::Contains("dequant_fp8: argument 'x' has dtype f16"));
+  CHECK_THROWS_WITH(kernels::dequant_fp8(d, {x, s1, out8}),
+                    doctest::Contains("dequant_fp8: argument 'out' has dtype int8"));
+  CHECK_THROWS_WITH(kernels::dequant_fp8(d, {x, s3, out}),
+                    doctest::Contains("dequant_fp8: argument 'scale' has shape [3]"));
+  CHECK_THROWS_WITH(kernels::dequant_fp8(d, {x, s1, out, 48}),
+                    doctest::Contains("parameter 'block_size' is 48"));
+}
