@@ -16,10 +16,9 @@ void map_run_at(const std::vector<MapTensor>& inputs, const std::vector<MapTenso
   for (const MapTensor& t : inputs) {
     const Int64 first = t.start(row), pc = Int64(t.per_col);
     // One column per run is always whole (col < width): no mask needed.
-    in.push_back(
-        vec == 1 && t.per_col == 1
-            ? load_run(t.ptr, first + col, 1)
-            : load_run_or_tail(t.ptr, first + col * pc, vec * t.per_col, first + width * pc));
+    in.push_back(vec == 1 && t.per_col == 1 ? load_run(t.ptr, first + col, 1)
+                                            : load_run_or_tail(t.ptr, first + col * pc,
+                                                               vec * t.per_col, t.end(row, width)));
   }
   const std::vector<Values> out = op(row, col, in);
   if (out.size() != outputs.size())
@@ -31,7 +30,7 @@ void map_run_at(const std::vector<MapTensor>& inputs, const std::vector<MapTenso
     if (vec == 1 && t.per_col == 1)
       store_run(t.ptr, first + col, out[o]);
     else
-      store_run_or_tail(t.ptr, first + col * pc, out[o], first + width * pc);
+      store_run_or_tail(t.ptr, first + col * pc, out[o], t.end(row, width));
   }
 }
 

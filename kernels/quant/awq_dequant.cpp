@@ -14,18 +14,16 @@ using namespace elementwise;
 
 namespace {
 
-// A packed uint4 [rows, cols] row-major matrix: returns its row stride in bytes.
+// A packed uint4 [rows, cols] row-major matrix (the library's 4-bit packing: rows start on a
+// byte, so an odd number of columns leaves a pad nibble): returns its row stride in bytes.
 int64_t packed_rows(const ArgChecker& check, const TensorView& t, std::string_view arg,
                     const runtime::Device& device) {
   check.well_formed(t, arg);
   check.dtype_in(t, arg, {DType::uint4});
-  check.order(t, arg, row_major_only);
-  if (t.shape[1] % 2 != 0)
-    check.fail(arg, "has shape " + format_extents(t.shape) +
-                        "; expected an even number of columns (two uint4 per byte)");
+  check.order(t, arg, row_major_only); // well_formed refused an odd row stride
+  const int64_t ld = t.shape[0] > 1 ? t.strides[0] : t.shape[1] + t.shape[1] % 2;
   if (!t.empty())
     check.on_device(t, arg, device);
-  const int64_t ld = t.shape[0] > 1 ? t.strides[0] : t.shape[1];
   return ld / 2;
 }
 
@@ -83,12 +81,14 @@ void dequant_awq(runtime::Device& device, const DequantAwqArgs& args) {
                  z = any_ptr_arg(kb, "zeros", DType::uint8),
                  sc = any_ptr_arg(kb, "scales", args.scales.dtype),
                  out = any_ptr_arg(kb, "out", args.out.dtype);
-    const auto [rows, bytes_per_row, group, lq, lz, ls, lo, block_rows, blocks_per_group] =
-        kb.args(scalar<i64>("k"), scalar<i64>("bytes_per_row"), scalar<i64>("group_size"),
-                scalar<i64>("ld_q"), scalar<i64>("ld_z"), scalar<i64>("ld_s"),
-                scalar<i64>("ld_out"), scalar<i64>("block_rows"), scalar<i64>("blocks_per_group"));
+    const auto [rows, n_cols, bytes_per_row, group, lq, lz, ls, lo, block_rows, blocks_per_group] =
+        kb.args(scalar<i64>("k"), scalar<i64>("n"), scalar<i64>("bytes_per_row"),
+                scalar<i64>("group_size"), scalar<i64>("ld_q"), scalar<i64>("ld_z"),
+                scalar<i64>("ld_s"), scalar<i64>("ld_out"), scalar<i64>("block_rows"),
+                scalar<i64>("blocks_per_group"));
     const std::vector<MapTensor> ins = {{q, lq, {}, 1}};
-    const std::vector<MapTensor> outs = {{out, lo, {}, 2}};
+    // An odd N: the last byte column holds one weight (its high nibble is the pad).
+    const std::vector<MapTensor> outs = {{out, lo, {}, 2, n_cols}};
     // Block b: slice b mod blocks_per_group of group b / blocks_per_group, its rows cut at the
     // group's end and at K.
     const auto group_of = [&](const Int64& b) { return b / blocks_per_group; };
@@ -110,8 +110,8 @@ void dequant_awq(runtime::Device& device, const DequantAwqArgs& args) {
                        const Int64 g = group_of(b);
                        const Values zs =
                            load_run_or_tail(z, g * lz + col, vec, g * lz + bytes_per_row);
-                       const Values ss = load_run_or_tail(sc, g * ls + col * Int64(2), 2 * vec,
-                                                          g * ls + bytes_per_row * Int64(2));
+                       const Values ss =
+                           load_run_or_tail(sc, g * ls + col * Int64(2), 2 * vec, g * ls + n_cols);
                        return RunOp([=](const Int64&, const Int64&, const std::vector<Values>& in) {
                          Values y;
                          for (int j = 0; j < vec; ++j) {
@@ -129,14 +129,15 @@ void dequant_awq(runtime::Device& device, const DequantAwqArgs& args) {
   runtime::KernelArgs a;
   for (const TensorView* t : {&args.qweight, &args.zeros, &args.scales, &args.out})
     a.ptr(t->device_address);
-  a.add<int64_t>(k).add<int64_t>(n / 2).add<int64_t>(args.group_size);
+  const int64_t bytes_per_row = (n + 1) / 2;
+  a.add<int64_t>(k).add<int64_t>(n).add<int64_t>(bytes_per_row).add<int64_t>(args.group_size);
   a.add<int64_t>(ld_q).add<int64_t>(ld_z).add<int64_t>(sr.ld).add<int64_t>(orows.ld);
-  const int64_t block_rows = awq_block_rows(k, args.group_size, (n / 2 + vec - 1) / vec);
+  const int64_t block_rows = awq_block_rows(k, args.group_size, (bytes_per_row + vec - 1) / vec);
   const int64_t blocks_per_group = (args.group_size + block_rows - 1) / block_rows;
   a.add<int64_t>(block_rows).add<int64_t>(blocks_per_group);
   launch(device, key, build,
-         blocks_for(check, map_threads(groups * blocks_per_group, n / 2, vec), threads), threads,
-         a);
+         blocks_for(check, map_threads(groups * blocks_per_group, bytes_per_row, vec), threads),
+         threads, a);
 }
 
 } // namespace tw::kernels

@@ -151,6 +151,8 @@ TEST_CASE("dequant_awq: packed uint4 weights, per-group zero points and scales")
   run_dequant_awq(DType::f16, DType::f32, 7, 2, 4, 3);
   run_dequant_awq(DType::bf16, DType::f16, 40, 30, 16, 4, /*ld_out=*/34);
   run_dequant_awq(DType::f16, DType::f16, 0, 8, 128, 5);
+  run_dequant_awq(DType::f16, DType::bf16, 40, 7, 16, 6); // odd N: a pad nibble per row
+  run_dequant_awq(DType::bf16, DType::f32, 5, 1, 2, 7);
 }
 
 TEST_CASE("dequant_awq validation: each bad argument is named with its rule") {
@@ -167,6 +169,10 @@ TEST_CASE("dequant_awq validation: each bad argument is named with its rule") {
                     doctest::Contains("argument 'zeros' has shape [2, 16]; expected [4, 16]"));
   CHECK_THROWS_WITH(kernels::dequant_awq(d, {q, z, s, out, 0}),
                     doctest::Contains("parameter 'group_size' is 0"));
+  const TensorView q7 = dev.upload(HostTensor(DType::uint4, {64, 7}, {7, 1}));
+  CHECK_THROWS_WITH(kernels::dequant_awq(d, {q7, z, s, out, 32}),
+                    doctest::Contains("argument 'qweight' is packed uint4 with leading stride 7 "
+                                      "(odd); expected an even leading stride"));
 }
 
 TEST_CASE("dequant_fp8 validation: each bad argument is named with its rule") {
