@@ -159,155 +159,152 @@ int main(int argc, char** argv) {
     }
     const CountingDevice::Totals& m = dev.totals;
     const double min_all = double(min_r + min_w);
+    char l2[16], dram[16];
+    std::snprintf(l2, sizeof l2, "x%.3f", m.l2 / min_all);
+    std::snprintf(dram, sizeof dram, "x%.3f", m.dram / min_all);
     const double per_access =
         counted.vmem > 0 ? (counted.read + counted.written) / (counted.vmem * 32) : 0.0;
     std::printf("%-36s %11.0f (%9lld x%.3f) %11.0f (%9lld x%.3f) %10.0f %7.1f %12s %12s %10.1f "
                 "%6.0f  %s\n",
                 name, counted.read, static_cast<long long>(min_r), counted.read / double(min_r),
                 counted.written, static_cast<long long>(min_w), counted.written / double(min_w),
-                counted.kernarg, per_access,
-                ("x" + std::to_string(m.l2 / min_all).substr(0, 5)).c_str(),
-                ("x" + std::to_string(m.dram / min_all).substr(0, 5)).c_str(), m.seconds * 1e6,
-                min_all / m.seconds * 1e-9, m.bound.c_str());
+                counted.kernarg, per_access, l2, dram, m.seconds * 1e6, min_all / m.seconds * 1e-9,
+                m.bound.c_str());
     std::fflush(stdout);
   };
   const DType dt = DType::bf16;
-  {
-    run("silu bf16", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(dt, {rows, width}), out = b.make(dt, {rows, width});
-      silu(dev, {x, out});
-      r = bytes_of(x);
-      w = bytes_of(out);
-    });
-    run("swiglu bf16", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView g = b.make(dt, {rows, width}), u = b.make(dt, {rows, width}),
-                       out = b.make(dt, {rows, width});
-      swiglu(dev, {g, u, out});
-      r = bytes_of(g) + bytes_of(u);
-      w = bytes_of(out);
-    });
-    run("rms_norm bf16 (weight)", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(dt, {rows, width}), wt = b.make(dt, {width}),
-                       out = b.make(dt, {rows, width});
-      rms_norm(dev, {x, wt, std::nullopt, out});
-      r = bytes_of(x) + bytes_of(wt);
-      w = bytes_of(out);
-    });
-    run("layer_norm bf16 (weight, bias)", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(dt, {rows, width}), wt = b.make(dt, {width}),
-                       bias = b.make(dt, {width}), out = b.make(dt, {rows, width});
-      layer_norm(dev, {x, wt, bias, out});
-      r = bytes_of(x) + bytes_of(wt) + bytes_of(bias);
-      w = bytes_of(out);
-    });
-    run("adaln bf16", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(dt, {rows, width}), sc = b.make(dt, {rows, width}),
-                       sh = b.make(dt, {rows, width}), out = b.make(dt, {rows, width});
-      adaln(dev, {x, sc, sh, out});
-      r = bytes_of(x) + bytes_of(sc) + bytes_of(sh);
-      w = bytes_of(out);
-    });
-    run("rope bf16 neox d=128 (computed)", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(dt, {rows, width}), out = b.make(dt, {rows, width});
-      RopeParams p;
-      p.head_dim = 128;
-      rope(dev, {x, out, p});
-      r = bytes_of(x);
-      w = bytes_of(out);
-    });
-    run("rope bf16 interleaved d=128 (cache)", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(dt, {rows, width}), out = b.make(dt, {rows, width});
-      RopeParams p;
-      p.head_dim = 128;
-      p.style = RopeStyle::interleaved;
-      p.cos = b.make(DType::f32, {rows, 64});
-      p.sin = b.make(DType::f32, {rows, 64});
-      p.position_offset = 0;
-      rope(dev, {x, out, p});
-      r = bytes_of(x) + bytes_of(*p.cos) + bytes_of(*p.sin); // one cache row per token
-      w = bytes_of(out);
-    });
-    run("rms_norm_rope bf16 neox d=128", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(dt, {rows, width}), wt = b.make(dt, {128}),
-                       out = b.make(dt, {rows, width});
-      RopeParams p;
-      p.head_dim = 128;
-      rms_norm_rope(dev, {x, wt, out, p});
-      r = bytes_of(x) + bytes_of(wt);
-      w = bytes_of(out);
-    });
-    run("quant_int8 bf16 rowwise", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::int8, {rows, width}),
-                       s = b.make(DType::f32, {rows});
-      quant_int8(dev, {x, q, s, QuantGranularity::rowwise});
-      r = bytes_of(x);
-      w = bytes_of(q) + bytes_of(s);
-    });
-    run("quant_int8 bf16 tensor, caller scale", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::int8, {rows, width}),
-                       s = b.make(DType::f32, {1});
-      quant_int8(dev, {x, q, s, QuantGranularity::tensorwise, 0.5f});
-      r = bytes_of(x) + 4; // + the scale
-      w = bytes_of(q);
-    });
-    run("quant_int8 bf16 tensor, abs-max", [&](Buffers& b, int64_t& r, int64_t& w) {
-      // Three launches: row abs-max (reads x), their max into the scale, the codes (reads x
-      // again: the scale depends on every element, so one pass cannot write the codes).
-      const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::int8, {rows, width}),
-                       s = b.make(DType::f32, {1});
-      quant_int8(dev, {x, q, s, QuantGranularity::tensorwise});
-      r = bytes_of(x);
-      w = bytes_of(q) + bytes_of(s);
-    });
-    run("quant_fp8_stochastic f32 -> e4m3", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(DType::f32, {rows, width}),
-                       q = b.make(DType::e4m3, {rows, width});
-      quant_fp8_stochastic(dev, {x, q, 7, 0});
-      r = bytes_of(x);
-      w = bytes_of(q);
-    });
-    run("quant_svdquant bf16 g64", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::int4, {rows, width}),
-                       s = b.make(dt, {rows, (width + 63) / 64});
-      quant_svdquant(dev, {x, q, s});
-      r = bytes_of(x);
-      w = bytes_of(q) + bytes_of(s);
-    });
-    run("quant_w4a8 bf16 mode 2 g128 e4m3", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const int64_t g = (width + 127) / 128;
-      const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::uint4, {rows, width}),
-                       s = b.make(DType::f32, {rows}), gs = b.make(DType::e4m3, {rows, g}),
-                       z = b.make(DType::uint8, {rows, g}), c = b.make(DType::f32, {rows, g});
-      QuantW4a8Args a{x, q, s, gs, z, c};
-      a.mode = 2;
-      quant_w4a8(dev, a);
-      r = bytes_of(x);
-      w = bytes_of(q) + bytes_of(s) + bytes_of(gs) + bytes_of(z) + bytes_of(c);
-    });
-    run("quant_convrot bf16 n=256", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(dt, {rows, width}),
-                       q = b.make(DType::int8, {rows, convrot_width(width, 256)}),
-                       s = b.make(DType::f32, {rows});
-      quant_convrot(dev, {x, q, s});
-      r = bytes_of(x);
-      w = bytes_of(q) + bytes_of(s);
-    });
-    run("dequant_fp8 e4m3 -> bf16 rowwise", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const TensorView x = b.make(DType::e4m3, {rows, width}), s = b.make(DType::f32, {rows}),
-                       out = b.make(dt, {rows, width});
-      dequant_fp8(dev, {x, s, out});
-      r = bytes_of(x) + bytes_of(s);
-      w = bytes_of(out);
-    });
-    run("dequant_awq uint4 -> bf16 g128", [&](Buffers& b, int64_t& r, int64_t& w) {
-      const int64_t g = (rows + 127) / 128; // groups of 128 rows (K) per column
-      const TensorView q = b.make(DType::uint4, {rows, width}),
-                       z = b.make(DType::uint4, {g, width}), s = b.make(dt, {g, width}),
-                       out = b.make(dt, {rows, width});
-      dequant_awq(dev, {q, z, s, out, 128});
-      r = bytes_of(q) + bytes_of(z) + bytes_of(s);
-      w = bytes_of(out);
-    });
-  }
+  run("silu bf16", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(dt, {rows, width}), out = b.make(dt, {rows, width});
+    silu(dev, {x, out});
+    r = bytes_of(x);
+    w = bytes_of(out);
+  });
+  run("swiglu bf16", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView g = b.make(dt, {rows, width}), u = b.make(dt, {rows, width}),
+                     out = b.make(dt, {rows, width});
+    swiglu(dev, {g, u, out});
+    r = bytes_of(g) + bytes_of(u);
+    w = bytes_of(out);
+  });
+  run("rms_norm bf16 (weight)", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(dt, {rows, width}), wt = b.make(dt, {width}),
+                     out = b.make(dt, {rows, width});
+    rms_norm(dev, {x, wt, std::nullopt, out});
+    r = bytes_of(x) + bytes_of(wt);
+    w = bytes_of(out);
+  });
+  run("layer_norm bf16 (weight, bias)", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(dt, {rows, width}), wt = b.make(dt, {width}),
+                     bias = b.make(dt, {width}), out = b.make(dt, {rows, width});
+    layer_norm(dev, {x, wt, bias, out});
+    r = bytes_of(x) + bytes_of(wt) + bytes_of(bias);
+    w = bytes_of(out);
+  });
+  run("adaln bf16", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(dt, {rows, width}), sc = b.make(dt, {rows, width}),
+                     sh = b.make(dt, {rows, width}), out = b.make(dt, {rows, width});
+    adaln(dev, {x, sc, sh, out});
+    r = bytes_of(x) + bytes_of(sc) + bytes_of(sh);
+    w = bytes_of(out);
+  });
+  run("rope bf16 neox d=128 (computed)", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(dt, {rows, width}), out = b.make(dt, {rows, width});
+    RopeParams p;
+    p.head_dim = 128;
+    rope(dev, {x, out, p});
+    r = bytes_of(x);
+    w = bytes_of(out);
+  });
+  run("rope bf16 interleaved d=128 (cache)", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(dt, {rows, width}), out = b.make(dt, {rows, width});
+    RopeParams p;
+    p.head_dim = 128;
+    p.style = RopeStyle::interleaved;
+    p.cos = b.make(DType::f32, {rows, 64});
+    p.sin = b.make(DType::f32, {rows, 64});
+    p.position_offset = 0;
+    rope(dev, {x, out, p});
+    r = bytes_of(x) + bytes_of(*p.cos) + bytes_of(*p.sin); // one cache row per token
+    w = bytes_of(out);
+  });
+  run("rms_norm_rope bf16 neox d=128", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(dt, {rows, width}), wt = b.make(dt, {128}),
+                     out = b.make(dt, {rows, width});
+    RopeParams p;
+    p.head_dim = 128;
+    rms_norm_rope(dev, {x, wt, out, p});
+    r = bytes_of(x) + bytes_of(wt);
+    w = bytes_of(out);
+  });
+  run("quant_int8 bf16 rowwise", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::int8, {rows, width}),
+                     s = b.make(DType::f32, {rows});
+    quant_int8(dev, {x, q, s, QuantGranularity::rowwise});
+    r = bytes_of(x);
+    w = bytes_of(q) + bytes_of(s);
+  });
+  run("quant_int8 bf16 tensor, caller scale", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::int8, {rows, width}),
+                     s = b.make(DType::f32, {1});
+    quant_int8(dev, {x, q, s, QuantGranularity::tensorwise, 0.5f});
+    r = bytes_of(x) + 4; // + the scale
+    w = bytes_of(q);
+  });
+  run("quant_int8 bf16 tensor, abs-max", [&](Buffers& b, int64_t& r, int64_t& w) {
+    // Three launches: row abs-max (reads x), their max into the scale, the codes (reads x
+    // again: the scale depends on every element, so one pass cannot write the codes).
+    const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::int8, {rows, width}),
+                     s = b.make(DType::f32, {1});
+    quant_int8(dev, {x, q, s, QuantGranularity::tensorwise});
+    r = bytes_of(x);
+    w = bytes_of(q) + bytes_of(s);
+  });
+  run("quant_fp8_stochastic f32 -> e4m3", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(DType::f32, {rows, width}), q = b.make(DType::e4m3, {rows, width});
+    quant_fp8_stochastic(dev, {x, q, 7, 0});
+    r = bytes_of(x);
+    w = bytes_of(q);
+  });
+  run("quant_svdquant bf16 g64", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::int4, {rows, width}),
+                     s = b.make(dt, {rows, (width + 63) / 64});
+    quant_svdquant(dev, {x, q, s});
+    r = bytes_of(x);
+    w = bytes_of(q) + bytes_of(s);
+  });
+  run("quant_w4a8 bf16 mode 2 g128 e4m3", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const int64_t g = (width + 127) / 128;
+    const TensorView x = b.make(dt, {rows, width}), q = b.make(DType::uint4, {rows, width}),
+                     s = b.make(DType::f32, {rows}), gs = b.make(DType::e4m3, {rows, g}),
+                     z = b.make(DType::uint8, {rows, g}), c = b.make(DType::f32, {rows, g});
+    QuantW4a8Args a{x, q, s, gs, z, c};
+    a.mode = 2;
+    quant_w4a8(dev, a);
+    r = bytes_of(x);
+    w = bytes_of(q) + bytes_of(s) + bytes_of(gs) + bytes_of(z) + bytes_of(c);
+  });
+  run("quant_convrot bf16 n=256", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(dt, {rows, width}),
+                     q = b.make(DType::int8, {rows, convrot_width(width, 256)}),
+                     s = b.make(DType::f32, {rows});
+    quant_convrot(dev, {x, q, s});
+    r = bytes_of(x);
+    w = bytes_of(q) + bytes_of(s);
+  });
+  run("dequant_fp8 e4m3 -> bf16 rowwise", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const TensorView x = b.make(DType::e4m3, {rows, width}), s = b.make(DType::f32, {rows}),
+                     out = b.make(dt, {rows, width});
+    dequant_fp8(dev, {x, s, out});
+    r = bytes_of(x) + bytes_of(s);
+    w = bytes_of(out);
+  });
+  run("dequant_awq uint4 -> bf16 g128", [&](Buffers& b, int64_t& r, int64_t& w) {
+    const int64_t g = (rows + 127) / 128; // groups of 128 rows (K) per column
+    const TensorView q = b.make(DType::uint4, {rows, width}), z = b.make(DType::uint4, {g, width}),
+                     s = b.make(dt, {g, width}), out = b.make(dt, {rows, width});
+    dequant_awq(dev, {q, z, s, out, 128});
+    r = bytes_of(q) + bytes_of(z) + bytes_of(s);
+    w = bytes_of(out);
+  });
   return 0;
 }
