@@ -74,6 +74,15 @@ TEST_CASE("mla_decode bf16: q and cache rows 577 elements apart (not 16-byte ali
   run_mla_case(m);
 }
 
+TEST_CASE("mla_decode bf16: pages of 256 (8 KV blocks per page), CSR table, lengths 0, 1, 257") {
+  MlaCase m;
+  m.hq = 4;
+  m.page_size = 256;
+  m.csr = true;
+  m.seqlens_k = {0, 1, 257};
+  run_mla_case(m);
+}
+
 TEST_CASE("mla_decode bf16 split-KV: 3 splits, lengths 300 and 5, lse") {
   MlaCase m;
   m.num_splits = 3;

@@ -204,6 +204,18 @@ TEST_CASE("qk_norm_quant: 512 query heads and 1 key head") {
          40);
 }
 
+TEST_CASE("qk_norm_quant: 1 query head and 512 key heads, int8, interleaved tail") {
+  run_qk({.codes = DType::int8,
+          .tokens = 2,
+          .heads_q = 1,
+          .heads_k = 512,
+          .head_dim = 12,
+          .rope_dim = 8,
+          .style = RopeStyle::interleaved,
+          .block_size = 32},
+         41);
+}
+
 TEST_CASE("qk_norm_quant: no tokens launches nothing") {
   run_qk({.tokens = 0}, 50);
 }
