@@ -8,13 +8,12 @@
 // wave instructions per WMMA; then the modeled time of the attention launch (the split-KV combine
 // launch is not included) and the modeled rate of the minimum KV bytes. The same figures for
 // the unpacked kernel (one query head per workgroup, what decode_attn ran before GQA packing)
-// follow each row. The page pool is small and the block table wraps around it (the instruction
-// stream and the bytes read do not depend on which page a slot names); inputs are zeros. All
-// times are modeled (docs/timing.md), not measured.
-// A second table does the same for MLA decode (mla_decode's kernel: bf16, Sq = 1, one latent kv
-// head of 576 dims, value 512, Hq = 16 and 128, pages of 64, the host's split count): its
-// minimum per key is one cache row (576 x 2 = 1152 bytes) per sequence, read once for the whole
-// decode step.
+// follow each row. The last column is what limits the modeled launch. The page pool is small and
+// the block table wraps around it (the instruction stream and the bytes read do not depend on which
+// page a slot names); inputs are zeros. All times are modeled (docs/timing.md), not measured. A
+// second table does the same for MLA decode (mla_decode's kernel: bf16, Sq = 1, one latent kv head
+// of 576 dims, value 512, Hq = 16 and 128, pages of 64, the host's split count): its minimum per
+// key is one cache row (576 x 2 = 1152 bytes) per sequence, read once for the whole decode step.
 //   bench_decode_attn [batch [context]]
 #include <kernels/attention/flash_attn_kernel.hpp>
 #include <kernels/attention/flash_attn_splits.hpp>
@@ -42,6 +41,7 @@ struct Figures {
   int splits = 1;
   uint64_t workgroups = 0;
   double kv_per_key = 0, global_per_min = 0, instr_per_wmma = 0, ms = 0, gbs = 0;
+  std::string bound; // what limits the modeled launch (docs/timing.md)
 };
 
 // One launch of `co` on the emulator with the timing model sampling 3 workgroups of the real grid:
@@ -68,6 +68,7 @@ Figures measure(runtime::EmuDevice& dev, const emit::CodeObject& co, runtime::Di
   f.instr_per_wmma = double(st.total_instructions()) / double(st.wmma_instructions);
   f.ms = t.seconds * 1e3;
   f.gbs = t.gbs;
+  f.bound = t.bound;
   return f;
 }
 
@@ -220,15 +221,16 @@ Figures run_mla(runtime::EmuDevice& dev, int64_t batch, int64_t context, int64_t
 }
 
 void print_header() {
-  std::printf("%5s %7s %-9s %6s %6s %14s %16s %12s %12s %10s\n", "batch", "context", "kernel",
-              "splits", "wgs", "B/key/wg", "reads/minimum", "instr/WMMA", "modeled ms",
-              "mod. GB/s");
+  std::printf("%5s %7s %-9s %6s %6s %14s %16s %12s %12s %10s  %s\n", "batch", "context", "kernel",
+              "splits", "wgs", "B/key/wg", "reads/minimum", "instr/WMMA", "modeled ms", "mod. GB/s",
+              "bound");
 }
 
 void print_row(int64_t batch, int64_t context, const char* kernel, const Figures& f) {
-  std::printf("%5lld %7lld %-9s %6d %6llu %14.1f %16.3f %12.2f %12.4f %10.0f\n", (long long)batch,
-              (long long)context, kernel, f.splits, (unsigned long long)f.workgroups, f.kv_per_key,
-              f.global_per_min, f.instr_per_wmma, f.ms, f.gbs);
+  std::printf("%5lld %7lld %-9s %6d %6llu %14.1f %16.3f %12.2f %12.4f %10.0f  %s\n",
+              (long long)batch, (long long)context, kernel, f.splits,
+              (unsigned long long)f.workgroups, f.kv_per_key, f.global_per_min, f.instr_per_wmma,
+              f.ms, f.gbs, f.bound.c_str());
 }
 
 } // namespace
