@@ -270,6 +270,8 @@ void CodeObject::bind_handlers() {
   auto bind = [&](DecodedInstr& d) {
     d.handler = table.find(d.mnemonic);
     d.vop_spec = valu::find_spec(d.mnemonic);
+    if (d.vop_spec)
+      d.vop_plan = valu::make_plan(d, *d.vop_spec);
     if (!d.handler)
       d.handler = unimplemented_handler;
   };

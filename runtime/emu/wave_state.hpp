@@ -83,6 +83,10 @@ struct WaveState {
   uint32_t read32_constant(const Operand& op, ImmType t) const;
   // 64-bit value (register pairs, 64-bit constants; F64 literals fill the high half).
   uint64_t read64(const Operand& op, int lane, ImmType t = ImmType::B64) const;
+  // What read32 / read64 give for an immediate (OperandKind::Imm or FloatImm): the same for
+  // every wave, so it can be resolved once when a program is bound.
+  static uint32_t immediate32(const Operand& op, ImmType t);
+  static uint64_t immediate64(const Operand& op, ImmType t);
   // Dword `i` of a multi-register operand (v[4:7] i=2 -> v6).
   uint32_t read_dword(const Operand& op, int lane, int i) const;
   // Scalar value (lane independent); throws std::logic_error for a VGPR operand.
