@@ -170,15 +170,20 @@ WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed, Tra
       c.observer->on_instruction(*in);
     ++c.stats.instructions[static_cast<size_t>(in->cls)];
     c.stats.wmma_ops += in->wmma_ops;
-    in->handler(c, *in);
+    // An instruction without effect leaves the wave running (it was, to execute it).
+    const bool effect = in->handler != &no_effect;
+    if (effect)
+      in->handler(c, *in);
     if (trace)
       trace_after(*trace, w, *in, L.k.image_base);
     if (++executed > limit)
       c.fail(*in, fmt::format("wave executed more than {} instructions (endless loop?)", limit));
-    if (w.ended)
-      return WaveStop::Ended;
-    if (c.group.waiting(w.wave_id))
-      return WaveStop::Barrier;
+    if (effect) {
+      if (w.ended)
+        return WaveStop::Ended;
+      if (c.group.waiting(w.wave_id))
+        return WaveStop::Barrier;
+    }
     if (executed >= slice_end)
       return WaveStop::Yield;
     const DecodedInstr* next = in + 1;

@@ -71,6 +71,10 @@ private:
   std::unordered_map<std::string, Handler> table_;
 };
 
+// The handler of the instructions without an effect the emulator models (waits, hints,
+// s_nop: runtime/emu/sopp.cpp); the executor skips calling it.
+void no_effect(WaveContext& c, const DecodedInstr& in);
+
 // Defined in runtime/emu/*.cpp (emulator core: SALU, SOPP, SMEM, VMEM, LDS).
 void register_core_handlers(HandlerTable& table);
 // Defined in runtime/emu/valu/*.cpp (vector ALU, DPP, permlane, conversions, WMMA).

@@ -573,15 +573,6 @@ void compute(WaveContext& c, const DecodedInstr& in, const VopSpec& spec, Staged
   compute_planned(c, in, made, spec, out);
 }
 
-// 1 << lane as a table: the blends below test it with a vector compare (SSE2 has no
-// per-element shift).
-constexpr std::array<uint32_t, kWaveSize> kLaneBit = [] {
-  std::array<uint32_t, kWaveSize> bits{};
-  for (int lane = 0; lane < kWaveSize; ++lane)
-    bits[lane] = 1u << lane;
-  return bits;
-}();
-
 void commit(WaveContext& c, const Staged& st) {
   WaveState& w = c.wave;
   const VopSpec& spec = *st.spec;

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <bit>
+#include <concepts>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -91,11 +92,63 @@ constexpr bool narrow_types(VT dst, const std::array<VT, 4>& src, uint8_t nsrc) 
   return true;
 }
 
+// 1 << lane as a table: loops that test or build masks lane by lane index it, which the
+// compiler vectorises (a per-element shift it does not always).
+inline constexpr std::array<uint32_t, kWaveSize> kLaneBit = [] {
+  std::array<uint32_t, kWaveSize> bits{};
+  for (int lane = 0; lane < kWaveSize; ++lane)
+    bits[size_t(lane)] = 1u << lane;
+  return bits;
+}();
+
+// A lane type whose function calls out for rare operands (exact_fma's NaN case) can say so:
+// F::exceptional(l) names such lanes and F::fast(l) is F's result for every other lane, free of
+// calls. The all-lanes loops then run fast over the lanes (the compiler vectorises it) and F
+// again for the exceptional ones, so each lane gets exactly F's result.
+template <class F>
+concept Exceptional = requires(const Lane& l) {
+  { F::fast(l) } -> std::same_as<uint64_t>;
+  { F::exceptional(l) } -> std::same_as<bool>;
+};
+
+// The dense loop of a lane type with Exceptional: `fast` over all 32 lanes, then F over the
+// exceptional ones. `lane_of(lane)` builds a lane's Lane, `put(lane, v)` stores its result.
+template <class F, class LaneOf, class Put>
+[[gnu::always_inline]] inline void dense_exceptional(LaneOf lane_of, Put put) {
+  uint32_t redo = 0;
+  for (int lane = 0; lane < kWaveSize; ++lane) {
+    const Lane l = lane_of(lane);
+    put(lane, F::fast(l));
+    redo |= uint32_t(F::exceptional(l)) << lane;
+  }
+  for (; redo; redo &= redo - 1) {
+    const int lane = std::countr_zero(redo);
+    Lane l = lane_of(lane);
+    put(lane, F{}(l));
+  }
+}
+
 // The lane function F (a captureless lambda or lane<&f>) over every active lane: a dense loop
 // when all 32 lanes are active, else one iteration per set EXEC bit.
 template <class F>
 [[gnu::always_inline]] inline void all_lanes_body(LaneBatch& b) {
   const F f{};
+  if constexpr (Exceptional<F>) { // the lane type has no mask result (fast gives none)
+    if (b.exec == ~0u) {
+      dense_exceptional<F>(
+          [&](int lane) {
+            Lane l;
+            l.s = {b.s[0][lane], b.s[1][lane], b.s[2][lane], b.s[3][lane]};
+            l.lane = lane;
+            l.mask_in = (b.mask_in >> lane) & 1u;
+            l.clamp = b.clamp;
+            l.wave = b.wave;
+            return l;
+          },
+          [&](int lane, uint64_t v) { b.value[lane] = v; });
+      return;
+    }
+  }
   auto one = [&](int lane) {
     Lane l;
     l.s = {b.s[0][lane], b.s[1][lane], b.s[2][lane], b.s[3][lane]};
@@ -104,14 +157,18 @@ template <class F>
     l.clamp = b.clamp;
     l.wave = b.wave;
     b.value[lane] = f(l);
-    b.mask_out |= uint32_t(l.mask_out) << lane;
+    return l.mask_out;
   };
   if (b.exec == ~0u) {
+    uint32_t mask_out = 0;
     for (int lane = 0; lane < kWaveSize; ++lane)
-      one(lane);
+      mask_out |= one(lane) ? kLaneBit[size_t(lane)] : 0u;
+    b.mask_out |= mask_out;
   } else {
-    for (uint32_t m = b.exec; m; m &= m - 1)
-      one(std::countr_zero(m));
+    for (uint32_t m = b.exec; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      b.mask_out |= uint32_t(one(lane)) << lane;
+    }
   }
 }
 template <class F>
@@ -123,6 +180,22 @@ template <class F>
   const F f{};
   const uint32_t *s0 = b.s[0], *s1 = b.s[1], *s2 = b.s[2], *s3 = b.s[3];
   uint32_t* value = b.value;
+  if constexpr (Exceptional<F>) {
+    if (b.exec == ~0u) {
+      dense_exceptional<F>(
+          [&](int lane) {
+            Lane l;
+            l.s = {s0[lane], s1[lane], s2[lane], s3[lane]};
+            l.lane = lane;
+            l.mask_in = (b.mask_in >> lane) & 1u;
+            l.clamp = b.clamp;
+            l.wave = b.wave;
+            return l;
+          },
+          [&](int lane, uint64_t v) { value[lane] = uint32_t(v); });
+      return;
+    }
+  }
   auto one = [&](int lane) {
     Lane l;
     l.s = {s0[lane], s1[lane], s2[lane], s3[lane]};
@@ -131,14 +204,18 @@ template <class F>
     l.clamp = b.clamp;
     l.wave = b.wave;
     value[lane] = uint32_t(f(l));
-    b.mask_out |= uint32_t(l.mask_out) << lane;
+    return l.mask_out;
   };
   if (b.exec == ~0u) {
+    uint32_t mask_out = 0;
     for (int lane = 0; lane < kWaveSize; ++lane)
-      one(lane);
+      mask_out |= one(lane) ? kLaneBit[size_t(lane)] : 0u;
+    b.mask_out |= mask_out;
   } else {
-    for (uint32_t m = b.exec; m; m &= m - 1)
-      one(std::countr_zero(m));
+    for (uint32_t m = b.exec; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      b.mask_out |= uint32_t(one(lane)) << lane;
+    }
   }
 }
 template <class F>
