@@ -121,15 +121,8 @@ uint32_t WaveState::read_dword(const Operand& op, int lane, int i) const {
   return i == 0 ? read32(op, lane) : 0;
 }
 
-void WaveState::write32(const Operand& op, int lane, uint32_t v) {
+void WaveState::write32_other(const Operand& op, uint32_t v) {
   switch (op.kind) {
-  case OperandKind::Vgpr:
-    vgpr[op.reg][lane] = v;
-    return;
-  case OperandKind::Sgpr:
-    if (op.reg != sreg::kNull)
-      sgpr[op.reg] = v;
-    return;
   case OperandKind::Scc:
     scc = v & 1u;
     return;

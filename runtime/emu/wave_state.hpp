@@ -77,6 +77,8 @@ struct WaveState {
       return vgpr[op.reg][lane];
     if (op.kind == OperandKind::Sgpr)
       return op.reg == sreg::kNull ? 0 : sgpr[op.reg];
+    if (op.kind == OperandKind::Imm)
+      return static_cast<uint32_t>(op.value); // = immediate32
     return read32_constant(op, t);
   }
   // read32 of a non-register operand (constants, scc, src_* specials).
@@ -96,9 +98,21 @@ struct WaveState {
   // ---- destinations --------------------------------------------------------------
   // VGPR destination: writes `lane` (callers test EXEC themselves: see for_each_active).
   // SGPR destination: writes the register (lane ignored). null: dropped.
-  void write32(const Operand& op, int lane, uint32_t v);
+  void write32(const Operand& op, int lane, uint32_t v) {
+    // Registers are the hot path (inline); null drops the value.
+    if (op.kind == OperandKind::Vgpr) {
+      vgpr[op.reg][lane] = v;
+    } else if (op.kind == OperandKind::Sgpr) {
+      if (op.reg != sreg::kNull)
+        sgpr[op.reg] = v;
+    } else {
+      write32_other(op, v);
+    }
+  }
   void write64(const Operand& op, int lane, uint64_t v);
   void write_dword(const Operand& op, int lane, int i, uint32_t v);
+  // write32 to an operand that is not a register (scc; anything else throws).
+  void write32_other(const Operand& op, uint32_t v);
   void swrite32(const Operand& op, uint32_t v) { write32(op, 0, v); }
   void swrite64(const Operand& op, uint64_t v) { write64(op, 0, v); }
 

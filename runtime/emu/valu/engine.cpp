@@ -329,6 +329,11 @@ VopPlan make_plan(const DecodedInstr& in, const VopSpec& spec) {
       s.clear = op.abs ? sign_bit(t) : 0;
       s.flip = op.neg ? sign_bit(t) : 0;
       s.plain = !is_64(t) && !is_16(t) && !op.abs && !op.neg;
+    } else if (op.is_sgpr() && op.reg != sreg::kNull && (t == VT::b32 || t == VT::f32)) {
+      s.kind = SourceKind::Sgpr;
+      s.reg = op.reg;
+      s.clear = op.abs ? sign_bit(t) : 0;
+      s.flip = op.neg ? sign_bit(t) : 0;
     } else if (op.kind == OperandKind::Imm || op.kind == OperandKind::FloatImm) {
       s.kind = SourceKind::Invariant;
       s.value = modified(is_64(t) ? WaveState::immediate64(op, imm_type(t))
@@ -345,6 +350,11 @@ VopPlan make_plan(const DecodedInstr& in, const VopSpec& spec) {
 
 namespace {
 
+// The value of a SourceKind::Sgpr source (read_source's, without the flush).
+uint64_t sgpr_source(const WaveState& w, const PlannedSource& s) {
+  return (uint64_t(w.sgpr[s.reg]) & ~s.clear) ^ s.flip;
+}
+
 // Source i of a planned instruction for reading lane by lane.
 SourceAccess planned_source(const WaveState& w, const DecodedInstr& in, const PlannedSource& s) {
   const VT t = s.type;
@@ -353,8 +363,9 @@ SourceAccess planned_source(const WaveState& w, const DecodedInstr& in, const Pl
   SourceAccess a{nullptr, nullptr, 0, 0, 0, 0, t, 0, false};
   a.sign = sign_bit(t);
   a.flush = is_float(t) && !(denorm_field(w, t) & 1u);
-  if (s.kind == SourceKind::Invariant) {
-    a.value = a.flush && is_denormal(t, s.value) ? s.value & a.sign : s.value;
+  if (s.kind == SourceKind::Invariant || s.kind == SourceKind::Sgpr) {
+    const uint64_t v = s.kind == SourceKind::Invariant ? s.value : sgpr_source(w, s);
+    a.value = a.flush && is_denormal(t, v) ? v & a.sign : v;
     return a;
   }
   a.low = w.vgpr[s.reg].data();
@@ -370,11 +381,16 @@ SourceAccess planned_source(const WaveState& w, const DecodedInstr& in, const Pl
 void gather_planned(const WaveState& w, const DecodedInstr& in, const PlannedSource& s,
                     std::array<uint64_t, kWaveSize>& out) {
   const VT t = s.type;
+  const bool flush = is_float(t) && !(denorm_field(w, t) & 1u);
+  if (s.kind == SourceKind::Invariant || s.kind == SourceKind::Sgpr) {
+    const uint64_t v = s.kind == SourceKind::Invariant ? s.value : sgpr_source(w, s);
+    out.fill(flush && is_denormal(t, v) ? v & sign_bit(t) : v);
+    return;
+  }
   if (s.kind != SourceKind::Row) {
     gather(planned_source(w, in, s), out);
     return;
   }
-  const bool flush = is_float(t) && !(denorm_field(w, t) & 1u);
   const uint32_t* low = w.vgpr[s.reg].data();
   if (!is_64(t) && !is_16(t) && !s.clear && !s.flip && !flush) {
     for (int lane = 0; lane < kWaveSize; ++lane)
@@ -422,7 +438,9 @@ void compute_narrow(const WaveState& w, const DecodedInstr& in, const VopPlan& p
       }
       continue;
     }
-    uint64_t v = s.kind == SourceKind::Invariant ? s.value : planned_source(w, in, s).read(0);
+    uint64_t v = s.kind == SourceKind::Invariant ? s.value
+                 : s.kind == SourceKind::Sgpr    ? sgpr_source(w, s)
+                                                 : planned_source(w, in, s).read(0);
     if (flush && is_denormal(VT::f32, v))
       v &= 0x80000000u;
     std::fill_n(dst, kWaveSize, uint32_t(v));

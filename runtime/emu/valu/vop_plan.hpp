@@ -18,7 +18,8 @@ struct VopSpec; // runtime/emu/valu/vop.hpp
 enum class SourceKind : uint8_t {
   Row,       // VGPR: read per lane from v[reg] (and v[reg + 1] for 64-bit types)
   Invariant, // inline constant / literal: `value` (modifiers applied, not flushed)
-  Dynamic,   // SGPR, scc, src_*: read through the general operand access at execution
+  Sgpr,      // a 32-bit type in SGPR `reg` (not null), `clear` / `flip` applied when read
+  Dynamic,   // other SGPR reads, scc, src_*: the general operand access at execution
 };
 
 struct PlannedSource {
@@ -28,7 +29,7 @@ struct PlannedSource {
   uint8_t shift = 0;  // 16-bit types: 16 reads the high half (op_sel)
   bool hi = false;    // op_sel of this source (Dynamic reads)
   bool plain = false; // Row of a 32-bit type without neg / abs: the row as it is
-  uint16_t reg = 0;   // Row: first VGPR
+  uint16_t reg = 0;   // Row: first VGPR; Sgpr: the SGPR
   uint64_t clear = 0; // abs: the sign bit cleared
   uint64_t flip = 0;  // neg: the sign bit flipped (after clear)
   uint64_t value = 0; // Invariant
