@@ -406,10 +406,11 @@ void gather_planned(const WaveState& w, const DecodedInstr& in, const PlannedSou
   gather(planned_source(w, in, s), out);
 }
 
-// The 32-bit path: sources read in place (a plain VGPR row) or into `buf`, the results of the
-// active lanes into out.value32.
-void compute_narrow(const WaveState& w, const DecodedInstr& in, const VopPlan& p,
-                    const VopSpec& spec, uint32_t exec, uint32_t mask, Staged& out) {
+// The 32-bit path for exec != 0: sources read in place (a plain VGPR row) or into `buf`, the
+// results of the active lanes into value (the others 0), omod / clamp / output denormals
+// applied; returns the carry / compare bits.
+uint32_t compute_narrow(const WaveState& w, const DecodedInstr& in, const VopPlan& p,
+                        const VopSpec& spec, uint32_t exec, uint32_t mask, uint32_t* value) {
   alignas(32) static constexpr std::array<uint32_t, kWaveSize> kZeros{};
   alignas(32) std::array<std::array<uint32_t, kWaveSize>, 4> buf;
   LaneBatch32 b;
@@ -450,12 +451,66 @@ void compute_narrow(const WaveState& w, const DecodedInstr& in, const VopPlan& p
   b.clamp = in.mods.clamp;
   b.wave = &w;
   if (exec != ~0u)
-    out.value32.fill(0);
-  b.value = out.value32.data();
-  spec.batch32(b);
-  out.narrow = true;
-  out.write_mask = exec;
-  out.mask_bits = b.mask_out;
+    std::fill_n(value, kWaveSize, 0u);
+  b.value = value;
+  {
+    // f32 results round per MODE[1:0] (the only float result type here).
+    const HostRounding rounding(spec.dst == VT::f32 ? w.round_f32() : 0u);
+    spec.batch32(b);
+  }
+  // finish_float changes a result only with omod, clamp or output denormal flushing.
+  if (p.float_dst && (p.omod_or_clamp || !(denorm_field(w, spec.dst) & 2u)))
+    for (uint32_t m = exec; m; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      value[lane] = uint32_t(finish_float(w, in, spec.dst, value[lane], in.mods.clamp));
+    }
+  return b.mask_out;
+}
+
+// The mask results of an instruction: compare -> sdst, v_cmpx -> EXEC, carries -> sdst.
+void commit_mask(WaveState& w, const VopSpec& spec, const DecodedInstr& in, uint32_t mask_bits) {
+  switch (spec.form) {
+  case Form::compare:
+    w.swrite32(in.op(0), mask_bits);
+    return;
+  case Form::compare_x:
+    w.set_exec(mask_bits);
+    return;
+  case Form::carry_out:
+  case Form::carry_inout:
+    w.swrite32(in.op(1), mask_bits);
+    return;
+  default:
+    return;
+  }
+}
+
+// 32-bit results to the lanes `written` of a VGPR row (the others kept).
+void commit_row(uint32_t* row, const uint32_t* value, uint32_t written) {
+  if (written == ~0u) {
+    std::memcpy(row, value, sizeof(uint32_t) * kWaveSize);
+    return;
+  }
+  for (int lane = 0; lane < kWaveSize; ++lane) { // a blend the compiler vectorises
+    const uint32_t keep = (written & kLaneBit[size_t(lane)]) ? 0u : ~0u; // not written: kept
+    row[lane] = (row[lane] & keep) | (value[lane] & ~keep);
+  }
+}
+
+// One planned 32-bit instruction computed and committed (not a VOPD half: nothing to stage).
+void run_narrow(WaveContext& c, const DecodedInstr& in, const VopPlan& p, const VopSpec& spec) {
+  WaveState& w = c.wave;
+  const uint32_t mask = p.mask_op >= 0 ? w.sread32(in.ops[size_t(p.mask_op)]) : w.vcc();
+  const uint32_t exec = w.exec();
+  if (exec == 0) { // no lane: nothing read, no result but the (zero) masks
+    commit_mask(w, spec, in, 0);
+    return;
+  }
+  alignas(32) uint32_t value[kWaveSize];
+  const uint32_t mask_bits = compute_narrow(w, in, p, spec, exec, mask, value);
+  commit_mask(w, spec, in, mask_bits);
+  if (spec.dst != VT::none)
+    commit_row(w.vgpr[in.ops[0].reg].data(), value, exec);
 }
 
 } // namespace
@@ -489,16 +544,11 @@ void compute_planned(WaveContext& c, const DecodedInstr& in, const VopPlan& p, c
   // finish_float changes a result only with omod, clamp or output denormal flushing.
   const bool finish = p.float_dst && (p.omod_or_clamp || !(denorm_field(w, spec.dst) & 2u));
   if (p.narrow) {
+    out.narrow = true;
     if (exec == 0) // no lane: nothing read
       return;
-    const HostRounding rounding(round);
-    compute_narrow(w, in, p, spec, exec, mask, out);
-    if (finish)
-      for (uint32_t m = exec; m; m &= m - 1) {
-        const int lane = std::countr_zero(m);
-        out.value32[size_t(lane)] =
-            uint32_t(finish_float(w, in, spec.dst, out.value32[size_t(lane)], in.mods.clamp));
-      }
+    out.write_mask = exec;
+    out.mask_bits = compute_narrow(w, in, p, spec, exec, mask, out.value32.data());
     return;
   }
 
@@ -595,34 +645,13 @@ void commit(WaveContext& c, const Staged& st) {
   WaveState& w = c.wave;
   const VopSpec& spec = *st.spec;
   const DecodedInstr& in = *st.in;
-  switch (spec.form) {
-  case Form::compare:
-    w.swrite32(in.op(0), st.mask_bits);
-    return;
-  case Form::compare_x:
-    w.set_exec(st.mask_bits);
-    return;
-  case Form::carry_out:
-  case Form::carry_inout:
-    w.swrite32(in.op(1), st.mask_bits);
-    break;
-  default:
-    break;
-  }
-  if (spec.dst == VT::none)
+  commit_mask(w, spec, in, st.mask_bits);
+  if (spec.dst == VT::none || spec.form == Form::compare || spec.form == Form::compare_x)
     return;
   const Operand& d = in.op(0);
   if (st.narrow) { // a 32-bit VGPR destination (make_plan)
-    uint32_t* row = w.vgpr[d.reg].data();
-    const uint32_t wm = st.write_mask;
-    if (wm == ~0u) {
-      std::memcpy(row, st.value32.data(), sizeof(uint32_t) * kWaveSize);
-      return;
-    }
-    for (int lane = 0; lane < kWaveSize; ++lane) {
-      const uint32_t keep = (wm & kLaneBit[size_t(lane)]) ? 0u : ~0u; // not written: kept
-      row[lane] = (row[lane] & keep) | (st.value32[size_t(lane)] & ~keep);
-    }
+    if (st.write_mask)
+      commit_row(w.vgpr[d.reg].data(), st.value32.data(), st.write_mask);
     return;
   }
   const int printed_srcs = spec.nsrc - (spec.form == Form::accumulate ? 1 : 0);
@@ -676,8 +705,13 @@ std::unordered_map<std::string_view, const VopSpec*>& spec_index() {
 
 template <size_t Slot>
 void slot_handler(WaveContext& c, const DecodedInstr& in) {
+  const VopSpec& spec = *g_slot_spec[Slot];
+  if (in.vop_plan.spec == &spec && in.vop_plan.narrow) {
+    run_narrow(c, in, in.vop_plan, spec);
+    return;
+  }
   Staged st;
-  compute(c, in, *g_slot_spec[Slot], st);
+  compute(c, in, spec, st);
   commit(c, st);
 }
 
