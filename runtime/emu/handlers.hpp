@@ -42,6 +42,7 @@ struct WaveContext {
   // accesses of an instruction (and of the next) hit it, so they cost one range check per lane
   // instead of a look-up in the allocation map. Allocations do not change during a launch.
   uint64_t region_base = 0, region_size = 0;
+  uint64_t previous_base = 0, previous_size = 0; // the allocation cached before that one
 
   // Throws EmuError "<what> at pc 0x.. in kernel K (workgroup (x,y,z), wave w): <asm>".
   [[noreturn]] void fail(const DecodedInstr& in, std::string_view what) const;

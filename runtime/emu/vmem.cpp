@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstring>
 #include <fmt/format.h>
+#include <utility>
 
 namespace tw::emu {
 namespace {
@@ -226,8 +227,6 @@ uint8_t* resolve(WaveContext& c, const DecodedInstr& in, const LaneAccess& a, in
   return nullptr;
 }
 
-// Are every active lane's accesses [addr, addr + bytes) inside allocations (the wave's cached
-// one, or the one the map gives, remembered for the next lane)?
 // in_region below for all 32 lanes, without branches; also built for AVX2 hosts (chosen when
 // the program starts), whose 64-bit vector compares the baseline x86-64 lacks.
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -242,6 +241,8 @@ bool all_in_region(const uint64_t* addr, uint64_t base, uint64_t size, uint32_t 
   return outside == 0;
 }
 
+// Are every active lane's accesses [addr, addr + bytes) inside allocations (the wave's cached
+// one or the one before it, or the one the map gives, remembered for the next lane)?
 bool lanes_in_allocations(WaveContext& c, const std::array<uint64_t, kWaveSize>& addr,
                           uint32_t bytes) {
   auto in_region = [&](uint64_t a) {
@@ -252,6 +253,12 @@ bool lanes_in_allocations(WaveContext& c, const std::array<uint64_t, kWaveSize>&
   if (exec == ~0u) { // the common case, all lanes in the last region: one vector loop
     if (all_in_region(addr.data(), c.region_base, c.region_size, bytes))
       return true;
+    // Loops that read two arrays alternate between two allocations.
+    if (all_in_region(addr.data(), c.previous_base, c.previous_size, bytes)) {
+      std::swap(c.region_base, c.previous_base);
+      std::swap(c.region_size, c.previous_size);
+      return true;
+    }
   }
   for (uint32_t m = exec; m; m &= m - 1) {
     const uint64_t a = addr[std::countr_zero(m)];
@@ -260,6 +267,8 @@ bool lanes_in_allocations(WaveContext& c, const std::array<uint64_t, kWaveSize>&
     const GlobalMemory::Region* r = c.memory.find(a, bytes);
     if (!r)
       return false;
+    c.previous_base = c.region_base;
+    c.previous_size = c.region_size;
     c.region_base = r->base;
     c.region_size = r->size;
   }
