@@ -232,7 +232,7 @@ uint8_t* resolve(WaveContext& c, const DecodedInstr& in, const LaneAccess& a, in
 
 // in_region below for all 32 lanes, without branches; also built for AVX2 hosts (chosen when
 // the program starts), whose 64-bit vector compares the baseline x86-64 lacks.
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 bool all_in_region(const uint64_t* addr, uint64_t base, uint64_t size, uint32_t bytes) {
