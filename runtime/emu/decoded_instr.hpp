@@ -4,6 +4,7 @@
 // assembly text (the documented ISA syntax) is parsed into the structured form below,
 // because the backend's named-operand tables are not installed.
 #include <llvm/MC/MCInst.h>
+#include <runtime/emu/valu/vop_plan.hpp>
 
 #include <array>
 #include <cstdint>
@@ -113,6 +114,8 @@ struct DecodedInstr {
   // The table-driven VALU spec of the mnemonic, bound with the handler (VOPD components use
   // it: no look-up by name when they run); null for other instructions.
   const valu::VopSpec* vop_spec = nullptr;
+  // How the VALU engine reads and writes its operands, made with vop_spec (engine.cpp).
+  valu::VopPlan vop_plan;
   // WMMA / SWMMAC: 2*M*N*K of the shape in the mnemonic (SWMMAC counted dense-equivalent).
   uint64_t wmma_ops = 0;
 

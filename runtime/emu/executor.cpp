@@ -150,9 +150,17 @@ enum class WaveStop { Ended, Barrier, Yield };
 // spins on a flag another wave of its workgroup sets (through LDS or memory) makes progress.
 constexpr uint64_t kTimeSlice = 4096;
 
-WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed, TraceState* trace) {
+WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed_total,
+                  TraceState* trace) {
   WaveState& w = c.wave;
+  // Held in locals for the loop (handlers run between their uses, and the compiler would
+  // reload them from c after every call).
+  LaunchStats& stats = c.stats;
+  WaveObserver* const observer = c.observer;
+  const Workgroup& group = c.group;
+  const int wave_id = w.wave_id;
   const uint64_t limit = L.cfg.max_instructions_per_wave;
+  uint64_t executed = executed_total;
   const uint64_t slice_end = executed + kTimeSlice;
   // The instruction after one that did not branch is the next entry of the program (when its
   // pc follows): no look-up of the pc on the common path.
@@ -166,21 +174,34 @@ WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed, Tra
                                  c.group.id[2], w.wave_id));
     const uint64_t fallthrough = in->pc + in->size;
     w.pc = fallthrough;
-    if (c.observer)
-      c.observer->on_instruction(*in);
-    ++c.stats.instructions[static_cast<size_t>(in->cls)];
-    c.stats.wmma_ops += in->wmma_ops;
-    in->handler(c, *in);
+    if (observer)
+      observer->on_instruction(*in);
+    ++stats.instructions[static_cast<size_t>(in->cls)];
+    stats.wmma_ops += in->wmma_ops;
+    // An instruction without effect leaves the wave running (it was, to execute it).
+    const bool effect = in->handler != &no_effect;
+    if (effect)
+      in->handler(c, *in);
     if (trace)
       trace_after(*trace, w, *in, L.k.image_base);
-    if (++executed > limit)
+    if (++executed > limit) {
+      executed_total = executed;
       c.fail(*in, fmt::format("wave executed more than {} instructions (endless loop?)", limit));
-    if (w.ended)
-      return WaveStop::Ended;
-    if (c.group.waiting(w.wave_id))
-      return WaveStop::Barrier;
-    if (executed >= slice_end)
+    }
+    if (effect) {
+      if (w.ended) {
+        executed_total = executed;
+        return WaveStop::Ended;
+      }
+      if (group.waiting(wave_id)) {
+        executed_total = executed;
+        return WaveStop::Barrier;
+      }
+    }
+    if (executed >= slice_end) {
+      executed_total = executed;
       return WaveStop::Yield;
+    }
     const DecodedInstr* next = in + 1;
     in = w.pc == fallthrough && next != program_end && next->pc == fallthrough ? next
                                                                                : L.co.at(w.pc);
@@ -270,6 +291,8 @@ void CodeObject::bind_handlers() {
   auto bind = [&](DecodedInstr& d) {
     d.handler = table.find(d.mnemonic);
     d.vop_spec = valu::find_spec(d.mnemonic);
+    if (d.vop_spec)
+      d.vop_plan = valu::make_plan(d, *d.vop_spec);
     if (!d.handler)
       d.handler = unimplemented_handler;
   };

@@ -42,6 +42,7 @@ struct WaveContext {
   // accesses of an instruction (and of the next) hit it, so they cost one range check per lane
   // instead of a look-up in the allocation map. Allocations do not change during a launch.
   uint64_t region_base = 0, region_size = 0;
+  uint64_t previous_base = 0, previous_size = 0; // the allocation cached before that one
 
   // Throws EmuError "<what> at pc 0x.. in kernel K (workgroup (x,y,z), wave w): <asm>".
   [[noreturn]] void fail(const DecodedInstr& in, std::string_view what) const;
@@ -70,6 +71,10 @@ public:
 private:
   std::unordered_map<std::string, Handler> table_;
 };
+
+// The handler of the instructions without an effect the emulator models (waits, hints,
+// s_nop: runtime/emu/sopp.cpp); the executor skips calling it.
+void no_effect(WaveContext& c, const DecodedInstr& in);
 
 // Defined in runtime/emu/*.cpp (emulator core: SALU, SOPP, SMEM, VMEM, LDS).
 void register_core_handlers(HandlerTable& table);

@@ -49,14 +49,24 @@ bool lds_fast_ok(const WaveContext& c, const std::array<uint32_t, kWaveSize>& ad
   if (c.observer && c.observer->every_component())
     return false;
   const Workgroup& g = c.group;
-  const bool check_written = read && c.memcheck;
-  bool ok = true;
-  WaveState::for_each_lane_of(c.wave.exec(), [&](int lane) {
-    const uint64_t a = addr[lane];
-    ok &= a + n <= g.lds_size;
-    if (check_written && ok)
-      ok = std::memchr(g.lds_written.data() + a, 0, n) == nullptr; // no byte never written
-  });
+  const uint32_t exec = c.wave.exec();
+  // Inside the group segment: addr + n <= size (a compare per lane the compiler vectorises).
+  const uint32_t last = g.lds_size - n;
+  uint32_t outside = 0;
+  if (g.lds_size < n) {
+    outside = exec;
+  } else if (exec == ~0u) {
+    for (int lane = 0; lane < kWaveSize; ++lane)
+      outside |= addr[size_t(lane)] > last ? 1u : 0u;
+  } else {
+    for (uint32_t m = exec; m; m &= m - 1)
+      outside |= addr[size_t(std::countr_zero(m))] > last ? 1u : 0u;
+  }
+  bool ok = outside == 0;
+  if (ok && read && c.memcheck)
+    WaveState::for_each_lane_of(exec, [&](int lane) { // no byte never written
+      ok &= std::memchr(g.lds_written.data() + addr[size_t(lane)], 0, n) == nullptr;
+    });
   if (ok && c.observer)
     c.observer->on_lds_accesses(addr, c.wave.exec(), n);
   return ok;
@@ -133,7 +143,8 @@ bool ds_store_fast(WaveContext& c, const DecodedInstr& in) {
         v >>= 16;
       std::memcpy(p, &v, n);
     }
-    std::memset(g.lds_written.data() + addr[lane], 1, n);
+    if (c.memcheck) // the written map is read only under memcheck (a launch-wide setting)
+      std::memset(g.lds_written.data() + addr[lane], 1, n);
   });
   c.stats.lds_bytes_written += uint64_t(n) * std::popcount(exec);
   return true;

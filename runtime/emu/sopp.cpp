@@ -18,9 +18,9 @@ void cbranch(WaveContext& c, const DecodedInstr& in) {
     c.jump(branch_target(in));
 }
 
-void nop(WaveContext&, const DecodedInstr&) {}
-
 } // namespace
+
+void no_effect(WaveContext&, const DecodedInstr&) {}
 
 void register_sopp_handlers(HandlerTable& t) {
   t.add("s_endpgm", [](WaveContext& c, const DecodedInstr&) { c.wave.ended = true; });
@@ -77,7 +77,7 @@ void register_sopp_handlers(HandlerTable& t) {
           "s_prefetch_inst_pc_rel",
           "s_dcache_inv",
       },
-      nop);
+      no_effect);
   t.add("s_code_end", [](WaveContext& c, const DecodedInstr& in) {
     c.fail(in, "executed s_code_end padding (control ran past the end of the kernel)");
   });

@@ -8,6 +8,10 @@
 #include <bit>
 #include <cstring>
 #include <fmt/format.h>
+#include <utility>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace tw::emu {
 namespace {
@@ -226,8 +230,22 @@ uint8_t* resolve(WaveContext& c, const DecodedInstr& in, const LaneAccess& a, in
   return nullptr;
 }
 
+// in_region below for all 32 lanes, without branches; also built for AVX2 hosts (chosen when
+// the program starts), whose 64-bit vector compares the baseline x86-64 lacks.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+bool all_in_region(const uint64_t* addr, uint64_t base, uint64_t size, uint32_t bytes) {
+  uint64_t outside = 0;
+  for (int lane = 0; lane < kWaveSize; ++lane) {
+    const uint64_t a = addr[lane], into = a - base;
+    outside |= uint64_t(a < base) | uint64_t(into > size) | uint64_t(size - into < bytes);
+  }
+  return outside == 0;
+}
+
 // Are every active lane's accesses [addr, addr + bytes) inside allocations (the wave's cached
-// one, or the one the map gives, remembered for the next lane)?
+// one or the one before it, or the one the map gives, remembered for the next lane)?
 bool lanes_in_allocations(WaveContext& c, const std::array<uint64_t, kWaveSize>& addr,
                           uint32_t bytes) {
   auto in_region = [&](uint64_t a) {
@@ -236,11 +254,14 @@ bool lanes_in_allocations(WaveContext& c, const std::array<uint64_t, kWaveSize>&
   };
   const uint32_t exec = c.wave.exec();
   if (exec == ~0u) { // the common case, all lanes in the last region: one vector loop
-    bool all = true;
-    for (int lane = 0; lane < kWaveSize; ++lane)
-      all &= in_region(addr[lane]);
-    if (all)
+    if (all_in_region(addr.data(), c.region_base, c.region_size, bytes))
       return true;
+    // Loops that read two arrays alternate between two allocations.
+    if (all_in_region(addr.data(), c.previous_base, c.previous_size, bytes)) {
+      std::swap(c.region_base, c.previous_base);
+      std::swap(c.region_size, c.previous_size);
+      return true;
+    }
   }
   for (uint32_t m = exec; m; m &= m - 1) {
     const uint64_t a = addr[std::countr_zero(m)];
@@ -249,6 +270,8 @@ bool lanes_in_allocations(WaveContext& c, const std::array<uint64_t, kWaveSize>&
     const GlobalMemory::Region* r = c.memory.find(a, bytes);
     if (!r)
       return false;
+    c.previous_base = c.region_base;
+    c.previous_size = c.region_size;
     c.region_base = r->base;
     c.region_size = r->size;
   }
@@ -355,6 +378,25 @@ bool fast_addresses(WaveContext& c, const DecodedInstr& in, const Layout& l, con
     return global_fast_addresses(c, in, l, bytes, addr);
 }
 
+#if defined(__x86_64__) && defined(__SSE2__)
+#define TW_VMEM_SSE2 1
+// Every lane's 16 bytes at addr[lane] as dwords 0..3 of row0..row3 (a 4 x 4 transpose of each
+// four lanes' loads: the same values the dword-by-dword copy gives).
+void load_b128_rows(const std::array<uint64_t, kWaveSize>& addr, uint32_t* row0, uint32_t* row1,
+                    uint32_t* row2, uint32_t* row3) {
+  for (int lane = 0; lane < kWaveSize; lane += 4) {
+    auto at = [&](int l) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(addr[l])); };
+    const __m128i a = at(lane), b = at(lane + 1), c = at(lane + 2), d = at(lane + 3);
+    const __m128i ab_lo = _mm_unpacklo_epi32(a, b), cd_lo = _mm_unpacklo_epi32(c, d);
+    const __m128i ab_hi = _mm_unpackhi_epi32(a, b), cd_hi = _mm_unpackhi_epi32(c, d);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row0 + lane), _mm_unpacklo_epi64(ab_lo, cd_lo));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row1 + lane), _mm_unpackhi_epi64(ab_lo, cd_lo));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row2 + lane), _mm_unpacklo_epi64(ab_hi, cd_hi));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row3 + lane), _mm_unpackhi_epi64(ab_hi, cd_hi));
+  }
+}
+#endif
+
 template <Space S, Width W>
 bool load_fast(WaveContext& c, const DecodedInstr& in, const Layout& l, const BufferRsrc& r) {
   constexpr uint32_t bytes = width_bytes(W);
@@ -367,6 +409,14 @@ bool load_fast(WaveContext& c, const DecodedInstr& in, const Layout& l, const Bu
   const Operand& dst = in.op(l.vdst);
   const uint32_t exec = w.exec();
   if (load_result(W) == LoadResult::Dwords && dst.is_vgpr() && dst.reg + bytes / 4 <= kMaxVgprs) {
+#ifdef TW_VMEM_SSE2
+    if (bytes == 16 && exec == ~0u) { // b128: four lanes' 16 bytes transposed into 4 rows
+      load_b128_rows(addr, w.vgpr[dst.reg].data(), w.vgpr[dst.reg + 1].data(),
+                     w.vgpr[dst.reg + 2].data(), w.vgpr[dst.reg + 3].data());
+      c.stats.global_bytes_read += uint64_t(bytes) * kWaveSize;
+      return true;
+    }
+#endif
     for (uint32_t i = 0; i < bytes / 4; ++i) {
       uint32_t* row = w.vgpr[dst.reg + i].data();
       WaveState::for_each_lane_of(exec, [&](int lane) {

@@ -59,6 +59,20 @@ static uint64_t special_value(const WaveState& w, const Operand& op) {
   throw EmuError("emulator: unsupported special source operand '" + n + "'");
 }
 
+uint32_t WaveState::immediate32(const Operand& op, ImmType t) {
+  return op.kind == OperandKind::FloatImm ? static_cast<uint32_t>(float_const_bits(op, t))
+                                          : static_cast<uint32_t>(op.value);
+}
+
+uint64_t WaveState::immediate64(const Operand& op, ImmType t) {
+  if (op.kind == OperandKind::FloatImm)
+    return float_const_bits(op, t == ImmType::F32 || t == ImmType::B32 ? ImmType::F64 : t);
+  // A 32-bit literal of a double operand is its high half.
+  if (t == ImmType::F64 && op.literal && (static_cast<uint64_t>(op.value) >> 32) == 0)
+    return static_cast<uint64_t>(op.value) << 32;
+  return static_cast<uint64_t>(op.value);
+}
+
 uint32_t WaveState::read32_constant(const Operand& op, ImmType t) const {
   switch (op.kind) {
   case OperandKind::Vgpr:
@@ -67,9 +81,8 @@ uint32_t WaveState::read32_constant(const Operand& op, ImmType t) const {
   case OperandKind::Scc:
     return scc;
   case OperandKind::Imm:
-    return static_cast<uint32_t>(op.value);
   case OperandKind::FloatImm:
-    return static_cast<uint32_t>(float_const_bits(op, t));
+    return immediate32(op, t);
   case OperandKind::Special: {
     uint64_t v = special_value(*this, op);
     return v > 0xffffffffull ? static_cast<uint32_t>(v >> 32) : static_cast<uint32_t>(v);
@@ -91,12 +104,8 @@ uint64_t WaveState::read64(const Operand& op, int lane, ImmType t) const {
   case OperandKind::Scc:
     return scc;
   case OperandKind::Imm:
-    // A 32-bit literal of a double operand is its high half.
-    if (t == ImmType::F64 && op.literal && (static_cast<uint64_t>(op.value) >> 32) == 0)
-      return static_cast<uint64_t>(op.value) << 32;
-    return static_cast<uint64_t>(op.value);
   case OperandKind::FloatImm:
-    return float_const_bits(op, t == ImmType::F32 || t == ImmType::B32 ? ImmType::F64 : t);
+    return immediate64(op, t);
   case OperandKind::Special:
     return special_value(*this, op);
   default:
@@ -112,15 +121,8 @@ uint32_t WaveState::read_dword(const Operand& op, int lane, int i) const {
   return i == 0 ? read32(op, lane) : 0;
 }
 
-void WaveState::write32(const Operand& op, int lane, uint32_t v) {
+void WaveState::write32_other(const Operand& op, uint32_t v) {
   switch (op.kind) {
-  case OperandKind::Vgpr:
-    vgpr[op.reg][lane] = v;
-    return;
-  case OperandKind::Sgpr:
-    if (op.reg != sreg::kNull)
-      sgpr[op.reg] = v;
-    return;
   case OperandKind::Scc:
     scc = v & 1u;
     return;

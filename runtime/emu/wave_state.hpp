@@ -77,12 +77,18 @@ struct WaveState {
       return vgpr[op.reg][lane];
     if (op.kind == OperandKind::Sgpr)
       return op.reg == sreg::kNull ? 0 : sgpr[op.reg];
+    if (op.kind == OperandKind::Imm)
+      return static_cast<uint32_t>(op.value); // = immediate32
     return read32_constant(op, t);
   }
   // read32 of a non-register operand (constants, scc, src_* specials).
   uint32_t read32_constant(const Operand& op, ImmType t) const;
   // 64-bit value (register pairs, 64-bit constants; F64 literals fill the high half).
   uint64_t read64(const Operand& op, int lane, ImmType t = ImmType::B64) const;
+  // What read32 / read64 give for an immediate (OperandKind::Imm or FloatImm): the same for
+  // every wave, so it can be resolved once when a program is bound.
+  static uint32_t immediate32(const Operand& op, ImmType t);
+  static uint64_t immediate64(const Operand& op, ImmType t);
   // Dword `i` of a multi-register operand (v[4:7] i=2 -> v6).
   uint32_t read_dword(const Operand& op, int lane, int i) const;
   // Scalar value (lane independent); throws std::logic_error for a VGPR operand.
@@ -92,9 +98,21 @@ struct WaveState {
   // ---- destinations --------------------------------------------------------------
   // VGPR destination: writes `lane` (callers test EXEC themselves: see for_each_active).
   // SGPR destination: writes the register (lane ignored). null: dropped.
-  void write32(const Operand& op, int lane, uint32_t v);
+  void write32(const Operand& op, int lane, uint32_t v) {
+    // Registers are the hot path (inline); null drops the value.
+    if (op.kind == OperandKind::Vgpr) {
+      vgpr[op.reg][lane] = v;
+    } else if (op.kind == OperandKind::Sgpr) {
+      if (op.reg != sreg::kNull)
+        sgpr[op.reg] = v;
+    } else {
+      write32_other(op, v);
+    }
+  }
   void write64(const Operand& op, int lane, uint64_t v);
   void write_dword(const Operand& op, int lane, int i, uint32_t v);
+  // write32 to an operand that is not a register (scc; anything else throws).
+  void write32_other(const Operand& op, uint32_t v);
   void swrite32(const Operand& op, uint32_t v) { write32(op, 0, v); }
   void swrite64(const Operand& op, uint64_t v) { write64(op, 0, v); }
 

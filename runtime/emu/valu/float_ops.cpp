@@ -263,6 +263,20 @@ uint64_t fma_f32(Lane& l) {
       exact_fma(as_f32(uint32_t(l.s[0])), as_f32(uint32_t(l.s[1])), as_f32(uint32_t(l.s[2]))));
 }
 
+// fma_f32 as a lane type with a call-free form for the all-lanes loops (vop.hpp, Exceptional):
+// std::fma without the NaN test, which exact_fma needs only for a NaN operand.
+struct FmaF32 {
+  uint64_t operator()(Lane& l) const { return fma_f32(l); }
+  static uint64_t fast(const Lane& l) {
+    return f32_bits(
+        std::fma(as_f32(uint32_t(l.s[0])), as_f32(uint32_t(l.s[1])), as_f32(uint32_t(l.s[2]))));
+  }
+  static bool exceptional(const Lane& l) {
+    return std::isnan(as_f32(uint32_t(l.s[0]))) || std::isnan(as_f32(uint32_t(l.s[1]))) ||
+           std::isnan(as_f32(uint32_t(l.s[2])));
+  }
+};
+
 #define TW_UN(T, name, op) vop(name, T, {T}, 1, Form::plain, lane<&unary<T, op>>)
 #define TW_BIN(T, name, op) vop(name, T, {T, T}, 2, Form::plain, lane<&binary<T, op>>)
 #define TW_TER(T, name, op) vop(name, T, {T, T, T}, 3, Form::plain, lane<&ternary<T, op>>)
@@ -290,15 +304,15 @@ const VopSpec kFloatSpecs[] = {
     TW_BIN_ALL("minimum", minimum),
     TW_BIN(VT::f32, "v_mul_dx9_zero_f32", mul_dx9),
     TW_TER(VT::f32, "v_fma_dx9_zero_f32", fma_dx9),
-    vop("v_fma_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain, lane<&fma_f32>),
+    vop("v_fma_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain, FmaF32{}),
     TW_TER(VT::f16, "v_fma_f16", fma3),
     TW_TER(VT::f64, "v_fma_f64", fma3),
     // fmaak / fmamk: the printed order is already src0 * src1 + src2 (K in its place).
-    vop("v_fmaak_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain, lane<&fma_f32>),
-    vop("v_fmamk_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain, lane<&fma_f32>),
+    vop("v_fmaak_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain, FmaF32{}),
+    vop("v_fmamk_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::plain, FmaF32{}),
     TW_TER(VT::f16, "v_fmaak_f16", fma3),
     TW_TER(VT::f16, "v_fmamk_f16", fma3),
-    vop("v_fmac_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::accumulate, lane<&fma_f32>),
+    vop("v_fmac_f32", VT::f32, {VT::f32, VT::f32, VT::f32}, 3, Form::accumulate, FmaF32{}),
     vop("v_fmac_f16", VT::f16, {VT::f16, VT::f16, VT::f16}, 3, Form::accumulate,
         lane<&ternary<VT::f16, fma3>>),
     vop("v_fmac_f64", VT::f64, {VT::f64, VT::f64, VT::f64}, 3, Form::accumulate,

@@ -270,9 +270,12 @@ const VopSpec kIntSpecs[] = {
             }, true),
     // 32 x 32 + 64 multiply-add with a carry-out of the 64-bit sum.
     vop("v_mad_co_u64_u32", VT::b64, {VT::b32, VT::b32, VT::b64}, 3, Form::carry_out, [](Lane& l) -> u64 {
-              const unsigned __int128 s = (unsigned __int128)(u64(a(l)) * b(l)) + l.s[2];
-              l.mask_out = (s >> 64) != 0;
-              return u64(s);
+              // The product of two 32-bit values fits 64 bits, so the carry out of the 65-bit
+              // sum is the carry of a 64-bit add (a form the all-lanes loops vectorise).
+              const u64 product = u64(a(l)) * b(l);
+              const u64 sum = product + l.s[2];
+              l.mask_out = sum < product;
+              return sum;
             }, true),
     vop("v_mad_co_i64_i32", VT::b64, {VT::b32, VT::b32, VT::b64}, 3, Form::carry_out, [](Lane& l) -> u64 {
               const __int128 s = (__int128)(i64(i32(a(l))) * i32(b(l))) + i64(l.s[2]);

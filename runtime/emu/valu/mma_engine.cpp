@@ -253,6 +253,10 @@ struct OperandPlan {
   // copied by one strided loop instead of element by element through dest.
   int stride = 0; // 0: no line structure
   std::vector<uint16_t> line_start;
+  // 16-bit elements in lines of stride 2 whose lines come in pairs L (even), L + 1 holding the
+  // low and high halves of the same 16 words (line_start[L + 1] = line_start[L] + 1, even):
+  // such an operand is written a word at a time.
+  bool paired_halves = false;
 };
 
 struct MmaPlan {
@@ -316,6 +320,10 @@ void find_lines(OperandPlan& p) {
   }
   p.stride = stride;
   p.line_start.assign(start.begin(), start.end());
+  bool paired = p.bits == 16 && p.per_word == 2 && stride == 2 && p.line_start.size() % 2 == 0;
+  for (size_t line = 0; paired && line < p.line_start.size(); line += 2)
+    paired = p.line_start[line] % 2 == 0 && p.line_start[line + 1] == p.line_start[line] + 1;
+  p.paired_halves = paired;
 }
 
 // Calls f(dest, i) for every element i of a dense operand: line by line where it has lines,
@@ -328,8 +336,22 @@ inline void each_in_lines(const OperandPlan& p, F&& f) {
       f(int(16 * line) + j, start + Stride * j);
   }
 }
+// The same for an operand with paired_halves: both lines of a pair in one loop over their 16
+// words (element start + 2 j of the first, start + 2 j + 1 of the second).
+template <class F>
+inline void each_in_pairs(const OperandPlan& p, F&& f) {
+  for (size_t line = 0; line < p.line_start.size(); line += 2) {
+    const int start = p.line_start[line];
+    for (int j = 0; j < 16; ++j) {
+      f(int(16 * line) + j, start + 2 * j);
+      f(int(16 * line) + 16 + j, start + 2 * j + 1);
+    }
+  }
+}
 template <class F>
 inline void each_element(const OperandPlan& p, F&& f) {
+  if (p.paired_halves)
+    return each_in_pairs(p, f);
   switch (p.stride) {
   case 1:
     return each_in_lines<1>(p, f);
@@ -592,6 +614,15 @@ TW_MMA_CLONES void run_float(const MmaInstrInfo& info, const MmaPlan& p, const M
     else
       for (int j = 0; j < 256; ++j)
         half[j] = uint16_t(std::isnan(fs[j]) ? nan : mma_convert::f32_to_bf16_rne(fs[j]));
+  }
+  if (p.cd.paired_halves) { // word w0 + j of a line pair: its two lines' entries j
+    for (size_t line = 0; line < p.cd.line_start.size(); line += 2) {
+      uint32_t* dw = d + p.cd.line_start[line] / 2;
+      const uint16_t *lo = half + 16 * line, *hi = half + 16 * (line + 1);
+      for (int j = 0; j < 16; ++j)
+        dw[j] = uint32_t(lo[j]) | uint32_t(hi[j]) << 16;
+    }
+    return;
   }
   U16* dh = reinterpret_cast<U16*>(d); // element i of D is halfword i (little endian)
   each_element(p.cd, [&](int j, int i) { dh[i] = half[j]; });
