@@ -120,10 +120,12 @@ public:
 
 private:
   // The cache slot of (instruction, dword of the base within the bank row) among n (a power
-  // of two): a multiplicative hash of both. (The instruction's address scaled by a small
-  // factor put every instruction into one of 16 slot groups (DecodedInstr's size is a
-  // multiple of 256 bytes), so a loop with more than 16 ds_* instructions evicted its own
-  // counts: 41% of mxfp8 GEMM's LDS instructions counted their banks again.)
+  // of two): a multiplicative hash of the instruction's pc plus the dword, so the dwords of
+  // one instruction take neighbouring slots and different instructions land apart. (Before,
+  // (DecodedInstr address / 16) x 31 + dword modulo 256: the decoded program is one array of
+  // 528-byte entries, so the next instruction's slot was one lower and instruction k + 1 at
+  // dword d + 1 evicted instruction k at dword d: 41% of mxfp8 GEMM's LDS instructions
+  // counted their banks again.)
   static size_t slot(const DecodedInstr* in, uint64_t dword, size_t n) {
     const uint64_t h = (in->pc >> 2) * 0x9e3779b97f4a7c15ull;
     return static_cast<size_t>((h >> 40) + dword) & (n - 1);
