@@ -1,6 +1,8 @@
 #include <runtime/emu/timing/cache_levels.hpp>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <fmt/format.h>
 #include <stdexcept>
@@ -38,6 +40,7 @@ LineReuse ReuseTracker::touch(std::span<const uint64_t> lines) {
     Slot& s = find(line);
     if (s.key == 0) {
       s = {line + 1, clock_};
+      first_.push_back(line);
       r.min_cold_hash = std::min(r.min_cold_hash, spread16(cold_++));
       if (++used_ * 2 > slots_.size())
         grow();
@@ -50,13 +53,38 @@ LineReuse ReuseTracker::touch(std::span<const uint64_t> lines) {
   return r;
 }
 
+namespace {
+// Sorts distinct values: least significant digit first, 11 bits a pass, over the bits in
+// which they differ from the smallest (a workgroup's lines span a few hundred MB: 2-3 passes).
+void radix_sort(std::vector<uint64_t>& v) {
+  if (v.size() < 2)
+    return;
+  const auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
+  const uint64_t lo = *lo_it;
+  const int bits = std::bit_width(*hi_it - lo);
+  constexpr int kDigit = 11;
+  constexpr size_t kBuckets = size_t(1) << kDigit;
+  std::vector<uint64_t> tmp(v.size());
+  for (int shift = 0; shift < bits; shift += kDigit) {
+    std::array<size_t, kBuckets> count{};
+    for (const uint64_t x : v)
+      ++count[((x - lo) >> shift) & (kBuckets - 1)];
+    size_t at = 0;
+    for (size_t& c : count) {
+      const size_t n = c;
+      c = at;
+      at += n;
+    }
+    for (const uint64_t x : v)
+      tmp[count[((x - lo) >> shift) & (kBuckets - 1)]++] = x;
+    v.swap(tmp);
+  }
+}
+} // namespace
+
 std::vector<uint64_t> ReuseTracker::footprint() const {
-  std::vector<uint64_t> out;
-  out.reserve(used_);
-  for (const Slot& s : slots_)
-    if (s.key)
-      out.push_back(s.key - 1);
-  std::sort(out.begin(), out.end());
+  std::vector<uint64_t> out = first_;
+  radix_sort(out);
   return out;
 }
 

@@ -42,7 +42,9 @@ struct LineReuse {
 class ReuseTracker {
 public:
   LineReuse touch(std::span<const uint64_t> lines);
-  // The distinct lines touched so far, sorted.
+  // The distinct lines touched so far, sorted (a radix sort of the first touches: no scan
+  // of the table; a GEMM workgroup's ~17 000 lines took a comparison sort and a scan of
+  // 65 536 slots before).
   std::vector<uint64_t> footprint() const;
 
 private:
@@ -55,6 +57,7 @@ private:
   void grow();
   std::vector<Slot> slots_ = std::vector<Slot>(size_t(1) << 15); // a GEMM tile: ~16k lines
   size_t used_ = 0;
+  std::vector<uint64_t> first_; // the distinct lines in first-touch order
   uint32_t clock_ = 0;
   uint64_t cold_ = 0; // first touches so far
 };

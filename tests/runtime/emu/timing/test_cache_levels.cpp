@@ -6,6 +6,7 @@
 #include <runtime/emu/timing/cache_levels.hpp>
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -25,6 +26,25 @@ TEST_CASE("cache levels: the reuse distance counts the line accesses since the l
   CHECK(t.touch(c).max_distance == 2);
   CHECK(t.touch(c).min_cold_hash == LineReuse::kNoColdLine);
   CHECK(t.footprint() == std::vector<uint64_t>{1, 2, 3, 4});
+}
+
+TEST_CASE("cache levels: the footprint is every distinct line once, sorted") {
+  // Lines far apart (several radix passes), re-touched, in a scrambled order, more than the
+  // table's first size.
+  ReuseTracker t;
+  std::set<uint64_t> expected;
+  uint64_t x = 12345;
+  for (int i = 0; i < 40000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t line = (i % 3 == 0 ? uint64_t(1) << 40 : 0) + (x >> 44) % 30000;
+    const std::vector<uint64_t> one = {line};
+    t.touch(one);
+    expected.insert(line);
+  }
+  const std::vector<uint64_t> got = t.footprint();
+  CHECK(got.size() == expected.size());
+  CHECK(std::equal(got.begin(), got.end(), expected.begin(), expected.end()));
+  CHECK(ReuseTracker().footprint().empty());
 }
 
 TEST_CASE("cache levels: a reused line hits the first level whose share holds its distance") {
