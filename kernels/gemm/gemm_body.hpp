@@ -14,6 +14,7 @@
 #include <dsl/handles/convert.hpp>
 #include <dsl/mma/accumulator_convert.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
+#include <dsl/mma/fragment_pipeline.hpp>
 #include <dsl/tensor/clamped_load.hpp>
 #include <dsl/tensor/store_view.hpp>
 
@@ -272,14 +273,16 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       copy_tb.store(regs_b, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
   };
   using CFrag = typename decltype(mma)::CFrag;
+  // One LDS stage's WMMAs, the next operand fragment read ahead of the current WMMAs
+  // (dsl/mma/fragment_pipeline.hpp).
   const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
     if constexpr (packed) // int4 or uint4 nibbles, each operand by its dtype
-      gemm_with_mods(mma, fa, fb, acc,
-                     ir::MmaMods{.a_signed = s.a == DType::int4, .b_signed = s.b == DType::int4});
+      gemm_read_ahead(mma, fa, fb, acc,
+                      ir::MmaMods{.a_signed = s.a == DType::int4, .b_signed = s.b == DType::int4});
     else if constexpr (std::same_as<AE, i8>) // signed int8 x int8
-      gemm_with_mods(mma, fa, fb, acc, ir::MmaMods{.a_signed = true, .b_signed = true});
+      gemm_read_ahead(mma, fa, fb, acc, ir::MmaMods{.a_signed = true, .b_signed = true});
     else
-      gemm(mma, fa, fb, acc);
+      gemm_read_ahead(mma, fa, fb, acc);
   };
   // ---- split-K: the workspace of partial accumulators in the fragments' own layout: per split
   // and output tile a block of block_m * block_n values; in it, chunk q (4 values) of atom a of
