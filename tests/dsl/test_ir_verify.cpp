@@ -624,8 +624,8 @@ TEST_CASE("ir verify: a sched_barrier mask names instruction kinds of README (0 
   fx.b.sched_barrier(sched_kind::none);
   fx.b.sched_barrier(sched_kind::salu | sched_kind::valu);
   fx.b.sched_barrier(0x7FF);
-  CHECK(fx.k.body.size() == 3);
-  CHECK(fx.k.body[1].opcode == Opcode::sched_barrier);
-  CHECK(fx.k.body[1].attrs.int_value == 6);
+  CHECK(fx.k.body.ops.size() == 3);
+  CHECK(fx.k.body.ops[1].opcode == Opcode::sched_barrier);
+  CHECK(fx.k.body.ops[1].attrs.int_value == 6);
   CHECK_NOTHROW(verify(fx.k));
 }
