@@ -274,10 +274,11 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   };
   using CFrag = typename decltype(mma)::CFrag;
   // One LDS stage's WMMAs: the next operand fragment read ahead of the current WMMAs
-  // (dsl/mma/fragment_pipeline.hpp), except in W8A16 and the activation-quantizing kernels,
-  // where bench_gemm modeled the read-ahead slower (W8A16 4096^3 llvm 90.6 -> 87.5 TFLOP/s,
-  // its decode shapes and the fused kernels' by up to 1%; docs/kernels.md).
-  constexpr bool read_ahead = std::is_void_v<BGlobal> && !quant;
+  // (dsl/mma/fragment_pipeline.hpp), except in W8A16, the activation-quantizing and the packed
+  // int4 kernels, where bench_gemm modeled the read-ahead slower (W8A16 4096^3 llvm 90.6 ->
+  // 87.5 TFLOP/s, its decode shapes and the fused kernels' by up to 1%) or it spilled more
+  // (iu4 4096^3 hip 64 -> 112 B of scratch; docs/kernels.md).
+  constexpr bool read_ahead = std::is_void_v<BGlobal> && !quant && !packed;
   const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
     const auto run = [&](const ir::MmaMods& mods) {
       if constexpr (read_ahead)
