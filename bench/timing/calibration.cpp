@@ -115,9 +115,11 @@ Row attention(int version, int b, int h, int n, double published, Group g) {
              const uint64_t p = m.allocate(bytes);
              put(a, &p, 8, 8);
            }
-           const int32_t nn = n;
+           // The published kernels' argument block: B, H, N, D, then the softmax scale.
+           const int32_t dims[4] = {b, h, n, 128};
            const float scale = 1.0f / std::sqrt(128.0f);
-           put(a, &nn, 4, 4);
+           for (const int32_t x : dims)
+             put(a, &x, 4, 4);
            put(a, &scale, 4, 4);
            return a;
          });

@@ -6,6 +6,7 @@
 #include <kernels/attention/flash_attn_launch.hpp>
 #include <kernels/attention/flash_attn_splits.hpp>
 #include <kernels/attention/paged_attn_api.hpp>
+#include <kernels/attention/paged_kv_validate.hpp>
 #include <kernels/attention/split_kv_combine.hpp>
 
 #include <string>
@@ -66,8 +67,8 @@ void paged_attn(runtime::Device& device, const PagedAttnArgs& args) {
 inline constexpr int64_t max_decode_rows = 16;
 
 PagedAttnProblem validate_decode_attn(const runtime::Device& device, const PagedAttnArgs& args) {
-  PagedAttnProblem pp = validate_paged_attn(device, args);
   const ArgChecker chk("decode_attn");
+  PagedAttnProblem pp = validate_paged_attn(chk, device, args);
   if (pp.attn.seqlen_q > max_decode_rows) {
     const std::string rows = std::to_string(pp.attn.seqlen_q);
     if (pp.attn.varlen)

@@ -126,7 +126,11 @@ int64_t check_paged_kv(const ArgChecker& chk, Device& dev, const PagedKv& pk, in
 }
 
 PagedAttnProblem validate_paged_attn(const Device& device, const PagedAttnArgs& args) {
-  const ArgChecker chk("paged_attn");
+  return validate_paged_attn(ArgChecker("paged_attn"), device, args);
+}
+
+PagedAttnProblem validate_paged_attn(const ArgChecker& chk, const Device& device,
+                                     const PagedAttnArgs& args) {
   Device& dev = const_cast<Device&>(device); // tables and lengths are read back
   const FlashAttnArgs& a = args.attn;
   const PagedKv& pk = args.paged;

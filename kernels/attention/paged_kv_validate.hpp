@@ -17,4 +17,9 @@ int64_t check_paged_kv(const ArgChecker& chk, runtime::Device& dev, const PagedK
                        int64_t batch, int64_t page_size, int64_t num_pages, std::string_view pools,
                        bool& csr);
 
+// validate_paged_attn's rules with every sentence starting with `chk`'s name: paged_attn, or
+// decode_attn (which adds its own query-row rule).
+PagedAttnProblem validate_paged_attn(const ArgChecker& chk, const runtime::Device& device,
+                                     const PagedAttnArgs& args);
+
 } // namespace tw::kernels

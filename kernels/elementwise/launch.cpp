@@ -3,6 +3,7 @@
 #include <kernels/elementwise/launch.hpp>
 
 #include <emit/compile.hpp>
+#include <kernels/gemm/gemm_config.hpp>
 #include <kernels/gemm/gemm_target.hpp>
 
 #include <map>
@@ -80,7 +81,8 @@ int access_vec(const std::vector<const TensorView*>& views, int max_vec) {
 }
 
 int64_t resident_workgroups(int threads) {
-  constexpr int64_t compute_units = 64, waves_per_unit = 32; // 16 per SIMD, 2 SIMDs
+  constexpr int64_t waves_per_unit = 32; // 16 per SIMD, 2 SIMDs
+  const int64_t compute_units = gemm_kernel::gemm_compute_units(gemm_target().arch);
   return compute_units * std::max<int64_t>(1, waves_per_unit / ((threads + 31) / 32));
 }
 

@@ -45,8 +45,11 @@ void launch(runtime::Device& device, const std::string& key,
             const std::function<ir::Kernel()>& build, int64_t grid, int threads,
             const runtime::KernelArgs& args);
 
-// Workgroups of `threads` threads the target keeps resident at once: the grid of a kernel whose
-// workgroups loop over the rows (gfx1201: 64 compute units of 32 wave slots, shared/RDNA4.md).
+// Workgroups of `threads` threads the library target keeps resident at once: the grid of a
+// kernel whose workgroups loop over the rows. Its compute units (gemm_target(): gfx1201 64,
+// gfx1200 32) x 32 wave slots (16 per SIMD, 2 SIMDs; shared/RDNA4.md), whole workgroups, at
+// least one per CU. (The wave slots, not the kernel's VGPR occupancy: the row kernels at
+// [4096, 4096] allocate 48 to 96 VGPRs, 16 waves per SIMD.)
 int64_t resident_workgroups(int threads);
 
 // grid = ceil(work / threads), checked against the grid's x limit.

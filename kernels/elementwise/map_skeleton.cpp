@@ -16,10 +16,9 @@ void map_run_at(const std::vector<MapTensor>& inputs, const std::vector<MapTenso
   for (const MapTensor& t : inputs) {
     const Int64 first = t.start(row), pc = Int64(t.per_col);
     // One column per run is always whole (col < width): no mask needed.
-    in.push_back(
-        vec == 1 && t.per_col == 1
-            ? load_run(t.ptr, first + col, 1)
-            : load_run_or_tail(t.ptr, first + col * pc, vec * t.per_col, first + width * pc));
+    in.push_back(vec == 1 && t.per_col == 1 ? load_run(t.ptr, first + col, 1)
+                                            : load_run_or_tail(t.ptr, first + col * pc,
+                                                               vec * t.per_col, t.end(row, width)));
   }
   const std::vector<Values> out = op(row, col, in);
   if (out.size() != outputs.size())
@@ -31,7 +30,7 @@ void map_run_at(const std::vector<MapTensor>& inputs, const std::vector<MapTenso
     if (vec == 1 && t.per_col == 1)
       store_run(t.ptr, first + col, out[o]);
     else
-      store_run_or_tail(t.ptr, first + col * pc, out[o], first + width * pc);
+      store_run_or_tail(t.ptr, first + col * pc, out[o], t.end(row, width));
   }
 }
 
@@ -58,10 +57,22 @@ void map_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>
 void map_grouped_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
                       const Int64& groups, const Int64& inner, const Int64& width, int vec,
                       const RunSetup& setup) {
-  for_this_run(groups, width, vec, [&](const Int64& group, const Int64& col) {
-    const RunOp op = setup(group, col);
-    const Int64 first = group * inner;
-    for_range(first, first + inner,
+  map_blocked_runs(
+      inputs, outputs, groups,
+      [&](const Int64& group) {
+        const Int64 first = group * inner;
+        return std::pair{first, first + inner};
+      },
+      width, vec, setup);
+}
+
+void map_blocked_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
+                      const Int64& blocks, const BlockRows& rows, const Int64& width, int vec,
+                      const RunSetup& setup) {
+  for_this_run(blocks, width, vec, [&](const Int64& block, const Int64& col) {
+    const RunOp op = setup(block, col);
+    const auto [first, end] = rows(block);
+    for_range(first, end,
               [&](const Int64& row) { map_run_at(inputs, outputs, row, col, width, vec, op); });
   });
 }

@@ -12,6 +12,7 @@
 #include <kernels/elementwise/typed_access.hpp>
 
 #include <functional>
+#include <optional>
 
 namespace tw::kernels::elementwise {
 
@@ -22,8 +23,15 @@ struct MapTensor {
   dsl::Int64 ld;      // row stride in elements (when row_start is empty)
   RowStart row_start; // element offset of row r (empty: r * ld)
   int per_col = 1;    // elements per column
+  // Elements of a row when fewer than width * per_col (a packed row of odd length: the last
+  // column's second element is past the row and neither loaded nor stored).
+  std::optional<dsl::Int64> row_elements = std::nullopt;
 
   dsl::Int64 start(const dsl::Int64& row) const { return row_start ? row_start(row) : row * ld; }
+  // The element index just past row `row` of a map `width` columns wide.
+  dsl::Int64 end(const dsl::Int64& row, const dsl::Int64& width) const {
+    return start(row) + (row_elements ? *row_elements : width * dsl::Int64(per_col));
+  }
 };
 
 // op(row, col, inputs) -> outputs: one element's f32 inputs (one per input tensor, in order)
@@ -51,6 +59,15 @@ void map_rows(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>
 using RunSetup = std::function<RunOp(const dsl::Int64& group, const dsl::Int64& col)>;
 void map_grouped_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
                       const dsl::Int64& groups, const dsl::Int64& inner, const dsl::Int64& width,
+                      int vec, const RunSetup& setup);
+
+// The general form of the grouped map: `blocks` blocks of consecutive rows, block b covering
+// rows [rows(b).first, rows(b).second), a block's rows sharing per-column data that
+// `setup(b, col)` loads once per thread (dequant_awq: a slice of a quantization group shares
+// the group's zero points and scales). The grid is map_threads(blocks, width, vec).
+using BlockRows = std::function<std::pair<dsl::Int64, dsl::Int64>(const dsl::Int64& block)>;
+void map_blocked_runs(const std::vector<MapTensor>& inputs, const std::vector<MapTensor>& outputs,
+                      const dsl::Int64& blocks, const BlockRows& rows, const dsl::Int64& width,
                       int vec, const RunSetup& setup);
 
 // The map with one workgroup per row, its threads looping over the row's runs (thread t: runs

@@ -58,7 +58,8 @@ void dequant_fp8(runtime::Device& device, const DequantFp8Args& args);
 
 // AWQ dequantization: out[k, n] = (q[k, n] - zeros[k / group_size, n]) * scales[k / group_size, n]
 // with q (qweight) and zeros packed uint4 (two per byte, element 2i in the low nibble; rows
-// row-major with an even stride, N even), scales f16 / bf16 [ceil(K / group_size), N], out
+// row-major with an even stride in nibbles, so an odd N leaves a pad nibble at the end of each
+// row, as the 4-bit quantizers write it), scales f16 / bf16 [ceil(K / group_size), N], out
 // f16 / bf16 / f32 [K, N]. (The nibble order is the library's, not AutoAWQ's interleaved
 // int32 packing: a loader repacks once.)
 struct DequantAwqArgs {

@@ -1,8 +1,8 @@
 // Loading a gfx12 code object: ELF segments, dynamic relocations, kernel descriptors,
 // AMDHSA metadata (msgpack note) and the decoded .text.
 #include <runtime/emu/code_object.hpp>
-#include <runtime/emu/decode_cache.hpp>
 #include <runtime/emu/code_object_checks.hpp>
+#include <runtime/emu/decode_cache.hpp>
 #include <runtime/emu/handlers.hpp>
 
 #include <llvm/BinaryFormat/ELF.h>
@@ -298,8 +298,8 @@ std::shared_ptr<CodeObject> CodeObject::load(std::span<const uint8_t> bytes) {
     co->kernels_.push_back(std::move(k));
   }
 
-  co->program_ = decode_text_cached(co->image_ + (co->text_begin_ - base), co->text_size_, co->text_begin_,
-                             co->target_);
+  co->program_ = decode_text_cached(co->image_ + (co->text_begin_ - base), co->text_size_,
+                                    co->text_begin_, co->target_);
   co->index_.assign((co->text_size_ + 3) / 4, -1);
   for (size_t i = 0; i < co->program_.size(); ++i)
     co->index_[(co->program_[i].pc - co->text_begin_) >> 2] = static_cast<int32_t>(i);

@@ -250,8 +250,11 @@ inline void run_dequant_awq(DType scale_dtype, DType out, int64_t k, int64_t n, 
   CAPTURE(n);
   const int64_t groups = (k + group - 1) / group;
   KernelRun run;
-  run.in["qweight"] = random_tensor(DType::uint4, {k, n}, seed);
-  run.in["zeros"] = random_tensor(DType::uint4, {groups, n}, seed + 1);
+  // Rows start on a byte: an odd N leaves a pad nibble (the library's 4-bit packing).
+  const Extents packed_strides{std::max<int64_t>(n + n % 2, 2), 1};
+  run.in["qweight"] = random_tensor(DType::uint4, {k, n}, seed, std::nullopt, packed_strides);
+  run.in["zeros"] =
+      random_tensor(DType::uint4, {groups, n}, seed + 1, std::nullopt, packed_strides);
   run.in["scales"] = random_tensor(scale_dtype, {groups, n}, seed + 2, ValueRange{0.01, 0.1});
   run.out["out"] = rows_tensor(out, k, n, seed + 3, std::nullopt, ld_out);
   const Reference want =

@@ -51,6 +51,20 @@ TEST_CASE("decode_attn bf16: varlen query rows 1..4, scalar ALiBi, split-KV over
   run_paged_case(pc, decode);
 }
 
+TEST_CASE(
+    "decode_attn bf16: pages of 256, Sq 1, GQA 4:1, ragged lengths 0, 1, 255, 513, split-KV") {
+  PagedCase pc;
+  pc.attn.batch = 4;
+  pc.attn.sq = 1;
+  pc.attn.hq = 8;
+  pc.attn.hkv = 2;
+  pc.attn.num_splits = 2;
+  pc.attn.lse = true;
+  pc.seqlens_k = {0, 1, 255, 513};
+  pc.page_size = 256;
+  run_paged_case(pc, decode);
+}
+
 TEST_CASE("decode_attn validation: more than 16 query rows is paged_attn's job") {
   PagedCase pc;
   pc.attn.sq = 17;

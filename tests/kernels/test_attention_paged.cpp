@@ -68,6 +68,41 @@ TEST_CASE("paged_attn bf16: ragged ALiBi, bottom-right per sequence (varlen quer
   run_paged_case(pc, paged);
 }
 
+TEST_CASE("paged_attn bf16: uniform ALiBi (one scalar slope) in varlen paged, equal and ragged "
+          "lengths, bottom-right per sequence") {
+  PagedCase pc;
+  pc.attn.sq = 5;
+  pc.attn.cu_q = {0, 5, 10, 15}; // equal query and key lengths in every sequence
+  pc.attn.hq = 2;
+  pc.attn.alibi = kernels::FlashAttnProblem::Alibi::scalar;
+  pc.attn.lse = true;
+  pc.seqlens_k = {48, 48, 48};
+  pc.page_size = 16;
+  run_paged_case(pc, paged);
+  pc.attn.cu_q = {0, 5, 6, 6, 9}; // ragged: 5, 1, 0, 3 queries over 77, 1, 20, 0 keys
+  pc.attn.causal = true;
+  pc.seqlens_k = {77, 1, 20, 0};
+  pc.csr = true;
+  run_paged_case(pc, paged);
+}
+
+TEST_CASE("paged_attn bf16: pages of 128 and 256 (a page holds 4 / 8 KV blocks), ragged lengths "
+          "0, 1, 300, 129, dense and CSR tables") {
+  for (auto [ps, csr] : {std::pair{128, false}, std::pair{256, true}}) {
+    PagedCase pc;
+    pc.attn.batch = 4;
+    pc.attn.sq = 17;
+    pc.attn.hq = 2;
+    pc.attn.hkv = 1;
+    pc.attn.causal = true;
+    pc.attn.lse = true;
+    pc.seqlens_k = {0, 1, 300, 129};
+    pc.page_size = ps;
+    pc.csr = csr;
+    run_paged_case(pc, paged);
+  }
+}
+
 TEST_CASE("paged_attn bf16: value head 40 with query head 64 (zero-extended, output cropped)") {
   PagedCase pc;
   pc.attn.batch = 2;

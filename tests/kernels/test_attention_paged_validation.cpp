@@ -25,9 +25,14 @@ PagedCase base_case(bool csr) {
   return pc;
 }
 
-// The ArgumentError of paged_attn on `in` (mutated by the test), or "(accepted)".
+void paged(runtime::Device& d, const kernels::PagedAttnArgs& a) {
+  kernels::paged_attn(d, a);
+}
+
+// The ArgumentError of `entry` (paged_attn unless given) on `in` (mutated by the test), or
+// "(accepted)".
 template <class Mutate>
-std::string error_of(const PagedCase& pc, Mutate&& mutate) {
+std::string error_of(const PagedCase& pc, Mutate&& mutate, const PagedEntry& entry = paged) {
   PagedInputs in = make_paged_inputs(pc);
   mutate(in);
   runtime::EmuDevice& dev = emu_device();
@@ -40,7 +45,7 @@ std::string error_of(const PagedCase& pc, Mutate&& mutate) {
       paged_args_of(pc, in, out, lse, [&](const HostTensor& t) { return dt.upload(t); });
   std::string message = "(accepted)";
   try {
-    kernels::paged_attn(dev, a);
+    entry(dev, a);
   } catch (const kernels::ArgumentError& e) {
     message = e.what();
   }
@@ -73,6 +78,27 @@ TEST_CASE("paged_attn validation: a page index past the pool names the table, ba
         "index in [0, num_pages = 6) of 'k' / 'v'");
   CHECK(error_of(base_case(true), [](PagedInputs& in) { in.indices.set({4}, 1000); }) ==
         "paged_attn: argument 'block_table_indices' has page 1000 for batch 1, slot 1; "
+        "expected a page index in [0, num_pages = 6) of 'k' / 'v'");
+}
+
+TEST_CASE("decode_attn validation: a page index past the pool is refused before launch, dense "
+          "and CSR tables") {
+  const PagedEntry decode = [](runtime::Device& d, const kernels::PagedAttnArgs& a) {
+    kernels::decode_attn(d, a);
+  };
+  CHECK(error_of(
+            base_case(false), [](PagedInputs&) {}, decode) == "(accepted)");
+  CHECK(error_of(
+            base_case(false),
+            [](PagedInputs& in) {
+              in.table.set({0, 2}, 6);
+            },
+            decode) ==
+        "decode_attn: argument 'block_table' has page 6 for batch 0, slot 2; expected a page "
+        "index in [0, num_pages = 6) of 'k' / 'v'");
+  CHECK(error_of(
+            base_case(true), [](PagedInputs& in) { in.indices.set({0}, -3); }, decode) ==
+        "decode_attn: argument 'block_table_indices' has page -3 for batch 0, slot 0; "
         "expected a page index in [0, num_pages = 6) of 'k' / 'v'");
 }
 

@@ -1,9 +1,10 @@
-// The global bytes the row kernels, RoPE and dequant_fp8 read (the emulator's counts, kernel
-// arguments apart), through both emitters: each input element once, and a tensor the rows share
-// once per workgroup (the norms' weight and bias), per wave (rms_norm_rope's [head_dim] weight,
-// dequant_fp8's row scale) or per token (RoPE's cache row). The expected counts are
-// written out from the shapes and the grid rule (64 compute units x 32 wave slots: 256
-// workgroups of 256 threads, 64 of 1024, 2048 of 32), not taken from the kernels.
+// The global bytes the row kernels, RoPE, dequant_fp8 and dequant_awq read (the emulator's counts,
+// kernel arguments apart), through both emitters: each input element once, and a tensor the rows
+// share once per workgroup (the norms' weight and bias), per wave (rms_norm_rope's [head_dim]
+// weight, dequant_fp8's row scale) or per token (RoPE's cache row). The expected counts are written
+// out from the shapes and the grid rule (64 compute units x 32 wave slots: 256 workgroups of 256
+// threads, 64 of 1024, 2048 of 32; gfx1200: 32 compute units) and the dequant_awq block rule, not
+// taken from the kernels.
 #include "elementwise_cases.hpp"
 
 #include <kernels/elementwise/elementwise_api.hpp>
@@ -127,4 +128,59 @@ TEST_CASE("traffic: dequant_fp8 rowwise reads x once and the row scale at most o
         CHECK(t.written == uint64_t(rows * width * 2));
       },
       [](auto&) {});
+}
+
+TEST_CASE("traffic: dequant_awq reads a group's zero points and scales once per block of rows") {
+  // K = 8195 rows in groups of 8 (1025 groups, the last of 3 rows), N = 64 (32 bytes a row),
+  // f16 scales, f32 out: runs of 2 byte columns, 16 per row. The block rule (the largest power
+  // of two up to 8 whose blocks give the 65536 resident threads of gfx1201 a run each): 2 rows
+  // (1025 x 4 blocks x 16 runs = 65600 threads; 4 rows would give 32800). Every block loads
+  // its group's zero-point row (32 bytes) and scale row (128 bytes) once (the two blocks of the
+  // last group past K too), every row of qweight once.
+  const int64_t k = 8195, n = 64, group = 8, groups = 1025, blocks = groups * 4;
+  KernelRun run;
+  run.in["qweight"] = random_tensor(DType::uint4, {k, n}, 18);
+  run.in["zeros"] = random_tensor(DType::uint4, {groups, n}, 19);
+  run.in["scales"] = random_tensor(DType::f16, {groups, n}, 20, ValueRange{0.01, 0.1});
+  run.out["out"] = rows_tensor(DType::f32, k, n, 21);
+  const Reference want =
+      oracle::dequant_awq({run.in["qweight"].view(), run.in["zeros"].view(),
+                           run.in["scales"].view(), run.out["out"].view(), group});
+  Tolerance tol;
+  tol.out = DType::f32;
+  tol.accumulation = 2 * 0x1p-24;
+  run.run(
+      [&](runtime::Device& d, auto& v) {
+        kernels::dequant_awq(d, {v["qweight"], v["zeros"], v["scales"], v["out"], group});
+        const Traffic t = last_traffic();
+        CHECK(t.read == uint64_t(k * n / 2 + blocks * (n / 2 + n * 2)));
+        CHECK(t.written == uint64_t(k * n * 4));
+      },
+      [&](auto& got) { check_close(got["out"], want, tol); });
+}
+
+TEST_CASE("traffic: the strided row grid of a gfx1200 target is its 32 CUs x 4 workgroups") {
+  // 300 rows of 64 bf16 with 256 threads: 32 CUs x 32 wave slots / 8 waves = 128 workgroups,
+  // each reading the weight once (gfx1201: 256).
+  struct Restore {
+    kernels::GemmTarget saved = kernels::gemm_target();
+    ~Restore() { kernels::set_gemm_target(saved); }
+  } restore;
+  runtime::EmuDevice& d = emu_device();
+  DeviceTensors dev(d);
+  const HostTensor x = rows_tensor(DType::bf16, 300, 64, 22);
+  const HostTensor w = random_tensor(DType::bf16, {64}, 23, ValueRange{0.5, 1.5});
+  HostTensor out = rows_tensor(DType::bf16, 300, 64, 24);
+  const Reference want = oracle::rms_norm({x.view(), w.view(), std::nullopt, out.view(), 1e-5f});
+  for (emit::Backend b : both_backends) {
+    CAPTURE(emit::backend_name(b));
+    kernels::set_gemm_target({b, Arch::gfx1200});
+    const TensorView xv = dev.upload(x), wv = dev.upload(w), ov = dev.upload(out);
+    kernels::rms_norm(d, {xv, wv, std::nullopt, ov});
+    const Traffic t = last_traffic();
+    CHECK(t.read == uint64_t(300 * 64 * 2 + 128 * 64 * 2));
+    CHECK(t.written == uint64_t(300 * 64 * 2));
+    d.copy_to_host(out.bytes().data(), ov.device_address, out.bytes().size());
+    check_close(out, want, Tolerance::for_output(DType::bf16, 64));
+  }
 }

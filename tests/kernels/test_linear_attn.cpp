@@ -81,6 +81,35 @@ TEST_CASE("linear_attn: head dims 32, 64, 100, 128, 256 and value dims 8, 40, 10
   run_linear({.seqlen = 20, .heads_q = 1, .heads_kv = 1, .head_dim = 256, .head_dim_v = 256}, 13);
 }
 
+TEST_CASE("linear_attn: head dims 1, 72, 150, 190, 220 (the other register paddings 32, 96, 160, "
+          "192, 224), decay and the normalizer") {
+  run_linear({.seqlen = 19, .heads_q = 1, .heads_kv = 1, .head_dim = 1, .head_dim_v = 3}, 60);
+  run_linear({.seqlen = 33, .head_dim = 72, .head_dim_v = 20, .decay = true}, 61);
+  run_linear({.seqlen = 17,
+              .heads_q = 1,
+              .heads_kv = 1,
+              .head_dim = 150,
+              .head_dim_v = 16,
+              .decay = true,
+              .normalize = true},
+             62);
+  run_linear({.dtype = DType::f16,
+              .out = DType::f32,
+              .seqlen = 18,
+              .heads_q = 1,
+              .heads_kv = 1,
+              .head_dim = 190,
+              .head_dim_v = 33},
+             63);
+  run_linear({.seqlen = 16,
+              .heads_q = 1,
+              .heads_kv = 1,
+              .head_dim = 220,
+              .head_dim_v = 15,
+              .normalize = true},
+             64);
+}
+
 TEST_CASE("linear_attn: per-head decay, with and without the normalizer") {
   run_linear({.seqlen = 97, .decay = true}, 20);
   run_linear({.dtype = DType::f16,

@@ -74,6 +74,15 @@ TEST_CASE("mla_decode bf16: q and cache rows 577 elements apart (not 16-byte ali
   run_mla_case(m);
 }
 
+TEST_CASE("mla_decode bf16: pages of 256 (8 KV blocks per page), CSR table, lengths 0, 1, 257") {
+  MlaCase m;
+  m.hq = 4;
+  m.page_size = 256;
+  m.csr = true;
+  m.seqlens_k = {0, 1, 257};
+  run_mla_case(m);
+}
+
 TEST_CASE("mla_decode bf16 split-KV: 3 splits, lengths 300 and 5, lse") {
   MlaCase m;
   m.num_splits = 3;
@@ -162,8 +171,9 @@ TEST_CASE("mla_decode traffic: one workgroup per 16 packed rows, the cache read 
   const uint64_t cache_bytes = 2ull * 256 * 576 * 2;
   MESSAGE("global bytes read: " << s.global_bytes_read << ", the cache once " << cache_bytes);
   // K's 576 and V's 512 dims of every row, each wave its slices (docs/kernels.md "MLA decode"):
-  // 1114112 bytes; q 36864; the rest is the block-table lookups of the gathered rows (seen:
-  // 1316224 in all, 2.23 x the cache).
+  // 1114112 bytes; q 36864; the rest is the block-table lookups of the gathered rows, one per
+  // row of a whole K block (not one per run: 1316224 in all, 2.23 x the cache, when each of the
+  // 9 k steps read the table again; seen now: 1185152, 2.01 x).
   CHECK(s.global_bytes_read >= cache_bytes / 576 * (576 + 512));
-  CHECK(double(s.global_bytes_read) < 2.3 * double(cache_bytes));
+  CHECK(double(s.global_bytes_read) < 2.05 * double(cache_bytes));
 }

@@ -7,6 +7,9 @@
 #include "elementwise_harness.hpp"
 
 #include <kernels/attention/qk_norm_quant_api.hpp>
+#include <kernels/attention/qk_norm_quant_kernel.hpp>
+
+#include <emit/compile.hpp>
 
 using namespace tw;
 using namespace tw::oracle;
@@ -204,8 +207,45 @@ TEST_CASE("qk_norm_quant: 512 query heads and 1 key head") {
          40);
 }
 
+TEST_CASE("qk_norm_quant: 1 query head and 512 key heads, int8, interleaved tail") {
+  run_qk({.codes = DType::int8,
+          .tokens = 2,
+          .heads_q = 1,
+          .heads_k = 512,
+          .head_dim = 12,
+          .rope_dim = 8,
+          .style = RopeStyle::interleaved,
+          .block_size = 32},
+         41);
+}
+
 TEST_CASE("qk_norm_quant: no tokens launches nothing") {
   run_qk({.tokens = 0}, 50);
+}
+
+TEST_CASE("qk_norm_quant keeps each normalized pair in registers: no scratch, LDS only for the "
+          "two block reductions, both backends") {
+  namespace qk = kernels::qk_norm_quant_kernel;
+  // head 128 with a 64-dim tail at 256 threads (vec 8), head 256 whole-head at 64 threads
+  const qk::QkNormQuantKernelSpec specs[] = {
+      qk::make_spec(DType::bf16, DType::e4m3, RopeStyle::neox, false, std::nullopt, 128, 64, 8,
+                    256),
+      qk::make_spec(DType::f32, DType::int8, RopeStyle::interleaved, true, DType::f32, 256, 256, 4,
+                    64)};
+  for (const qk::QkNormQuantKernelSpec& spec : specs)
+    for (emit::Backend backend : {emit::Backend::hip, emit::Backend::llvm}) {
+      CAPTURE(spec.name());
+      CAPTURE(emit::backend_name(backend));
+      const emit::CodeObject co =
+          emit::compile_with_artifacts(qk::build_qk_norm_quant_kernel(spec), backend, Arch::gfx1201)
+              .code_object;
+      CHECK(co.resources.scratch_bytes == 0);
+      CHECK(co.resources.vgpr_spills == 0);
+      // the row skeleton's reduction scratch alone (one f32 partial per wave of up to 32
+      // waves, reused by the sum of squares and the abs-max), under the 512 and 1024 bytes of
+      // one f32 head of 128 / 256 dims: nothing of the head is staged in LDS
+      CHECK(co.resources.lds_bytes <= 32 * 4);
+    }
 }
 
 TEST_CASE("qk_norm_quant validation: each bad argument is named with its rule") {

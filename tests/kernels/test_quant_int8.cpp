@@ -151,6 +151,8 @@ TEST_CASE("dequant_awq: packed uint4 weights, per-group zero points and scales")
   run_dequant_awq(DType::f16, DType::f32, 7, 2, 4, 3);
   run_dequant_awq(DType::bf16, DType::f16, 40, 30, 16, 4, /*ld_out=*/34);
   run_dequant_awq(DType::f16, DType::f16, 0, 8, 128, 5);
+  run_dequant_awq(DType::f16, DType::bf16, 40, 7, 16, 6); // odd N: a pad nibble per row
+  run_dequant_awq(DType::bf16, DType::f32, 5, 1, 2, 7);
 }
 
 TEST_CASE("dequant_awq validation: each bad argument is named with its rule") {
@@ -167,4 +169,27 @@ TEST_CASE("dequant_awq validation: each bad argument is named with its rule") {
                     doctest::Contains("argument 'zeros' has shape [2, 16]; expected [4, 16]"));
   CHECK_THROWS_WITH(kernels::dequant_awq(d, {q, z, s, out, 0}),
                     doctest::Contains("parameter 'group_size' is 0"));
+  const TensorView q7 = dev.upload(HostTensor(DType::uint4, {64, 7}, {7, 1}));
+  CHECK_THROWS_WITH(kernels::dequant_awq(d, {q7, z, s, out, 32}),
+                    doctest::Contains("argument 'qweight' is packed uint4 with leading stride 7 "
+                                      "(odd); expected an even leading stride"));
+}
+
+TEST_CASE("dequant_fp8 validation: each bad argument is named with its rule") {
+  runtime::EmuDevice& d = emu_device();
+  DeviceTensors dev(d);
+  const TensorView x = dev.upload(HostTensor(DType::e4m3, {4, 8}));
+  const TensorView xf = dev.upload(HostTensor(DType::f16, {4, 8}));
+  const TensorView out = dev.upload(HostTensor(DType::bf16, {4, 8}));
+  const TensorView out8 = dev.upload(HostTensor(DType::int8, {4, 8}));
+  const TensorView s1 = dev.upload(HostTensor(DType::f32, {1}));
+  const TensorView s3 = dev.upload(HostTensor(DType::f32, {3}));
+  CHECK_THROWS_WITH(kernels::dequant_fp8(d, {xf, s1, out}),
+                    doctest::Contains("dequant_fp8: argument 'x' has dtype f16"));
+  CHECK_THROWS_WITH(kernels::dequant_fp8(d, {x, s1, out8}),
+                    doctest::Contains("dequant_fp8: argument 'out' has dtype int8"));
+  CHECK_THROWS_WITH(kernels::dequant_fp8(d, {x, s3, out}),
+                    doctest::Contains("dequant_fp8: argument 'scale' has shape [3]"));
+  CHECK_THROWS_WITH(kernels::dequant_fp8(d, {x, s1, out, 48}),
+                    doctest::Contains("parameter 'block_size' is 48"));
 }

@@ -89,3 +89,24 @@ TEST_CASE("rope validation: each bad argument is named with its rule") {
   CHECK_THROWS_WITH(kernels::rope(d, {x, out, p}),
                     doctest::Contains("argument 'positions' has dtype f32"));
 }
+
+TEST_CASE("rms_norm_rope validation: the weight is [head_dim], eps finite, RoPE's own rules") {
+  runtime::EmuDevice& d = emu_device();
+  DeviceTensors dev(d);
+  const TensorView x = dev.upload(HostTensor(DType::f16, {4, 128}));
+  const TensorView out = dev.upload(HostTensor(DType::f16, {4, 128}));
+  const TensorView w64 = dev.upload(HostTensor(DType::f16, {64}));
+  const TensorView w128 = dev.upload(HostTensor(DType::f16, {128}));
+  const TensorView wbf = dev.upload(HostTensor(DType::bf16, {64}));
+  kernels::RopeParams p;
+  p.head_dim = 64;
+  CHECK_THROWS_WITH(kernels::rms_norm_rope(d, {x, w128, out, p}),
+                    doctest::Contains("rms_norm_rope: argument 'weight' has shape [128]"));
+  CHECK_THROWS_WITH(kernels::rms_norm_rope(d, {x, wbf, out, p}),
+                    doctest::Contains("rms_norm_rope: argument 'weight' has dtype bf16"));
+  CHECK_THROWS_WITH(kernels::rms_norm_rope(d, {x, w64, out, p, -1.0f}),
+                    doctest::Contains("rms_norm_rope: parameter 'eps' is"));
+  p.head_dim = 62;
+  CHECK_THROWS_WITH(kernels::rms_norm_rope(d, {x, w64, out, p}),
+                    doctest::Contains("expected a multiple of head_dim 62"));
+}

@@ -33,7 +33,8 @@ inline std::string last_line(const std::string& out) {
   if (end == std::string::npos)
     return "";
   size_t start = out.rfind('\n', end);
-  return out.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  return out.substr(start == std::string::npos ? 0 : start + 1,
+                    end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
 } // namespace tw::test

@@ -569,6 +569,23 @@ TEST_CASE("tilewave run rope: position 0 is the identity, and errors are the ent
   CHECK(r.output.find("--param style=spiral must be neox or interleaved") != std::string::npos);
 }
 
+TEST_CASE("tilewave run rms_norm_rope: position ids 0 leave the normalized heads, errors") {
+  // Rows of 1.0 (two heads of 64): RMSNorm gives 1 / sqrt(1 + 1e-6), 1.0 in f16, times a weight
+  // of 1.0; position 0 (both tokens, from --in positions) rotates by nothing.
+  const std::string x = npy_file("nrx.npy", "<f2", {2, 128}, {0x00, 0x3C});
+  const std::string w = npy_file("nrw.npy", "<f2", {64}, {0x00, 0x3C});
+  const std::string pos = npy_file("nrp.npy", "<i4", {2}); // zeros
+  auto r = run_tool("run rms_norm_rope --in x=" + x + " --in weight=" + w +
+                    " --in positions=" + pos + " --param head_dim=64" + out_arg());
+  check_valid_run(r, "<f2", {2, 128}, {0x00, 0x3C});
+  const std::string w128 = npy_file("nrw128.npy", "<f2", {128}, {0x00, 0x3C});
+  r = run_tool("run rms_norm_rope --in x=" + x + " --in weight=" + w128 + " --param head_dim=64" +
+               out_arg());
+  CHECK(r.output.find("rms_norm_rope: argument 'weight' has shape [128]") != std::string::npos);
+  r = run_tool("run rms_norm_rope --in x=" + x + " --in weight=" + w + out_arg());
+  CHECK(r.output.find("rope needs --param head_dim=D") != std::string::npos);
+}
+
 TEST_CASE("tilewave run quant_int8 / dequant_fp8: outputs q and scale, caller scale") {
   const std::string x = npy_file("qx.npy", "<f4", {2, 5}, {0x00, 0x00, 0x20, 0xC0}); // -2.5
   const std::string q = (dir() / "q.npy").string(), s = (dir() / "s.npy").string();

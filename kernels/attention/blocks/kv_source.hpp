@@ -14,8 +14,11 @@
 #include <dsl/copy/buffer_global_tile.hpp>
 #include <dsl/copy/transpose_load.hpp>
 #include <dsl/tensor/gathered_rows.hpp>
+#include <dsl/tensor/whole_tile.hpp>
 
 #include <optional>
+#include <tuple>
+#include <utility>
 
 namespace tw::kernels::attention_blocks {
 
@@ -90,19 +93,39 @@ public:
   // K of block `block` (keys block * KB ..) as the A operand tiles of S^T = K Q^T for the KS k
   // steps of head dims dim_tile * 16 KS .. (a wave that owns one slice of the head's width,
   // MLA), read straight into registers (runs of up to 16 bytes per lane; keys past the sequence
-  // read 0).
+  // read 0). A whole block (every key in the sequence) takes one uniform branch to unmasked
+  // loads (assume_whole's WholeTile): with no per-run branch, the KS runs of one row share its
+  // row offset (pages: one block-table read per row instead of one per run).
   template <class Atom, int KB, int KS>
   std::array<MmaFragment<Atom, MmaOperand::A, KB / 16, 1>, KS>
   load_k_operands(const Int32& block, const Int32& dim_tile) const {
     using E = typename MmaOperandTraits<Atom, MmaOperand::A>::elem;
+    using Frag = MmaFragment<Atom, MmaOperand::A, KB / 16, 1>;
     const GlobalPtr<E> p(k_ptr().ir(), k_ptr().align());
     const auto read = [&](const auto& k) {
       const auto tile = local_tile<KB, 16 * KS>(k, block, dim_tile);
-      std::array<MmaFragment<Atom, MmaOperand::A, KB / 16, 1>, KS> f;
-      for (int ks = 0; ks < KS; ++ks)
-        for (int i = 0; i < KB / 16; ++i)
-          f[static_cast<std::size_t>(ks)].at(i, 0) =
-              load_operand<Atom, MmaOperand::A>(tile, Int32(16 * i), Int32(16 * ks), false);
+      // the KS fragments as a tuple (what if_ yields), step ks from tile view t
+      const auto steps = [&](const auto& t) {
+        return [&]<std::size_t... S>(std::index_sequence<S...>) {
+          const auto step = [&](int ks) {
+            Frag f;
+            for (int i = 0; i < KB / 16; ++i)
+              f.at(i, 0) =
+                  load_operand<Atom, MmaOperand::A>(t, Int32(16 * i), Int32(16 * ks), false);
+            return f;
+          };
+          return std::tuple{step(int(S))...}; // braced: steps traced in order
+        }
+        (std::make_index_sequence<KS>{});
+      };
+      using Tile = std::remove_cvref_t<decltype(tile)>;
+      const auto got = if_(
+          tile.whole(), [&] { return steps(WholeTile<Tile>(tile)); }, [&] { return steps(tile); });
+      std::array<Frag, KS> f;
+      [&]<std::size_t... S>(std::index_sequence<S...>) {
+        ((f[S] = std::get<S>(got)), ...);
+      }
+      (std::make_index_sequence<KS>{});
       return f;
     };
     if (pk_)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
+#include <stdexcept>
 
 namespace tw::emu::timing {
 
@@ -58,12 +60,28 @@ std::vector<uint64_t> ReuseTracker::footprint() const {
   return out;
 }
 
-LevelModel::LevelModel(const MachineModel& m, int resident_per_wgp, int waves, uint64_t concurrent,
+double distinct_streams(uint64_t concurrent, uint64_t sampled, uint64_t traffic_lines,
+                        std::span<const RegionLines> regions, uint64_t other_lines,
+                        uint32_t line_bytes) {
+  if (concurrent == 0 || sampled == 0)
+    throw std::invalid_argument(fmt::format(
+        "distinct_streams: concurrent ({}) and sampled ({}) must be >= 1", concurrent, sampled));
+  if (traffic_lines == 0)
+    return double(concurrent);
+  const double scale = double(concurrent) / double(sampled);
+  double distinct = double(other_lines) * line_bytes * scale;
+  for (const RegionLines& r : regions)
+    distinct += std::min(double(r.bytes), double(r.sampled_lines) * line_bytes * scale);
+  const double traffic = double(traffic_lines) * line_bytes * scale;
+  return std::clamp(double(concurrent) * distinct / traffic, 1.0, double(concurrent));
+}
+
+LevelModel::LevelModel(const MachineModel& m, int resident_per_wgp, int waves, double streams,
                        double cold_dram)
     : line_(static_cast<uint32_t>(m.cache_line)) {
   const int resident = std::max(resident_per_wgp, 1);
   const double l0s = std::min(m.cus / m.wgps(), resident * std::max(waves, 1)); // L0s in use
-  const double running = double(std::max<uint64_t>(concurrent, 1));
+  const double running = std::max(streams, 1.0);
   share_ = {l0s * double(m.l0_bytes) / resident, double(m.l2_bytes) / running,
             double(m.mall_bytes) / running};
   latency_ = {m.l0_latency, m.l2_latency, m.mall_latency, m.dram_latency};

@@ -7,7 +7,8 @@
 //    16-bit value spread over its first touches (spread16);
 //  - when modeling, a reused line hits the first level whose share of capacity holds the
 //    reuse distance (L0: per resident workgroup of the WGP's L0s in use; L2 and MALL: per
-//    workgroup running at once on the chip), and a first touch misses to DRAM with the
+//    stream of distinct data among the workgroups running at once on the chip, see
+//    distinct_streams: lines they share are held once), and a first touch misses to DRAM with the
 //    grid's compulsory-miss fraction (DRAM footprint / L2 traffic), else hits L2 (another
 //    workgroup running at the same time brought the line in). A load waits for its slowest
 //    line.
@@ -63,12 +64,35 @@ private:
 // hash of the address would change with where the allocations land).
 uint32_t spread16(uint64_t k);
 
+// One allocation as the sampled workgroups touched it: its size and the distinct lines of it
+// in their footprints together.
+struct RegionLines {
+  uint64_t bytes = 0;
+  uint64_t sampled_lines = 0;
+};
+
+// The L2 and the Infinity Cache are one cache each for the whole chip: a line one WGP's
+// workgroup brought in serves every other WGP, so lines that workgroups running at once
+// share take their capacity once, not once per workgroup. This is how many workgroups with
+// disjoint data the `concurrent` workgroups running at once amount to (1 .. concurrent):
+// concurrent x (the distinct bytes they touch) / (the bytes they touch, each workgroup's
+// distinct lines counted per workgroup), both scaled from the `sampled` workgroups: their
+// `traffic_lines` (the sum of each one's distinct lines), and per allocation its distinct
+// sampled lines x concurrent / sampled, capped by its size (the workgroups running at once
+// cannot touch more distinct lines of an allocation than it holds); lines outside every
+// allocation (`other_lines`) count as unshared. Throws std::invalid_argument for
+// concurrent or sampled 0.
+double distinct_streams(uint64_t concurrent, uint64_t sampled, uint64_t traffic_lines,
+                        std::span<const RegionLines> regions, uint64_t other_lines,
+                        uint32_t line_bytes);
+
 class LevelModel {
 public:
   // resident_per_wgp: workgroups resident on one WGP (of `waves` waves each; one wave uses
-  // one CU's L0, more use both); concurrent: workgroups running at once on the chip;
+  // one CU's L0, more use both); streams: workgroups with disjoint data running at once on
+  // the chip, among which L2 and MALL are shared (distinct_streams; >= 1);
   // cold_dram: fraction of first touches that miss to DRAM (0..1).
-  LevelModel(const MachineModel& m, int resident_per_wgp, int waves, uint64_t concurrent,
+  LevelModel(const MachineModel& m, int resident_per_wgp, int waves, double streams,
              double cold_dram);
   // in_first_round: the load's workgroup started with the launch (lockstep first touches).
   Level level(const LineReuse& r, bool in_first_round = false) const;

@@ -89,8 +89,10 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
   const double scale = double(r.workgroups) / double(traces.size());
   std::map<uint64_t, std::pair<uint64_t, uint64_t>> regions; // base -> (size, sampled lines)
   std::vector<uint64_t> all;
+  uint64_t traffic_lines = 0, other_lines = 0; // each trace's distinct lines; outside allocations
   bool merged = true; // each trace's lines are sorted (TimingCapture): merge, no sort
   for (const auto& t : traces) {
+    traffic_lines += t.lines.size();
     r.l2_bytes += double(t.lines.size()) * m.cache_line * scale;
     const auto mid = static_cast<std::ptrdiff_t>(all.size());
     all.insert(all.end(), t.lines.begin(), t.lines.end());
@@ -107,8 +109,10 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
     const uint64_t addr = line * uint64_t(m.cache_line);
     if (!reg || addr < reg->base || addr >= reg->base + reg->size) {
       reg = memory.find(addr, 1);
-      if (!reg)
+      if (!reg) {
+        ++other_lines;
         continue;
+      }
       entry = &regions[reg->base];
       entry->first = reg->size;
     }
@@ -119,8 +123,16 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
   // Which level serves each load: compulsory misses are the grid's DRAM footprint over its
   // L2 traffic; capacities are shared by the workgroups running at once.
   r.cold_dram_fraction = r.l2_bytes > 0 ? std::min(1.0, r.dram_bytes / r.l2_bytes) : 0.0;
-  const uint64_t concurrent = std::min<uint64_t>(r.workgroups, uint64_t(resident) * m.wgps());
-  const LevelModel levels(m, resident, waves, concurrent, r.cold_dram_fraction);
+  // L2 and MALL capacities are shared by the workgroups running at once, lines they share
+  // held once (distinct_streams).
+  r.concurrent = std::min<uint64_t>(r.workgroups, uint64_t(resident) * m.wgps());
+  std::vector<RegionLines> region_lines;
+  region_lines.reserve(regions.size());
+  for (const auto& [base, e] : regions)
+    region_lines.push_back({e.first, e.second});
+  r.distinct_streams = distinct_streams(r.concurrent, traces.size(), traffic_lines, region_lines,
+                                        other_lines, static_cast<uint32_t>(m.cache_line));
+  const LevelModel levels(m, resident, waves, r.distinct_streams, r.cold_dram_fraction);
 
   // The busiest WGP's queue: the sampled workgroups in turn.
   const uint64_t sim_groups =
@@ -239,8 +251,9 @@ std::string TimingReport::to_string() const {
     s += "  vector loads served by:";
     for (const auto& [n, f] : load_levels)
       s += fmt::format(" {} {:.0f}%,", n, 100 * f);
-    s += fmt::format(" (compulsory DRAM misses: {:.0f}% of first touches)\n",
-                     100 * cold_dram_fraction);
+    s += fmt::format(" (compulsory DRAM misses: {:.0f}% of first touches; L2 / MALL shared by "
+                     "{} running workgroups as {:.1f} with disjoint data)\n",
+                     100 * cold_dram_fraction, concurrent, distinct_streams);
   }
   s += "  stalls (share of wave-cycles):";
   for (const auto& [n, f] : stalls)
@@ -265,12 +278,12 @@ std::string TimingReport::to_json() const {
       "\"vgprs_allocated\": {}, \"limiter\": \"{}\"}}, \"workgroups\": {}, "
       "\"groups_per_wgp\": {}, \"wgp_cycles\": {}, \"sampled\": {}, \"simulated\": {}, "
       "\"utilization\": {}, \"stalls\": {}, \"load_levels\": {}, "
-      "\"cold_dram_fraction\": {:.6g}}}",
+      "\"cold_dram_fraction\": {:.6g}, \"concurrent\": {}, \"distinct_streams\": {:.6g}}}",
       machine, kernel, seconds, bound, compute_seconds, dram_seconds, l2_seconds, dram_bytes,
       l2_bytes, tflops, gbs, peak, peak_name, peak_fraction, occupancy.waves_per_simd,
       occupancy.workgroups_per_wgp, occupancy.vgprs_allocated, occupancy.limiter, workgroups,
       groups_per_wgp, wgp_cycles, sampled, simulated, list(utilization), list(stalls),
-      list(load_levels), cold_dram_fraction);
+      list(load_levels), cold_dram_fraction, concurrent, distinct_streams);
 }
 
 std::string TimingReport::exact() const {
@@ -288,6 +301,8 @@ std::string TimingReport::exact() const {
   num("peak", peak);
   num("peak_fraction", peak_fraction);
   num("cold_dram_fraction", cold_dram_fraction);
+  num("distinct_streams", distinct_streams);
+  s += fmt::format("concurrent {}\n", concurrent);
   s += fmt::format("occupancy {} {} {} {}\n", occupancy.waves_per_simd,
                    occupancy.workgroups_per_wgp, occupancy.vgprs_allocated, occupancy.limiter);
   s += fmt::format("workgroups {} groups_per_wgp {} sampled {} simulated {} wgp_cycles {}\n",

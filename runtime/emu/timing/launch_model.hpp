@@ -55,6 +55,8 @@ struct TimingReport {
   std::vector<std::pair<std::string, double>> stalls;      // fraction of wave-cycles
   std::vector<std::pair<std::string, double>> load_levels; // vector loads by serving level
   double cold_dram_fraction = 0; // first touches of a workgroup that miss to DRAM
+  uint64_t concurrent = 0;       // workgroups running at once on the chip
+  double distinct_streams = 0;   // ... as workgroups with disjoint data (L2 / MALL shares)
 
   std::string to_string() const; // human readable, several lines (no host timing)
   std::string to_json() const;   // one JSON object

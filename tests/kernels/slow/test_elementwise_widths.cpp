@@ -19,8 +19,11 @@ TEST_CASE("width sweep: rms_norm, layer_norm and adaln") {
   for (int64_t w : sweep_widths) {
     run_norm(Norm::rms, DType::f16, DType::f16, 2, w, uint64_t(w), true);
     run_norm(Norm::layer, DType::bf16, DType::bf16, 2, w, uint64_t(w) + 1, false);
+    run_adaln(DType::bf16, DType::bf16, 2, w, uint64_t(w) + 2);
   }
   run_norm(Norm::rms, DType::f16, DType::f16, 0, 0, 2, false);
+  run_norm(Norm::layer, DType::bf16, DType::bf16, 0, 0, 3, true);
+  run_adaln(DType::f16, DType::f16, 0, 0, 4);
 }
 
 TEST_CASE("width sweep: rope and rms_norm_rope with head_dim = the width (even widths)") {
@@ -36,6 +39,9 @@ TEST_CASE("width sweep: rope and rms_norm_rope with head_dim = the width (even w
               .norm = true},
              uint64_t(w) + 1);
   }
+  // Odd widths have no even head_dim (the validation test names the rule); empty tensors:
+  run_rope({.tokens = 0, .heads = 1, .head_dim = 40}, 1);
+  run_rope({.tokens = 0, .heads = 1, .head_dim = 40, .norm = true}, 2);
 }
 
 TEST_CASE("width sweep: quant_int8 rowwise and tensorwise, quant_fp8_stochastic, dequant_fp8") {
@@ -49,12 +55,19 @@ TEST_CASE("width sweep: quant_int8 rowwise and tensorwise, quant_fp8_stochastic,
                          w % 2 ? DType::e4m3 : DType::e5m2, uint64_t(w), 1);
   }
   check_quant_int8(HostTensor(DType::f16, {0, 0}), QuantGranularity::rowwise);
+  check_quant_int8(HostTensor(DType::bf16, {0, 0}), QuantGranularity::tensorwise);
+  run_dequant(DType::e4m3, DType::bf16, 0, 0, true, 3);
+  run_dequant(DType::e5m2, DType::f16, 0, 0, false, 4);
+  check_fp8_stochastic(HostTensor(DType::f32, {0, 0}), DType::e4m3, 5, 0);
 }
 
-TEST_CASE("width sweep: dequant_awq (N = the even widths, groups of 32 rows)") {
-  for (int64_t w : sweep_widths)
-    if (w % 2 == 0)
-      run_dequant_awq(DType::f16, DType::f16, 40, w, 32, uint64_t(w));
+TEST_CASE("width sweep: dequant_awq (N = every width, odd ones with a pad nibble, and K = every "
+          "width, groups of 32 rows)") {
+  for (int64_t w : sweep_widths) {
+    run_dequant_awq(DType::f16, DType::f16, 40, w, 32, uint64_t(w));
+    run_dequant_awq(DType::bf16, DType::f32, w, 18, 32, uint64_t(w) + 1);
+  }
+  run_dequant_awq(DType::bf16, DType::bf16, 0, 0, 32, 1);
 }
 
 TEST_CASE("width sweep: quant_svdquant, quant_w4a8 (modes 0, 1, 2), quant_convrot") {
@@ -66,4 +79,6 @@ TEST_CASE("width sweep: quant_svdquant, quant_w4a8 (modes 0, 1, 2), quant_convro
   }
   check_svdquant(HostTensor(DType::bf16, {0, 0}), 64);
   check_convrot(HostTensor(DType::f16, {0, 0}), 256);
+  for (int mode : {0, 1, 2})
+    check_w4a8(HostTensor(DType::f16, {0, 0}), mode, 128);
 }

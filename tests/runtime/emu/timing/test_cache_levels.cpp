@@ -6,6 +6,7 @@
 #include <runtime/emu/timing/cache_levels.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 using namespace tw::emu::timing;
@@ -84,4 +85,39 @@ TEST_CASE("cache levels: lockstep first touches of the first round wait for DRAM
   LineReuse reused;
   reused.max_distance = 4;
   CHECK(shared.level(reused, true) == Level::L0);
+}
+
+TEST_CASE("cache levels: workgroups sharing an allocation count once in the L2 and MALL shares") {
+  const uint32_t line = 128;
+  // 64 workgroups run at once; 2 were sampled, each touched the same 100 lines of a
+  // 100-line allocation (12 800 bytes, K of one head): together they hold 100 lines,
+  // one workgroup's worth.
+  const std::vector<RegionLines> shared = {{100 * line, 100}};
+  CHECK(distinct_streams(64, 2, 200, shared, 0, line) == 1.0);
+  // Each touched 100 lines of its own in a 6 400-line allocation (64 x 100): no sharing.
+  const std::vector<RegionLines> own = {{6400 * line, 200}};
+  CHECK(distinct_streams(64, 2, 200, own, 0, line) == 64.0);
+  // Both: 100 private lines each (Q) and the same 100 shared lines (K): the 64 workgroups
+  // touch 64 x 100 + 100 distinct lines of 64 x 200 touched, 32.5 workgroups' worth.
+  const std::vector<RegionLines> mixed = {{6400 * line, 200}, {100 * line, 100}};
+  CHECK(distinct_streams(64, 2, 400, mixed, 0, line) == doctest::Approx(32.5));
+  // Lines outside every allocation count as unshared.
+  CHECK(distinct_streams(64, 2, 200, {}, 200, line) == 64.0);
+  CHECK_THROWS_AS(distinct_streams(0, 2, 200, own, 0, line), std::invalid_argument);
+  CHECK_THROWS_AS(distinct_streams(64, 0, 200, own, 0, line), std::invalid_argument);
+}
+
+TEST_CASE("cache levels: a line re-read by all workgroups of a head stays in L2") {
+  // 1024 workgroups running at once, each re-reading a line after 160 other lines
+  // (20 KiB): as 1024 workgroups with disjoint data each has 8 KiB of L2 and 64 KiB of
+  // MALL (the line is served by the MALL); when they are 16 heads' worth of shared data,
+  // each stream has 512 KiB of L2.
+  const MachineModel m = machine_by_name("gfx1201");
+  LineReuse r;
+  r.max_distance = 160;
+  CHECK(LevelModel(m, 32, 1, 1024, 0.0).level(r) == Level::Mall);
+  CHECK(LevelModel(m, 32, 1, 16, 0.0).level(r) == Level::L2);
+  // Past 8 MiB the chip's whole L2 does not hold it, shared or not.
+  r.max_distance = (8u << 20) / 128 + 1;
+  CHECK(LevelModel(m, 32, 1, 1, 0.0).level(r) == Level::Mall);
 }
