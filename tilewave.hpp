@@ -31,6 +31,7 @@
 #include <dsl/ir/ir.hpp>
 #include <dsl/mma/accumulator_convert.hpp>
 #include <dsl/mma/accumulator_exchange.hpp>
+#include <dsl/mma/fragment_pipeline.hpp>
 #include <dsl/mma/scale_cols.hpp>
 #include <dsl/mma/wave_private.hpp>
 #include <dsl/ops/activation.hpp>

@@ -45,5 +45,12 @@ inline void barrier() {
 inline void lds_barrier() {
   KernelBuilder::current("lds_barrier").ops().barrier(/*lds_only=*/true);
 }
+// A fence for the compilers' instruction schedulers, no machine code: only instructions of the
+// kinds in `mask` (ir::sched_kind bits) move across it; by default none. For an order the
+// schedulers would undo (fragment_pipeline.hpp: the next fragment's LDS loads before the
+// current WMMAs).
+inline void sched_barrier(std::uint32_t mask = ir::sched_kind::none) {
+  KernelBuilder::current("sched_barrier").ops().sched_barrier(mask);
+}
 
 } // namespace tw::dsl

@@ -136,6 +136,8 @@ std::string_view opcode_name(Opcode op) {
     return "swmmac";
   case Opcode::barrier:
     return "barrier";
+  case Opcode::sched_barrier:
+    return "sched_barrier";
   case Opcode::for_:
     return "for";
   case Opcode::if_:

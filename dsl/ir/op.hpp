@@ -92,6 +92,9 @@ enum class Opcode : std::uint16_t {
   swmmac, // swmmac(a, b, c, i32 index) -> d, attrs.atom + attrs.mma (index_key)
   // --- synchronisation ---------------------------------------------------------------------
   barrier, // workgroup fence(release) + s_barrier + workgroup fence(acquire); attrs.lds_only
+  // a compilers' scheduling fence (no machine code): only the instruction kinds in the mask
+  // attrs.int_value (README; 0: none) may be moved across it
+  sched_barrier,
   // --- structured control flow -------------------------------------------------------------
   for_,  // for(lb, ub, step, inits...) { ^(iv, carried...) ... yield(next...) } -> finals
   if_,   // if(i1 cond) { then ... yield(r...) } else { ... yield(r...) } -> r...
@@ -156,9 +159,18 @@ struct MmaMods {
   friend constexpr bool operator==(const MmaMods&, const MmaMods&) = default;
 };
 
+// The instruction kinds of a sched_barrier mask (the bits of llvm.amdgcn.sched.barrier and
+// __builtin_amdgcn_sched_barrier): the kinds that may be scheduled across the fence.
+namespace sched_kind {
+inline constexpr std::uint32_t none = 0, alu = 0x1, valu = 0x2, salu = 0x4, matrix = 0x8,
+                               vmem = 0x10, vmem_read = 0x20, vmem_write = 0x40, lds = 0x80,
+                               lds_read = 0x100, lds_write = 0x200, transcendental = 0x400;
+} // namespace sched_kind
+inline constexpr std::int64_t sched_barrier_mask_all = 0x7FF;
+
 // Attributes: one flat struct; each opcode reads only the fields its comment names.
 struct Attrs {
-  std::int64_t int_value = 0;        // const_int
+  std::int64_t int_value = 0;        // const_int; sched_barrier: the mask
   double float_value = 0;            // const_float
   std::int64_t index = 0;            // extract / insert / slice lane, lds_ptr byte offset
   CmpPred pred = CmpPred::eq;        // cmp

@@ -268,6 +268,12 @@ void OpBuilder::barrier(bool lds_only) {
   append(Opcode::barrier, {}, {}, at);
 }
 
+void OpBuilder::sched_barrier(std::uint32_t mask) {
+  Attrs at;
+  at.int_value = mask;
+  append(Opcode::sched_barrier, {}, {}, at);
+}
+
 // --- control flow -------------------------------------------------------------------------
 OpBuilder::ForScope OpBuilder::begin_for(Value lb, Value ub, Value step, std::vector<Value> inits) {
   std::vector<Value> operands{lb, ub, step};

@@ -127,6 +127,9 @@ public:
   // lds_only: the fences order only LDS accesses (what an LDS stage exchange needs); without
   // it they order every address space, which costs a global_inv (L0 invalidate) on gfx12.
   void barrier(bool lds_only = false);
+  // A scheduling fence for the compilers (no machine code): only the instruction kinds in
+  // `mask` (SchedKind bits, README) may be moved across it; 0 keeps everything on its side.
+  void sched_barrier(std::uint32_t mask = 0);
 
   // --- structured control flow -------------------------------------------------------------
   // for (iv = lb; iv < ub; iv += step) with loop-carried values. Either the scoped form:

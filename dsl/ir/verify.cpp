@@ -445,6 +445,11 @@ private:
       return check_mma();
     case Opcode::barrier:
       return counts(0, 0);
+    case Opcode::sched_barrier:
+      if (op_.attrs.int_value < 0 || op_.attrs.int_value > sched_barrier_mask_all)
+        return "mask " + std::to_string(op_.attrs.int_value) +
+               " has bits outside 0x7ff (the instruction kinds of dsl/ir/README.md)";
+      return counts(0, 0);
     case Opcode::for_:
       return check_for();
     case Opcode::if_:

@@ -156,6 +156,63 @@ template <class Tile, int N>
 auto load_run_n(const Tile& t, const Int32& r, const Int32& c) {
   return t.template load_run<N>(r, c);
 }
+
+// The runs of one atom tile of operand Op in register order: f(v, n, dr, dc) for the n-value
+// run starting at value v, at tile offset (dr, dc) from the lane's origin (n = 1 for a tile
+// without contiguous rows).
+template <MmaAtomType Atom, MmaOperand Op, class Tile, class F>
+void for_each_operand_run(const Tile& tile, bool transposed, F&& f) {
+  using Tr = MmaOperandTraits<Atom, Op>;
+  constexpr const LaneMap& m = Tr::map;
+  constexpr int max_run =
+      16 / elem_bytes<typename Tr::elem>() > 0 ? 16 / elem_bytes<typename Tr::elem>() : 1;
+  for (int v = 0; v < Tr::values;) {
+    const int n = tile.rows_contiguous() ? run_length(m, v, transposed, max_run) : 1;
+    f(v, n, value_tile_row(m, v, transposed), value_tile_col(m, v, transposed));
+    v += n;
+  }
+}
+
+// The registers of one atom tile of operand Op, run by run in register order:
+// fetch(std::integral_constant<int, N>{}, dr, dc) returns the N-element run at tile offset
+// (dr, dc) from the lane's origin.
+template <MmaAtomType Atom, MmaOperand Op, class Tile, class Fetch>
+typename MmaOperandTraits<Atom, Op>::vec gather_operand(const Tile& tile, bool transposed,
+                                                        Fetch&& fetch) {
+  using Tr = MmaOperandTraits<Atom, Op>;
+  using E = typename Tr::elem;
+  std::array<Scalar<E>, Tr::values> e;
+  std::vector<ir::Value> runs;
+  bool all_vector_runs = true;
+  for_each_operand_run<Atom, Op>(tile, transposed, [&](int v, int n, int dr, int dc) {
+    const auto take = [&]<int N>(std::integral_constant<int, N> len) {
+      const Vec<E, N> x = fetch(len, dr, dc);
+      runs.push_back(x.ir());
+      for (int j = 0; j < N; ++j)
+        e[v + j] = N == 1 ? Scalar<E>(x.ir()) : x[j];
+    };
+    switch (n) {
+    case 8:
+      take(std::integral_constant<int, 8>{});
+      break;
+    case 4:
+      take(std::integral_constant<int, 4>{});
+      break;
+    case 2:
+      take(std::integral_constant<int, 2>{});
+      break;
+    default:
+      take(std::integral_constant<int, 1>{});
+      all_vector_runs = false;
+      break;
+    }
+  });
+  if (runs.size() == 1)
+    return typename Tr::vec(runs[0]);
+  if (all_vector_runs)
+    return typename Tr::vec(KernelBuilder::current("load_operand").ops().concat(runs));
+  return Tr::vec::from(e);
+}
 } // namespace detail
 
 // The registers of operand Op for the atom tile whose top-left element, in operand coordinates
@@ -173,7 +230,6 @@ typename MmaOperandTraits<Atom, Op>::vec load_operand(const Tile& tile, const In
   const Int32 lr = detail::lane_part(m, lane, true), lc = detail::lane_part(m, lane, false);
   const Int32 tr0 = transposed ? col0 + lc : row0 + lr;
   const Int32 tc0 = transposed ? row0 + lr : col0 + lc;
-  constexpr int max_run = 16 / elem_bytes<E>() > 0 ? 16 / elem_bytes<E>() : 1;
   // An unswizzled LDS tile and a constant atom origin: the lane's address once (lane part
   // only), every run a constant step from it (ds_load immediate offsets; LdsTile::load_run_at).
   bool steps = false;
@@ -193,47 +249,72 @@ typename MmaOperandTraits<Atom, Op>::vec load_operand(const Tile& tile, const In
       at = tile.address(transposed ? lc : lr, transposed ? lr : lc);
     }
   }
-  std::array<Scalar<E>, Tr::values> e;
-  std::vector<ir::Value> runs;
-  bool all_vector_runs = true;
-  for (int v = 0; v < Tr::values;) {
-    const int n = tile.rows_contiguous() ? detail::run_length(m, v, transposed, max_run) : 1;
-    const int dr = detail::value_tile_row(m, v, transposed),
-              dc = detail::value_tile_col(m, v, transposed);
-    const auto fetch = [&]<int N>(std::integral_constant<int, N>) {
-      Vec<E, N> x;
-      if constexpr (lds_steps)
-        if (steps)
-          x = tile.template load_run_at<N>(at, dr0 + dr, dc0 + dc);
-      if (!steps)
-        x = tile.template load_run<N>(tr0 + dr, tc0 + dc);
-      runs.push_back(x.ir());
-      for (int j = 0; j < N; ++j)
-        e[v + j] = N == 1 ? Scalar<E>(x.ir()) : x[j];
-    };
-    switch (n) {
-    case 8:
-      fetch(std::integral_constant<int, 8>{});
-      break;
-    case 4:
-      fetch(std::integral_constant<int, 4>{});
-      break;
-    case 2:
-      fetch(std::integral_constant<int, 2>{});
-      break;
-    default:
-      fetch(std::integral_constant<int, 1>{});
-      all_vector_runs = false;
-      break;
-    }
-    v += n;
-  }
-  if (runs.size() == 1)
-    return typename Tr::vec(runs[0]);
-  if (all_vector_runs)
-    return typename Tr::vec(KernelBuilder::current("load_operand").ops().concat(runs));
-  return Tr::vec::from(e);
+  return detail::gather_operand<Atom, Op>(
+      tile, transposed, [&]<int N>(std::integral_constant<int, N>, int dr, int dc) {
+        Vec<E, N> x;
+        if constexpr (lds_steps)
+          if (steps)
+            x = tile.template load_run_at<N>(at, dr0 + dr, dc0 + dc);
+        if (!steps)
+          x = tile.template load_run<N>(tr0 + dr, tc0 + dc);
+        return x;
+      });
 }
+
+// Atom tiles 0, 1, ... of operand Op whose origins step by `step` rows of `tile`: tile i at
+// operand coordinates (row0 + i * step, col0), or (row0, col0 + i * step) when `transposed`
+// (B kept n-major: its n runs along the tile's rows). On an LDS tile where such a step is a
+// constant offset (LdsTile::constant_row_step: unswizzled, or a step the swizzle keeps) the
+// lane's address of each run is computed once, here, and every tile's runs are ds_loads at
+// immediate offsets from it (one address register per run, not one per tile); otherwise
+// load(i) is load_operand at tile i's origin. load(i) issues tile i's loads where it is called
+// (fragment_pipeline.hpp issues the next fragment's ahead of the current WMMAs).
+template <MmaAtomType Atom, MmaOperand Op, class Tile>
+class SteppedOperandTiles {
+public:
+  using vec = typename MmaOperandTraits<Atom, Op>::vec;
+
+  SteppedOperandTiles(const Tile& tile, const Int32& row0, const Int32& col0, int step,
+                      bool transposed)
+      : tile_(tile), row0_(row0), col0_(col0), step_(step), transposed_(transposed) {
+    if constexpr (lds_rows)
+      stepped_ = tile.rows_contiguous() && tile.constant_row_step(step);
+    if (!stepped_)
+      return;
+    constexpr const LaneMap& m = MmaOperandTraits<Atom, Op>::map;
+    const Int32 lane = lane_id();
+    const Int32 lr = detail::lane_part(m, lane, true), lc = detail::lane_part(m, lane, false);
+    const Int32 tr0 = transposed ? col0 + lc : row0 + lr;
+    const Int32 tc0 = transposed ? row0 + lr : col0 + lc;
+    // The runs' addresses of tile 0, in run order (the order gather_operand asks for them).
+    detail::for_each_operand_run<Atom, Op>(tile, transposed, [&](int, int, int dr, int dc) {
+      at_.push_back(tile.address(tr0 + dr, tc0 + dc));
+    });
+  }
+
+  vec load(int i) const {
+    if (!stepped_)
+      return load_operand<Atom, Op>(tile_, transposed_ ? row0_ : row0_ + i * step_,
+                                    transposed_ ? col0_ + i * step_ : col0_, transposed_);
+    std::size_t run = 0;
+    return detail::gather_operand<Atom, Op>(
+        tile_, transposed_, [&]<int N>(std::integral_constant<int, N>, int, int) {
+          return tile_.template load_run_at<N>(at_[run++], i * step_, 0);
+        });
+  }
+
+private:
+  static constexpr bool lds_rows = requires(const Tile& t, ir::Value a) {
+    t.constant_row_step(1);
+    t.template load_run_at<1>(a, 0, 0);
+  };
+  Tile tile_;
+  Int32 row0_, col0_;
+  int step_;
+  bool transposed_;
+  bool stepped_ = false;
+  std::vector<ir::Value> at_;
+};
 
 // store_operand's default conversion of a value to the tile's element type: cast<Out>.
 struct CastConvert {

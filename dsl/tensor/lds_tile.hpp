@@ -77,6 +77,16 @@ public:
   // of one VALU address per access (LLVM folds "lane part + constant" into a loop-invariant
   // VGPR per access when the constant is part of the coordinates).
   bool constant_steps() const { return swizzle_.bits == 0; }
+  // Whether a step of dr rows (no column step) is the constant dr * pitch elements from every
+  // (r, c): on an unswizzled tile always; on a swizzled one when the swizzle reads row bits
+  // only and dr leaves those bits unchanged (a multiple of 2^(highest row bit read + 1)), e.g.
+  // the 16-row steps between the row tiles of a WMMA fragment on the GEMM's operand stages.
+  bool constant_row_step(int dr) const {
+    if (constant_steps())
+      return true;
+    const int row_shift = swizzle_row_to_column_shift();
+    return row_shift >= 0 && dr % (1 << (row_shift + swizzle_.bits)) == 0;
+  }
   template <int N>
   Vec<T, N> load_run_at(ir::Value at, int dr, int dc) const {
     check_run<N>();
@@ -91,9 +101,10 @@ public:
 private:
   static ir::OpBuilder& ops() { return KernelBuilder::current("LDS access").ops(); }
   ir::Value step(ir::Value at, int dr, int dc) const {
-    if (!constant_steps())
+    if (!constant_steps() && !(dc == 0 && constant_row_step(dr)))
       throw std::logic_error("LdsTile: constant steps from a lane's address need an unswizzled "
-                             "tile (check constant_steps() first)");
+                             "tile or a row step the swizzle keeps (check constant_steps() / "
+                             "constant_row_step() first)");
     const int bytes = (dr * pitch_ + dc) * elem_bytes<T>();
     return bytes == 0 ? at : ops().ptr_add(at, Int32(bytes).ir());
   }

@@ -852,6 +852,9 @@ private:
       line(depth, cat("__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, \"workgroup\"", spaces, ");"));
       return;
     }
+    case Opcode::sched_barrier: // clang's form of llvm.amdgcn.sched.barrier (no machine code)
+      line(depth, cat("__builtin_amdgcn_sched_barrier(", std::to_string(op.attrs.int_value), ");"));
+      return;
     case Opcode::for_:
       emit_for(op, depth);
       return;

@@ -489,6 +489,10 @@ private:
       call(Intr::amdgcn_s_barrier, {}, {});
       barrier_fence(llvm::AtomicOrdering::Acquire, op.attrs.lds_only);
       return nullptr;
+    case O::sched_barrier: // a scheduling fence of the AMDGPU schedulers (no machine code)
+      call(Intr::amdgcn_sched_barrier, {},
+           {b_.getInt32(static_cast<std::uint32_t>(op.attrs.int_value))});
+      return nullptr;
     case O::for_:
     case O::if_:
     case O::yield:

@@ -14,6 +14,7 @@
 #include <dsl/handles/convert.hpp>
 #include <dsl/mma/accumulator_convert.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
+#include <dsl/mma/fragment_pipeline.hpp>
 #include <dsl/tensor/clamped_load.hpp>
 #include <dsl/tensor/store_view.hpp>
 
@@ -272,14 +273,25 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       copy_tb.store(regs_b, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
   };
   using CFrag = typename decltype(mma)::CFrag;
+  // One LDS stage's WMMAs: the next operand fragment read ahead of the current WMMAs
+  // (dsl/mma/fragment_pipeline.hpp), except in W8A16, the activation-quantizing and the packed
+  // int4 kernels, where bench_gemm modeled the read-ahead slower (W8A16 4096^3 llvm 90.6 ->
+  // 87.5 TFLOP/s, its decode shapes and the fused kernels' by up to 1%) or it spilled more
+  // (iu4 4096^3 hip 64 -> 112 B of scratch; docs/kernels.md).
+  constexpr bool read_ahead = std::is_void_v<BGlobal> && !quant && !packed;
   const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
+    const auto run = [&](const ir::MmaMods& mods) {
+      if constexpr (read_ahead)
+        gemm_read_ahead(mma, fa, fb, acc, mods);
+      else
+        gemm_with_mods(mma, fa, fb, acc, mods);
+    };
     if constexpr (packed) // int4 or uint4 nibbles, each operand by its dtype
-      gemm_with_mods(mma, fa, fb, acc,
-                     ir::MmaMods{.a_signed = s.a == DType::int4, .b_signed = s.b == DType::int4});
+      run(ir::MmaMods{.a_signed = s.a == DType::int4, .b_signed = s.b == DType::int4});
     else if constexpr (std::same_as<AE, i8>) // signed int8 x int8
-      gemm_with_mods(mma, fa, fb, acc, ir::MmaMods{.a_signed = true, .b_signed = true});
+      run(ir::MmaMods{.a_signed = true, .b_signed = true});
     else
-      gemm(mma, fa, fb, acc);
+      run(ir::MmaMods{});
   };
   // ---- split-K: the workspace of partial accumulators in the fragments' own layout: per split
   // and output tile a block of block_m * block_n values; in it, chunk q (4 values) of atom a of

@@ -154,6 +154,7 @@ TEST_CASE("ir print: attributes of every attributed op are spelled out") {
   (void)w;
   Value big = b.const_float(Type::f32(), 0.1);
   (void)big;
+  b.sched_barrier(sched_kind::salu | sched_kind::valu);
   const std::string text = print(k);
   CHECK(text.find("%2 = cvt rne saturate %0 (f32) : e4m3\n") != std::string::npos);
   CHECK(text.find("%3 = cvt rne unsigned %1 (i32) : f32\n") != std::string::npos);
@@ -164,6 +165,7 @@ TEST_CASE("ir print: attributes of every attributed op are spelled out") {
   CHECK(text.find("= wmma v_wmma_f32_16x16x16_f16 neg_lo(7) neg_hi(3) %9, %9, %10 : <8 x f32>\n") !=
         std::string::npos);
   CHECK(text.find("= const_float 0.10000000000000001 : f32\n") != std::string::npos);
+  CHECK(text.find("  sched_barrier mask(6)\n") != std::string::npos);
 }
 
 TEST_CASE("ir print: op numbers in the text are the verifier's op numbers") {

@@ -616,3 +616,16 @@ TEST_CASE("ir verify: mul_hi_u, f16 exp2 / rcp and global_load_tr rules") {
   CHECK(fx.b.type_of(fx.b.global_load_tr(Type::vec(Type::e4m3(), 8), fx.p)) ==
         Type::vec(Type::e4m3(), 8));
 }
+
+TEST_CASE("ir verify: a sched_barrier mask names instruction kinds of README (0 to 0x7ff)") {
+  expect_build_error([](Fixture& x) { x.b.sched_barrier(0x800); },
+                     "ir.verify: op #0 'sched_barrier'", "mask 2048 has bits outside 0x7ff");
+  Fixture fx;
+  fx.b.sched_barrier(sched_kind::none);
+  fx.b.sched_barrier(sched_kind::salu | sched_kind::valu);
+  fx.b.sched_barrier(0x7FF);
+  CHECK(fx.k.body.ops.size() == 3);
+  CHECK(fx.k.body.ops[1].opcode == Opcode::sched_barrier);
+  CHECK(fx.k.body.ops[1].attrs.int_value == 6);
+  CHECK_NOTHROW(verify(fx.k));
+}
