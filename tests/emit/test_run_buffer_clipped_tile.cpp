@@ -88,12 +88,15 @@ namespace {
 // A tile that moves along the columns (a GEMM's k-contiguous operand along K), 1-byte
 // elements in 128-bit runs of 16: o (compact, gm * 32 x gn * 64) = the 32 x 64 tiles of a[M, N]
 // (leading stride lda), one uniform branch on cols_whole() per tile: the tiles whose columns
-// all exist drop the per-run column choice (assume_cols_whole), the edge tile keeps it.
+// all exist drop the per-run column choice (assume_cols_whole), the edge tile keeps it. The
+// same registers also go to c[M, N] (leading stride lda) through a clipped tile's stores: the
+// runs past M and N are dropped by the range check.
 ir::Kernel clipped_cols_kernel() {
   KernelBuilder kb("clipped_cols_i8", {128, 1, 1});
-  auto [A, O, M, N, lda, OM, ON] =
-      kb.args(gtensor<i8>(row_major, "a", 16), gtensor<i8>(row_major, "o", 16), scalar<i64>("m"),
-              scalar<i64>("n"), scalar<i64>("lda"), scalar<i64>("om"), scalar<i64>("on"));
+  auto [A, O, Cc, M, N, lda, OM, ON] =
+      kb.args(gtensor<i8>(row_major, "a", 16), gtensor<i8>(row_major, "o", 16),
+              gtensor<i8>(row_major, "c", 16), scalar<i64>("m"), scalar<i64>("n"),
+              scalar<i64>("lda"), scalar<i64>("om"), scalar<i64>("on"));
   constexpr auto copy = make_tiled_copy<i8>(atoms::global_load_b128{}, thread_layout<32, 4>);
   const Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
   const auto t = buffer_clipped_tile<32, 64>(A.shape(M, N, lda), bm, bn);
@@ -101,11 +104,13 @@ ir::Kernel clipped_cols_kernel() {
       t.cols_whole(), [&] { return copy.load(t.assume_cols_whole()); },
       [&] { return copy.load(t); });
   copy.store(regs, local_tile<32, 64>(O.shape(OM, ON), bm, bn));
+  copy.store(regs, buffer_clipped_tile<32, 64>(Cc.shape(M, N, lda), bm, bn));
   return kb.finish();
 }
 } // namespace
 
-TEST_CASE("buffer_clipped_tile: a tile moving along the columns, 1-byte runs, cols_whole branch") {
+TEST_CASE("buffer_clipped_tile: a tile moving along the columns, 1-byte runs, cols_whole branch, "
+          "clipped stores") {
   const ir::Kernel k = clipped_cols_kernel();
   // 45 x 80 int8 in rows of 96 (padding 0x7F): tiles 2 x 2 cover it; the second column of tiles
   // holds 16 real columns (one run of 16 per lane: wholly inside or wholly past), a third
@@ -123,12 +128,16 @@ TEST_CASE("buffer_clipped_tile: a tile moving along the columns, 1-byte runs, co
     test::DslEmuRun run(k, backend);
     CHECK(run.art.assembly.find("global_load") == std::string::npos);
     CHECK(std::regex_search(run.art.assembly, std::regex(R"(buffer_load_b128 )")));
+    CHECK(std::regex_search(run.art.assembly, std::regex(R"(buffer_store_b128 )")));
+    CHECK(run.art.assembly.find("global_store") != std::string::npos); // o's masked stores
     const runtime::DevicePtr da = run.upload(a),
-                             dout = run.upload(std::vector<std::int8_t>(om * on, 0x55));
+                             dout = run.upload(std::vector<std::int8_t>(om * on, 0x55)),
+                             dc = run.upload(std::vector<std::int8_t>(a.size(), 0x55));
     run.launch({std::uint32_t(gm), std::uint32_t(gn), 1}, {128, 1, 1},
                runtime::KernelArgs()
                    .ptr(da)
                    .ptr(dout)
+                   .ptr(dc)
                    .add<std::int64_t>(m)
                    .add<std::int64_t>(n)
                    .add<std::int64_t>(lda)
@@ -146,6 +155,20 @@ TEST_CASE("buffer_clipped_tile: a tile moving along the columns, 1-byte runs, co
       }
     CHECK(wrong_inside == 0);
     CHECK(wrong_outside == 0);
+    // c: a copy of a inside [M, N]; the row padding keeps its 0x55 (memcheck: no store past
+    // the buffer, which ends at the last row's padding).
+    const auto c = run.download<std::int8_t>(dc, a.size());
+    int wrong_c = 0, touched_padding = 0;
+    for (std::int64_t r = 0; r < m; ++r)
+      for (std::int64_t col = 0; col < lda; ++col) {
+        const std::int8_t got = c[static_cast<std::size_t>(r * lda + col)];
+        if (col < n)
+          wrong_c += got != val(r, col);
+        else
+          touched_padding += got != 0x55;
+      }
+    CHECK(wrong_c == 0);
+    CHECK(touched_padding == 0);
   }
 }
 
