@@ -9,6 +9,7 @@
 using namespace tw;
 using namespace tw::kernels::gemm_kernel;
 using tw::kernels::DType;
+using tw::kernels::MatrixOrder;
 
 namespace {
 GemmLaunchArgs problem(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldo) {
