@@ -124,12 +124,21 @@ bool gemm_has_buffer_copies(const GemmKernelSpec& s) {
   return !s.mx_block_scales && s.act_quant == ActQuant::none && !is_packed_int4(s.a);
 }
 
+GemmClipSupport gemm_clip_support(const GemmKernelSpec& s) {
+  const bool copies = gemm_has_buffer_copies(s);
+  const bool operands = copies && s.split_k != SplitKPass::reduce;
+  const bool w8a16 = s.b == DType::int8 && (s.a == DType::f16 || s.a == DType::bf16);
+  return {operands && s.a_vec_aligned, operands && s.b_vec_aligned && !w8a16,
+          copies && s.split_k != SplitKPass::partial};
+}
+
 bool gemm_operand_clips(const GemmKernelSpec& s, bool a_operand, int64_t m_or_n, int64_t k,
                         int64_t ld) {
   const DType t = a_operand ? s.a : s.b;
   const bool k_contig =
       a_operand ? s.a_order == MatrixOrder::row_major : s.b_order == MatrixOrder::col_major;
-  if (!gemm_has_buffer_copies(s) || !(a_operand ? s.a_vec_aligned : s.b_vec_aligned))
+  const GemmClipSupport support = gemm_clip_support(s);
+  if (!(a_operand ? support.a : support.b))
     return false;
   const int bytes = static_cast<int>(dtype_storage_bytes(t, 1));
   const GemmTileConfig c = gemm_tile_config(s);
@@ -144,15 +153,15 @@ bool gemm_operand_clips(const GemmKernelSpec& s, bool a_operand, int64_t m_or_n,
 
 bool gemm_out_clips(const GemmKernelSpec& s, int64_t m, int64_t n, int64_t ldo) {
   const GemmTileConfig c = gemm_tile_config(s); // element stores: no run alignment
-  return dsl::buffer_clipped_tile_fits(m, n, ldo, static_cast<int>(dtype_storage_bytes(s.out, 1)),
+  return gemm_clip_support(s).out &&
+         dsl::buffer_clipped_tile_fits(m, n, ldo, static_cast<int>(dtype_storage_bytes(s.out, 1)),
                                        c.m, c.n, 1, true);
 }
 
 void gemm_clip_edges(GemmKernelSpec& s, const GemmLaunchArgs& g) {
-  const bool partial = s.split_k == SplitKPass::partial, reduce = s.split_k == SplitKPass::reduce;
-  s.a_clipped = !reduce && gemm_operand_clips(s, true, g.m, g.k, g.lda);
-  s.b_clipped = !reduce && gemm_operand_clips(s, false, g.n, g.k, g.ldb);
-  s.out_clipped = !partial && gemm_out_clips(s, g.m, g.n, g.ldo);
+  s.a_clipped = gemm_operand_clips(s, true, g.m, g.k, g.lda);
+  s.b_clipped = gemm_operand_clips(s, false, g.n, g.k, g.ldb);
+  s.out_clipped = gemm_out_clips(s, g.m, g.n, g.ldo);
 }
 
 emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec) {

@@ -118,6 +118,16 @@ struct GemmLaunchArgs {
 // quantization or packed int4: those keep masked GlobalTile copies, docs/kernels.md), the
 // precondition of a_clipped / b_clipped.
 bool gemm_has_buffer_copies(const GemmKernelSpec& spec);
+// Which of a, b and out the spec's kernel takes clipped when the problem allows it: the
+// operands with buffer copies and 16-byte alignment (not the reduce pass, which copies none;
+// not W8A16's int8 b: with both operands clipped that kernel needed 256 VGPRs and 8 B of
+// scratch, with a alone 226 and none), out in the kernels with buffer copies (not the split-K
+// partial pass; the MX, quantizing and int4 kernels sit at 256 VGPRs, where clipped stores
+// moved their scratch: LoRA 48 -> 52 B, MX 8 waves 132 -> 168 B on llvm).
+struct GemmClipSupport {
+  bool a = false, b = false, out = false;
+};
+GemmClipSupport gemm_clip_support(const GemmKernelSpec& spec);
 // Whether operand a (`a_operand`) or b of a problem can be read clipped with the spec's tile:
 // 16-byte aligned (the spec's vec flag), 128-bit runs wholly inside or outside the operand
 // (its contiguous extent, K or M / N, a multiple of 16 bytes), columns that do not overlap
