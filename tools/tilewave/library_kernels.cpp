@@ -302,8 +302,8 @@ void register_library_kernels(emit::KernelRegistry& registry) {
                    {"a_clipped", "1",
                     "1: A's edge tiles through clipped buffer loads (the launch picks it when A "
                     "allows); used where the kernel takes it (gemm_clip_support: a_aligned = 1, "
-                    "not mx, quant, int4 or the split_k reduce pass), else 0"},
-                   {"b_clipped", "1", "1: the same for B (not w8a16's int8 B)"},
+                    "not mx, quant, int4, w8a16 or the split_k reduce pass), else 0"},
+                   {"b_clipped", "1", "1: the same for B"},
                    {"out_clipped", "1",
                     "1: out's stores through a clipped buffer descriptor (ldo >= N; kernels "
                     "with buffer copies, not the split_k partial pass), 0: masked stores"},
