@@ -129,7 +129,7 @@ GemmClipSupport gemm_clip_support(const GemmKernelSpec& s) {
   const bool operands = copies && s.split_k != SplitKPass::reduce;
   const bool w8a16 = s.b == DType::int8 && (s.a == DType::f16 || s.a == DType::bf16);
   return {operands && s.a_vec_aligned && !w8a16, operands && s.b_vec_aligned && !w8a16,
-          copies && s.split_k != SplitKPass::partial};
+          copies && !w8a16 && s.split_k != SplitKPass::partial};
 }
 
 bool gemm_operand_clips(const GemmKernelSpec& s, bool a_operand, int64_t m_or_n, int64_t k,
