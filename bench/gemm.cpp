@@ -111,6 +111,8 @@ Modeled modeled(runtime::EmuDevice& dev, const Case& c, GemmConfig config, runti
     g.k_tiles_per_split = split.tiles_per_split;
     passes = {gemm_partial_pass(spec), gemm_reduce_pass(spec)};
   }
+  for (GemmKernelSpec& p : passes)
+    gemm_clip_edges(p, g); // as run_gemm_kernel picks them
   Modeled result;
   for (size_t i = 0; i < passes.size(); ++i) {
     emu::timing::TimingOptions o;
@@ -272,6 +274,13 @@ int main(int argc, char** argv) {
         const GemmConfig config = gemm_config_for(spec, sh.m, sh.n, sh.k);
         GemmKernelSpec tiled = spec;
         tiled.tile = config.tile;
+        GemmLaunchArgs shape_args; // the sizes and strides one_workgroup and modeled use
+        shape_args.m = sh.m;
+        shape_args.n = sh.n;
+        shape_args.k = sh.k;
+        shape_args.lda = shape_args.ldb = is_packed_int4(spec.a) ? sh.k / 2 : sh.k;
+        shape_args.ldo = sh.n;
+        gemm_clip_edges(tiled, shape_args);
         const emit::CodeObject co = compile_gemm_kernel(tiled);
         const emit::ResourceReport& r = co.resources;
         std::printf("  %-4s %s M=%lld N=%lld K=%lld: config %s; %d VGPRs, %d SGPRs, %lld B LDS, "

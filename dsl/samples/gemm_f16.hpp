@@ -8,12 +8,16 @@
 //  - A is M x K row-major, B is K x N column-major (both with k contiguous), C is M x N
 //    row-major; any M, N, K: lanes past the real shape read 0 and never write.
 //  - `row_align` is the host's promise about the byte alignment of every row of A and column
-//    of B: 16 (K a multiple of 8, 16-byte aligned buffers) lets the copies use 128-bit loads;
-//    2 works for any K.
+//    of B: 16 (K a multiple of 8, 16-byte aligned buffers, 128 rows of A or columns of B below
+//    2 GiB, as are 128 rows of C) lets the copies use 128-bit loads through clipped buffer
+//    tiles (buffer_clipped_tile: edge tiles read 0 past M, N and K with the interior's loads,
+//    and C's stores past M, N are dropped: no masks or branches); 2 works for any K (masked
+//    loads and stores at the edges).
 // Arguments: a, b, c (pointers), m, n, k (i64); launch ceil(M / 128) x ceil(N / 128)
 // workgroups of GemmF16Config::mma.threads threads.
 #include <atoms/copy/copy_atom.hpp>
 #include <atoms/mma/gfx12.hpp>
+#include <dsl/copy/buffer_clipped_tile.hpp>
 #include <dsl/dsl.hpp>
 
 #include <stdexcept>
@@ -64,6 +68,9 @@ inline ir::Kernel build_gemm_f16(int row_align) {
   const auto acc = pipeline<2>(
       k_tiles, Cfg::mma.make_accumulator(0.0f),
       [&](Int32 kt) { // global -> registers, 128-bit loads
+        if (row_align == 16)
+          return std::pair{Cfg::copy.load(buffer_clipped_tile<Cfg::bm, Cfg::bk>(a, bm, kt)),
+                           Cfg::copy.load(buffer_clipped_tile<Cfg::bn, Cfg::bk>(bt, bn, kt))};
         return std::pair{Cfg::copy.load(local_tile<Cfg::bm, Cfg::bk>(a, bm, kt)),
                          Cfg::copy.load(local_tile<Cfg::bn, Cfg::bk>(bt, bn, kt))};
       },
@@ -75,7 +82,10 @@ inline ir::Kernel build_gemm_f16(int row_align) {
         gemm(Cfg::mma, lds.tile<"sA">(stage), lds.tile<"sB">(stage), acc);
         return acc;
       });
-  Cfg::mma.store(acc, local_tile<Cfg::bm, Cfg::bn>(c, bm, bn)); // masked past M, N
+  if (row_align == 16) // past M, N dropped by the range check (128 rows of C below 2 GiB)
+    Cfg::mma.store(acc, buffer_clipped_tile<Cfg::bm, Cfg::bn>(c, bm, bn));
+  else
+    Cfg::mma.store(acc, local_tile<Cfg::bm, Cfg::bn>(c, bm, bn)); // masked past M, N
   return kb.finish();
 }
 

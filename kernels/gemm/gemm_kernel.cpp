@@ -1,6 +1,7 @@
 // The GEMM composition's host side (see gemm_kernel.hpp): kernel names, the dispatch to the
 // body of each block tile (gemm_body.hpp, one translation unit per tile), kernel arguments,
 // grids and the launches (split-K as two launches).
+#include <dsl/copy/buffer_clipped_tile.hpp>
 #include <kernels/common/compile_traced.hpp>
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_target.hpp>
@@ -61,6 +62,13 @@ std::string GemmKernelSpec::name() const {
   n += order_code(b_order);
   n += a_vec_aligned ? "v" : "s";
   n += b_vec_aligned ? "v" : "s";
+  if (a_clipped || b_clipped) {
+    n += "_clip";
+    n += a_clipped ? "a" : "";
+    n += b_clipped ? "b" : "";
+  }
+  if (out_clipped)
+    n += "_clipo";
   n += "_sa";
   n += scale_code(scale_a);
   n += "_sb";
@@ -110,6 +118,50 @@ GemmTileConfig gemm_tile_config(const GemmKernelSpec& s) {
   const bool wide = (s.a == DType::f16 || s.a == DType::bf16);
   const GemmTileShape shape = gemm_tile_shape(s.tile);
   return {shape.m, shape.n, wide ? 32 : 64, shape.waves()};
+}
+
+bool gemm_has_buffer_copies(const GemmKernelSpec& s) {
+  return !s.mx_block_scales && s.act_quant == ActQuant::none && !is_packed_int4(s.a);
+}
+
+GemmClipSupport gemm_clip_support(const GemmKernelSpec& s) {
+  const bool copies = gemm_has_buffer_copies(s);
+  const bool operands = copies && s.split_k != SplitKPass::reduce;
+  const bool w8a16 = s.b == DType::int8 && (s.a == DType::f16 || s.a == DType::bf16);
+  return {operands && s.a_vec_aligned && !w8a16, operands && s.b_vec_aligned && !w8a16,
+          copies && !w8a16 && s.split_k != SplitKPass::partial};
+}
+
+bool gemm_operand_clips(const GemmKernelSpec& s, bool a_operand, int64_t m_or_n, int64_t k,
+                        int64_t ld) {
+  const DType t = a_operand ? s.a : s.b;
+  const bool k_contig =
+      a_operand ? s.a_order == MatrixOrder::row_major : s.b_order == MatrixOrder::col_major;
+  const GemmClipSupport support = gemm_clip_support(s);
+  if (!(a_operand ? support.a : support.b))
+    return false;
+  const int bytes = static_cast<int>(dtype_storage_bytes(t, 1));
+  const GemmTileConfig c = gemm_tile_config(s);
+  const int block = a_operand ? c.m : c.n, run = 16 / bytes; // 128-bit runs
+  const int64_t k_storage = is_packed_int4(t) ? (k + 1) / 2 : k;
+  // k-contiguous: rows M (N) of K; else the transposed tensor: rows K of M (N).
+  return k_contig ? dsl::buffer_clipped_tile_fits(m_or_n, k_storage, ld, bytes, block, c.k_storage,
+                                                  run, true)
+                  : dsl::buffer_clipped_tile_fits(k_storage, m_or_n, ld, bytes, c.k_storage, block,
+                                                  run, true);
+}
+
+bool gemm_out_clips(const GemmKernelSpec& s, int64_t m, int64_t n, int64_t ldo) {
+  const GemmTileConfig c = gemm_tile_config(s); // element stores: no run alignment
+  return gemm_clip_support(s).out &&
+         dsl::buffer_clipped_tile_fits(m, n, ldo, static_cast<int>(dtype_storage_bytes(s.out, 1)),
+                                       c.m, c.n, 1, true);
+}
+
+void gemm_clip_edges(GemmKernelSpec& s, const GemmLaunchArgs& g) {
+  s.a_clipped = gemm_operand_clips(s, true, g.m, g.k, g.lda);
+  s.b_clipped = gemm_operand_clips(s, false, g.n, g.k, g.ldb);
+  s.out_clipped = gemm_out_clips(s, g.m, g.n, g.ldo);
 }
 
 emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec) {
@@ -198,6 +250,7 @@ GemmKernelSpec gemm_partial_pass(const GemmKernelSpec& spec) {
   s.scale_a = s.scale_b = ScaleKind::none;
   s.write_scale_out = false;
   s.lora = s.lora_vec_aligned = false;
+  s.out_clipped = false; // stores the workspace, not out
   return s;
 }
 
@@ -205,6 +258,7 @@ GemmKernelSpec gemm_reduce_pass(const GemmKernelSpec& spec) {
   GemmKernelSpec s = spec;
   s.split_k = SplitKPass::reduce;
   s.mx_block_scales = false;
+  s.a_clipped = s.b_clipped = false; // no operand copies
   return s;
 }
 
@@ -224,6 +278,7 @@ void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec_in,
   GemmLaunchArgs g = g_in;
   const GemmKSplit split = gemm_k_split(gemm_k_tiles(spec, g.k), config.split_k);
   if (split.splits <= 1) {
+    gemm_clip_edges(spec, g);
     launch_compiled(device, spec, gemm_grid(spec, g), g);
     return;
   }
@@ -232,9 +287,11 @@ void run_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec_in,
   g.split_k = split.splits;
   g.k_tiles_per_split = split.tiles_per_split;
   try {
-    const GemmKernelSpec partial = gemm_partial_pass(spec);
+    GemmKernelSpec partial = gemm_partial_pass(spec);
+    gemm_clip_edges(partial, g);
     launch_compiled(device, partial, gemm_grid(partial, g), g);
-    const GemmKernelSpec reduce = gemm_reduce_pass(spec);
+    GemmKernelSpec reduce = gemm_reduce_pass(spec);
+    gemm_clip_edges(reduce, g);
     launch_compiled(device, reduce, gemm_grid(reduce, g), g);
   } catch (...) {
     device.free(g.workspace);
@@ -266,6 +323,13 @@ void run_grouped_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec
   }
   if (tiles == 0)
     return;
+  // Clipped operand copies and output stores when every problem allows them.
+  spec.a_clipped = spec.b_clipped = spec.out_clipped = true;
+  for (const GemmGroupRow& r : rows) {
+    spec.a_clipped = spec.a_clipped && gemm_operand_clips(spec, true, r.m, r.k, r.lda);
+    spec.b_clipped = spec.b_clipped && gemm_operand_clips(spec, false, r.n, r.k, r.ldb);
+    spec.out_clipped = spec.out_clipped && gemm_out_clips(spec, r.m, r.n, r.ldo);
+  }
   if (tiles > int64_t{0x7fffffff})
     throw std::invalid_argument("grouped gemm: " + std::to_string(tiles) +
                                 " workgroups exceed the grid's x limit (2^31 - 1)");

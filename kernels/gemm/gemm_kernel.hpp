@@ -45,7 +45,15 @@ struct GemmKernelSpec {
   DType out = DType::f32;
   MatrixOrder a_order = MatrixOrder::row_major, b_order = MatrixOrder::col_major;
   bool a_vec_aligned = false, b_vec_aligned = false; // base and leading stride 16-byte aligned
-  bool alpha_beta = false;                           // multiply by alpha (gemm)
+  // The operand's tiles, edges included, through clipped buffer loads (no masked path; needs the
+  // operand's vec alignment and buffer copies): set by gemm_clip_edges for a problem whose
+  // operand meets buffer_clipped_tile's requirements (gemm_operand_clips).
+  bool a_clipped = false, b_clipped = false;
+  // The output tile's stores through a clipped buffer descriptor (stores past M / N dropped by
+  // the range check, no masks or branches): out's rows do not overlap (ldo >= N) and a tile's
+  // offsets lie below 2^31 bytes (gemm_clip_edges).
+  bool out_clipped = false;
+  bool alpha_beta = false; // multiply by alpha (gemm)
   bool has_c = false, has_bias = false;
   ScaleKind scale_a = ScaleKind::none, scale_b = ScaleKind::none;
   // MX: scale_a [M, ceil(K/32)] and scale_b [N, ceil(K/32)] e8m0, applied per 32-element K
@@ -105,6 +113,35 @@ struct GemmLaunchArgs {
   runtime::DevicePtr workspace = 0;                // split-K partials
   int64_t split_k = 1, k_tiles_per_split = 0;      // split-K: ranges and K tiles per range
 };
+
+// Whether the spec's kernel copies its operands with buffer loads (not MX, activation
+// quantization or packed int4: those keep masked GlobalTile copies, docs/kernels.md), the
+// precondition of a_clipped / b_clipped.
+bool gemm_has_buffer_copies(const GemmKernelSpec& spec);
+// Which of a, b and out the spec's kernel takes clipped when the problem allows it: the
+// operands with buffer copies and 16-byte alignment (not the reduce pass, which copies none;
+// not W8A16's: with both operands clipped that kernel needed 256 VGPRs and 8 B of scratch,
+// with a alone a second branch for b's loads, 90.6 -> 64.1 TFLOP/s modeled at 4096^3), out in
+// the kernels with buffer copies but W8A16 (90.6 -> 89.5 with clipped stores alone), not the
+// split-K partial pass; the MX, quantizing and int4 kernels sit at 256 VGPRs, where clipped
+// stores moved their scratch: LoRA 48 -> 52 B, MX 8 waves 132 -> 168 B on llvm.
+struct GemmClipSupport {
+  bool a = false, b = false, out = false;
+};
+GemmClipSupport gemm_clip_support(const GemmKernelSpec& spec);
+// Whether operand a (`a_operand`) or b of a problem can be read clipped with the spec's tile:
+// 16-byte aligned (the spec's vec flag), 128-bit runs wholly inside or outside the operand
+// (its contiguous extent, K or M / N, a multiple of 16 bytes), columns that do not overlap
+// (leading stride >= that extent) and a tile's offsets below 2^31 bytes; m_or_n is M for a, N
+// for b, ld the operand's leading stride (storage elements), k counts elements (nibbles).
+bool gemm_operand_clips(const GemmKernelSpec& spec, bool a_operand, int64_t m_or_n, int64_t k,
+                        int64_t ld);
+// Whether out (m x n, leading stride ldo) can be stored clipped with the spec's tile.
+bool gemm_out_clips(const GemmKernelSpec& spec, int64_t m, int64_t n, int64_t ldo);
+struct GemmLaunchArgs;
+// Sets spec.a_clipped / b_clipped / out_clipped for one problem (spec.tile and split_k chosen;
+// the operands' false where the kernel has no buffer copies, out's for a split-K partial pass).
+void gemm_clip_edges(GemmKernelSpec& spec, const GemmLaunchArgs& args);
 
 // The spec's code object for gemm_target() (traced once per process, compile-cached).
 emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec);

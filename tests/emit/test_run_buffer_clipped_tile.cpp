@@ -83,3 +83,107 @@ TEST_CASE("buffer_clipped_tile: one buffer-load path reads 0 past the rows and t
     CHECK(wrong_outside == 0);
   }
 }
+
+namespace {
+// A tile that moves along the columns (a GEMM's k-contiguous operand along K), 1-byte
+// elements in 128-bit runs of 16: o (compact, gm * 32 x gn * 64) = the 32 x 64 tiles of a[M, N]
+// (leading stride lda), one uniform branch on cols_whole() per tile: the tiles whose columns
+// all exist drop the per-run column choice (assume_cols_whole), the edge tile keeps it. The
+// same registers also go to c[M, N] (leading stride lda) through a clipped tile's stores: the
+// runs past M and N are dropped by the range check.
+ir::Kernel clipped_cols_kernel() {
+  KernelBuilder kb("clipped_cols_i8", {128, 1, 1});
+  auto [A, O, Cc, M, N, lda, OM, ON] =
+      kb.args(gtensor<i8>(row_major, "a", 16), gtensor<i8>(row_major, "o", 16),
+              gtensor<i8>(row_major, "c", 16), scalar<i64>("m"), scalar<i64>("n"),
+              scalar<i64>("lda"), scalar<i64>("om"), scalar<i64>("on"));
+  constexpr auto copy = make_tiled_copy<i8>(atoms::global_load_b128{}, thread_layout<32, 4>);
+  const Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
+  const auto t = buffer_clipped_tile<32, 64>(A.shape(M, N, lda), bm, bn);
+  const auto regs = if_(
+      t.cols_whole(), [&] { return copy.load(t.assume_cols_whole()); },
+      [&] { return copy.load(t); });
+  copy.store(regs, local_tile<32, 64>(O.shape(OM, ON), bm, bn));
+  copy.store(regs, buffer_clipped_tile<32, 64>(Cc.shape(M, N, lda), bm, bn));
+  return kb.finish();
+}
+} // namespace
+
+TEST_CASE("buffer_clipped_tile: a tile moving along the columns, 1-byte runs, cols_whole branch, "
+          "clipped stores") {
+  const ir::Kernel k = clipped_cols_kernel();
+  // 45 x 80 int8 in rows of 96 (padding 0x7F): tiles 2 x 2 cover it; the second column of tiles
+  // holds 16 real columns (one run of 16 per lane: wholly inside or wholly past), a third
+  // column of tiles lies wholly past it (num_records still covers those rows).
+  const std::int64_t m = 45, n = 80, lda = 96, gm = 2, gn = 3, om = gm * 32, on = gn * 64;
+  const auto val = [](std::int64_t r, std::int64_t c) {
+    return static_cast<std::int8_t>(1 + (r * 37 + c * 11) % 120);
+  };
+  std::vector<std::int8_t> a(static_cast<std::size_t>(m * lda));
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t c = 0; c < lda; ++c)
+      a[static_cast<std::size_t>(r * lda + c)] = c < n ? val(r, c) : std::int8_t{0x7F};
+  for (emit::Backend backend : test::kBothBackends) {
+    CAPTURE(emit::backend_name(backend));
+    test::DslEmuRun run(k, backend);
+    CHECK(run.art.assembly.find("global_load") == std::string::npos);
+    CHECK(std::regex_search(run.art.assembly, std::regex(R"(buffer_load_b128 )")));
+    CHECK(std::regex_search(run.art.assembly, std::regex(R"(buffer_store_b128 )")));
+    CHECK(run.art.assembly.find("global_store") != std::string::npos); // o's masked stores
+    const runtime::DevicePtr da = run.upload(a),
+                             dout = run.upload(std::vector<std::int8_t>(om * on, 0x55)),
+                             dc = run.upload(std::vector<std::int8_t>(a.size(), 0x55));
+    run.launch({std::uint32_t(gm), std::uint32_t(gn), 1}, {128, 1, 1},
+               runtime::KernelArgs()
+                   .ptr(da)
+                   .ptr(dout)
+                   .ptr(dc)
+                   .add<std::int64_t>(m)
+                   .add<std::int64_t>(n)
+                   .add<std::int64_t>(lda)
+                   .add<std::int64_t>(om)
+                   .add<std::int64_t>(on));
+    const auto o = run.download<std::int8_t>(dout, static_cast<std::size_t>(om * on));
+    int wrong_inside = 0, wrong_outside = 0;
+    for (std::int64_t r = 0; r < om; ++r)
+      for (std::int64_t c = 0; c < on; ++c) {
+        const std::int8_t got = o[static_cast<std::size_t>(r * on + c)];
+        if (r < m && c < n)
+          wrong_inside += got != val(r, c);
+        else
+          wrong_outside += got != 0;
+      }
+    CHECK(wrong_inside == 0);
+    CHECK(wrong_outside == 0);
+    // c: a copy of a inside [M, N]; the row padding keeps its 0x55 (memcheck: no store past
+    // the buffer, which ends at the last row's padding).
+    const auto c = run.download<std::int8_t>(dc, a.size());
+    int wrong_c = 0, touched_padding = 0;
+    for (std::int64_t r = 0; r < m; ++r)
+      for (std::int64_t col = 0; col < lda; ++col) {
+        const std::int8_t got = c[static_cast<std::size_t>(r * lda + col)];
+        if (col < n)
+          wrong_c += got != val(r, col);
+        else
+          touched_padding += got != 0x55;
+      }
+    CHECK(wrong_c == 0);
+    CHECK(touched_padding == 0);
+  }
+}
+
+TEST_CASE("buffer_clipped_tile_fits: the host check of the clipped tile's requirements") {
+  // 100 x 64 f16 in rows of 72, 128 x 32 tiles, runs of 8: fits.
+  CHECK(buffer_clipped_tile_fits(100, 64, 72, 2, 128, 32, 8, true));
+  CHECK_FALSE(buffer_clipped_tile_fits(100, 64, 72, 2, 128, 32, 8, false)); // unaligned runs
+  CHECK_FALSE(buffer_clipped_tile_fits(100, 60, 72, 2, 128, 32, 8, true));  // a run straddles
+  CHECK_FALSE(buffer_clipped_tile_fits(100, 64, 56, 2, 128, 32, 8, true));  // rows overlap
+  // 1-byte elements, runs of 16: K = 48 fits, K = 40 does not.
+  CHECK(buffer_clipped_tile_fits(7, 48, 48, 1, 128, 64, 16, true));
+  CHECK_FALSE(buffer_clipped_tile_fits(7, 40, 48, 1, 128, 64, 16, true));
+  // Offsets and num_records of a tile below 2^31 bytes: 128 rows of 2^23 f16 is exactly 2^31.
+  const std::int64_t wide = std::int64_t{1} << 23;
+  CHECK(buffer_clipped_tile_fits(200, wide, wide, 2, 127, 32, 8, true));
+  CHECK_FALSE(buffer_clipped_tile_fits(200, wide, wide, 2, 128, 32, 8, true));
+  CHECK(buffer_clipped_tile_fits(0, 0, 0, 2, 128, 32, 8, true)); // an empty tensor reads zeros
+}

@@ -28,3 +28,14 @@ TEST_CASE("gemm: K = 0 gives zeros plus bias, and M = N = K = 1") {
   run_gemm({27, 13, 0, DType::f16, DType::f32, false, true, true}, 9);
   run_gemm({1, 1, 1}, 10);
 }
+
+// Clipped edges (gemm_clip_edges): operands whose contiguous extent is a multiple of 8 take
+// clipped buffer copies for every tile, the partial M / N tiles and the K-edge tile (K not a
+// multiple of the K tile 32) included; column-major ones clip along M / N; out's stores past
+// M / N are dropped by the range check. A single clipped operand beside a masked one too.
+TEST_CASE("gemm: clipped edges at M, N and K for both operand orders") {
+  run_gemm({72, 136, 40}, 41);                                             // K edge of 8
+  run_gemm({24, 40, 56, DType::f16, DType::f32, true, true}, 42);          // m/n-contiguous
+  run_gemm({13, 48, 88, DType::bf16, DType::bf16, true, false, true}, 43); // a masked (M = 13)
+  run_gemm({40, 27, 72, DType::f16, DType::f16, false, false, false, true}, 44); // b masked
+}

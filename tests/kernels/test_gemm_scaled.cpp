@@ -129,3 +129,11 @@ TEST_CASE("fused kernels with the LoRA block: lora scales 0, 0.3, 1e-3, -7.5 and
               DType::bf16, 92, 40, 0, scale);
   }
 }
+
+// Clipped edges with 1-byte operands (runs of 16: K a multiple of 16, K tile 64): the K-edge
+// tile reads zeros past K, so the sums stay exact; w8a16's f16 a (runs of 8) beside int8 b.
+TEST_CASE("scaled_mm, int8_linear, w8a16: clipped edges with 1-byte operands") {
+  run_scaled_mm({72, 40, 80, DType::e4m3, DType::e4m3, DType::bf16}, 51);
+  run_int8_linear({100, 41, 48, DType::f32, true, true, true}, 52);
+  run_w8a16(100, 41, 112, DType::f16, true, 53);
+}

@@ -67,6 +67,39 @@ TEST_CASE("gemm static quality: main f16 config on both backends") {
   }
 }
 
+// The same config with clipped edges (what a launch with 16-byte aligned operands, K a multiple
+// of 8 and ldo >= N runs): every tile of A and B through clipped buffer descriptors and the
+// output through clipped buffer stores, so no global load or store and no per-element branch
+// is left: one straight block of buffer loads per K tile, the K-edge tile's included.
+TEST_CASE("gemm static quality: main f16 config with clipped edges on both backends") {
+  gemm_kernel::GemmKernelSpec spec;
+  spec.a = spec.b = DType::f16;
+  spec.out = DType::f32;
+  spec.a_vec_aligned = spec.b_vec_aligned = true;
+  spec.a_clipped = spec.b_clipped = spec.out_clipped = true;
+  const ir::Kernel k = gemm_kernel::build_gemm_kernel(spec);
+  for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
+    CAPTURE(emit::backend_name(b));
+    const emit::CompileArtifacts art = emit::compile_with_artifacts(k, b, Arch::gfx1201);
+    const emit::ResourceReport& r = art.code_object.resources;
+    const int buffer_b128 = count(art.assembly, "buffer_load_b128");
+    const int execz = count(art.assembly, "s_cbranch_execz");
+    std::printf("gemm f16 128x128x32 clipped (%s): %d VGPRs, %lld B scratch, %d waves/SIMD, %d "
+                "buffer_load_b128, %d buffer_store_b32, %d s_cbranch_execz\n",
+                std::string(emit::backend_name(b)).c_str(), r.vgprs,
+                static_cast<long long>(r.scratch_bytes), r.waves_per_simd, buffer_b128,
+                count(art.assembly, "buffer_store_b32"), execz);
+    CHECK(r.scratch_bytes == 0);
+    CHECK(r.waves_per_simd >= 4);
+    CHECK(count(art.assembly, "global_load") == 0);
+    CHECK(count(art.assembly, "global_store") == 0);
+    // 8 runs per K tile (4 of A, 4 of B), for the prologue and the loop.
+    CHECK(buffer_b128 == 16);
+    CHECK(count(art.assembly, "buffer_store_b32") == 128); // the 128 f32 values of a lane
+    CHECK(count(art.assembly, "v_wmma_f32_16x16x16_f16") >= 32);
+  }
+}
+
 TEST_CASE("gemm resource report occupancy agrees with LLVM's Occupancy comment") {
   using gemm_kernel::GemmKernelSpec;
   GemmKernelSpec fp8; // 8-bit operands: K tile 64, the same LDS bytes

@@ -67,7 +67,7 @@ const std::vector<AsmExpectation>& expectations() {
       {"gemm_f16",
        "--param row_align=16",
        "gemm_f16_128x128x32_align16",
-       {{"v_wmma_f32_16x16x16_f16", 32}, {"global_load_b128", 1}, {"s_barrier_wait", 1}}},
+       {{"v_wmma_f32_16x16x16_f16", 32}, {"buffer_load_b128", 1}, {"s_barrier_wait", 1}}},
   };
   return all;
 }

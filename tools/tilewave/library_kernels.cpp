@@ -103,6 +103,11 @@ ir::Kernel build_gemm(const emit::ParamReader& p) {
   s.grouped = flag(p, "grouped");
   s.tile = tile(p, "tile");
   s.split_k = split_k(p, "split_k");
+  // Clipped edges where the kernel takes them (as the launch picks them, gemm_clip_support).
+  const kernels::gemm_kernel::GemmClipSupport clip = gemm_clip_support(s);
+  s.a_clipped = flag(p, "a_clipped") && clip.a;
+  s.b_clipped = flag(p, "b_clipped") && clip.b;
+  s.out_clipped = flag(p, "out_clipped") && clip.out;
   return kernels::gemm_kernel::build_gemm_kernel(s); // rejects unsupported combinations
 }
 
@@ -294,6 +299,14 @@ void register_library_kernels(emit::KernelRegistry& registry) {
                    {"b_order", "col", "row or col"},
                    {"a_aligned", "1", "1: A rows 16-byte aligned (128-bit loads), 0: any"},
                    {"b_aligned", "1", "1: B columns 16-byte aligned (128-bit loads), 0: any"},
+                   {"a_clipped", "1",
+                    "1: A's edge tiles through clipped buffer loads (the launch picks it when A "
+                    "allows); used where the kernel takes it (gemm_clip_support: a_aligned = 1, "
+                    "not mx, quant, int4, w8a16 or the split_k reduce pass), else 0"},
+                   {"b_clipped", "1", "1: the same for B"},
+                   {"out_clipped", "1",
+                    "1: out's stores through a clipped buffer descriptor (ldo >= N; kernels "
+                    "with buffer copies, not the split_k partial pass), 0: masked stores"},
                    {"alpha_beta", "0", "0 or 1"},
                    {"c", "0", "0 or 1: add beta * C"},
                    {"bias", "0", "0 or 1"},

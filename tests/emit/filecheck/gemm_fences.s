@@ -9,7 +9,7 @@
 ; TILEWAVE-EMIT: gemm --param a=int4 --param b=int4 --param out=i32 --format asm --backend hip
 ; CHECK-LABEL: {{^}}tw_gemm_{{[a-z0-9_]+}}:
 ; CHECK-NOT: global_inv
-; CHECK: in Loop: Header=BB0_{{[0-9]+}} Depth=1
+; CHECK: {{(in Loop: Header=BB0_[0-9]+|=>This Inner Loop Header:)}} Depth=1
 ; CHECK-NOT: global_inv
 ; CHECK: s_barrier_signal -1
 ; CHECK-NOT: global_inv

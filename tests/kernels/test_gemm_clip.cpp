@@ -1,0 +1,110 @@
+// gemm_clip_edges (kernels/gemm/gemm_kernel.hpp): which operands of a problem take clipped
+// buffer copies and whether out takes clipped stores, worked out by hand from
+// buffer_clipped_tile's requirements (16-byte aligned runs wholly inside or outside the
+// contiguous extent, leading stride >= that extent, a tile's offsets below 2^31 bytes).
+#include <kernels/gemm/gemm_kernel.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace tw;
+using namespace tw::kernels::gemm_kernel;
+using tw::kernels::DType;
+using tw::kernels::MatrixOrder;
+
+namespace {
+GemmLaunchArgs problem(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldo) {
+  GemmLaunchArgs g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.lda = lda;
+  g.ldb = ldb;
+  g.ldo = ldo;
+  return g;
+}
+GemmKernelSpec aligned(DType a, DType b) {
+  GemmKernelSpec s;
+  s.a = a;
+  s.b = b;
+  s.a_vec_aligned = s.b_vec_aligned = true;
+  return s;
+}
+} // namespace
+
+TEST_CASE("gemm_clip_edges: f16, k-contiguous and m/n-contiguous operands") {
+  GemmKernelSpec s = aligned(DType::f16, DType::f16);
+  gemm_clip_edges(s, problem(72, 136, 40, 40, 40, 136)); // K = 40: runs of 8 whole
+  CHECK(s.a_clipped);
+  CHECK(s.b_clipped);
+  CHECK(s.out_clipped);
+  CHECK(s.name().find("_clipab_clipo") != std::string::npos);
+  gemm_clip_edges(s, problem(72, 136, 44, 48, 48, 136)); // K = 44: a run straddles K
+  CHECK_FALSE(s.a_clipped);
+  CHECK_FALSE(s.b_clipped);
+  CHECK(s.out_clipped);
+  gemm_clip_edges(s, problem(72, 136, 40, 32, 40, 100)); // lda < K, ldo < N: rows overlap
+  CHECK_FALSE(s.a_clipped);
+  CHECK(s.b_clipped);
+  CHECK_FALSE(s.out_clipped);
+  s.a_vec_aligned = false; // the launch found a's rows unaligned
+  gemm_clip_edges(s, problem(72, 136, 40, 40, 40, 136));
+  CHECK_FALSE(s.a_clipped);
+  CHECK(s.b_clipped);
+  // m/n-contiguous: the contiguous extent is M (a) / N (b), K is the rows.
+  GemmKernelSpec t = aligned(DType::f16, DType::f16);
+  t.a_order = MatrixOrder::col_major;
+  t.b_order = MatrixOrder::row_major;
+  gemm_clip_edges(t, problem(24, 36, 44, 24, 36, 36)); // M = 24 whole runs, N = 36 not
+  CHECK(t.a_clipped);
+  CHECK_FALSE(t.b_clipped);
+  // A tile's offsets: 128 rows of 2^23 f16 reach 2^31 bytes.
+  const int64_t wide = int64_t{1} << 23;
+  gemm_clip_edges(s = aligned(DType::f16, DType::f16), problem(200, 200, 64, wide, 64, 200));
+  CHECK_FALSE(s.a_clipped);
+  CHECK(s.b_clipped);
+}
+
+TEST_CASE("gemm_clip_edges: 1-byte operands, the kernels without buffer copies, split-K") {
+  GemmKernelSpec s = aligned(DType::e4m3, DType::e4m3);
+  gemm_clip_edges(s, problem(72, 40, 80, 80, 80, 40)); // runs of 16
+  CHECK(s.a_clipped);
+  CHECK(s.b_clipped);
+  gemm_clip_edges(s, problem(72, 40, 72, 80, 80, 40)); // K = 72: a run of 16 straddles
+  CHECK_FALSE(s.a_clipped);
+  CHECK_FALSE(s.b_clipped);
+  // w8a16 keeps its masked copies and stores (VGPRs and the K loop, gemm_clip_support).
+  GemmKernelSpec w = aligned(DType::f16, DType::int8);
+  gemm_clip_edges(w, problem(10, 40, 48, 48, 48, 40));
+  CHECK_FALSE(w.a_clipped);
+  CHECK_FALSE(w.b_clipped);
+  CHECK_FALSE(w.out_clipped);
+  // MX, activation quantization and packed int4 keep masked GlobalTile copies and masked
+  // stores (VGPRs).
+  GemmKernelSpec mx = aligned(DType::e4m3, DType::e4m3);
+  mx.mx_block_scales = true;
+  gemm_clip_edges(mx, problem(72, 40, 128, 128, 128, 40));
+  CHECK_FALSE(mx.a_clipped);
+  CHECK_FALSE(mx.b_clipped);
+  CHECK_FALSE(mx.out_clipped);
+  GemmKernelSpec iu4 = aligned(DType::int4, DType::int4);
+  gemm_clip_edges(iu4, problem(72, 40, 128, 64, 64, 40));
+  CHECK_FALSE(iu4.a_clipped);
+  // Split-K: the partial pass stores the workspace (no out), the reduce pass copies no operand.
+  GemmKernelSpec part = gemm_partial_pass(aligned(DType::f16, DType::f16));
+  gemm_clip_edges(part, problem(64, 64, 64, 64, 64, 64));
+  CHECK(part.a_clipped);
+  CHECK_FALSE(part.out_clipped);
+  GemmKernelSpec red = gemm_reduce_pass(aligned(DType::f16, DType::f16));
+  gemm_clip_edges(red, problem(64, 64, 64, 64, 64, 64));
+  CHECK_FALSE(red.a_clipped);
+  CHECK(red.out_clipped);
+}
+
+TEST_CASE("gemm kernel: clipped flags the kernel cannot honour are refused with a sentence") {
+  GemmKernelSpec s = aligned(DType::f16, DType::f16);
+  s.a_vec_aligned = false;
+  s.a_clipped = true;
+  CHECK_THROWS_WITH_AS(build_gemm_kernel(s),
+                       doctest::Contains("a_clipped / b_clipped need the operand's 16-byte"),
+                       std::invalid_argument);
+}
