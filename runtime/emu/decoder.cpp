@@ -465,15 +465,23 @@ void DecodedInstr::missing_operand(size_t i) const {
 }
 
 namespace {
-// Encodings LLVM 22's AMDGPU disassembler crashes on (fuzz findings): SOP1 opcodes 0x4e..0x52
-// (s_barrier_signal, s_barrier_signal_isfirst, s_get_barrier_state and neighbours) with a
-// literal source (src0 = 0xff). They are refused before LLVM sees them.
+// Encodings LLVM 22's AMDGPU disassembler crashes on or decodes wrongly (fuzz findings); they
+// are refused before LLVM sees them:
+// - SOP1 opcodes 0x4e..0x52 (s_barrier_signal, s_barrier_signal_isfirst, s_get_barrier_state
+//   and neighbours) with a literal source (src0 = 0xff): SEGV.
+// - VOP2 v_fmamk_f16 / v_fmaak_f16 (opcodes 0x37 / 0x38) whose 32-bit K literal is 0x80..0xff:
+//   LLVM reads K as an operand code, so 0x80..0xfe come out as inline constants (0x80 as 0,
+//   0xf0 as 0.5) and 0xff crashes it. `at` holds at least 8 bytes (see decode_text).
 bool crashes_llvm_decoder(const uint8_t* at) {
-  uint32_t word;
+  uint32_t word, next;
   std::memcpy(&word, at, 4);
+  std::memcpy(&next, at + 4, 4);
   const bool sop1 = (word >> 23) == 0x17du;
   const uint32_t op = (word >> 8) & 0xffu, src0 = word & 0xffu;
-  return sop1 && op >= 0x4eu && op <= 0x52u && src0 == 0xffu;
+  if (sop1 && op >= 0x4eu && op <= 0x52u && src0 == 0xffu)
+    return true;
+  const uint32_t vop2_op = word >> 25; // bit 31 clear: VOP2, opcode in [30:25]
+  return (vop2_op == 0x37u || vop2_op == 0x38u) && next >= 0x80u && next <= 0xffu;
 }
 
 // LLVM prints register ranges the hardware does not have (v_max_num_f64 v[255:256], found by
@@ -523,7 +531,7 @@ std::vector<DecodedInstr> decode_text(const uint8_t* bytes, size_t size, uint64_
       window = sizeof(tail);
     }
     const auto status =
-        crashes_llvm_decoder(at) // `at` has at least 4 bytes (zero-padded at the end)
+        crashes_llvm_decoder(at) // `at` has at least 16 bytes (zero-padded at the end)
             ? llvm::MCDisassembler::Fail
             : mc.disasm->getInstruction(d.mc, len, llvm::ArrayRef<uint8_t>(at, window), d.pc,
                                         llvm::nulls());

@@ -74,6 +74,12 @@ TEST_CASE("fuzz harness: the seed streams and the kept findings do what they say
       t, tw::test::read_file_bytes(dir + "v_max_num_f64_v255_256"));
   CHECK(past_file.find("names registers past the register file") != std::string::npos);
   CHECK(past_file.find("v[255:256]") != std::string::npos);
+  // Found through the code_object target: LLVM 22 reads the K literal of v_fmaak_f16 /
+  // v_fmamk_f16 as an operand code when it is 0x80..0xff (0x80 printed as 0x0, 0xff crashes
+  // it). Such a word is refused before LLVM sees it and fails when executed, not run with K = 0.
+  const std::string k_literal = tw::fuzz::run_instruction_stream(
+      t, tw::test::read_file_bytes(dir + "fmaak_f16_literal_0x80"));
+  CHECK(k_literal.find("undecodable instruction word") != std::string::npos);
   // A branch to itself is stopped by the instruction budget, not by the host hanging.
   const std::vector<uint8_t> self_loop = {0xff, 0xff, 0xa0, 0xbf}; // s_branch -1
   const std::string e = tw::fuzz::run_instruction_stream(t, self_loop);
