@@ -66,6 +66,7 @@ private:
     uint64_t launch = 0; // entries of one launch share their recency
     bool dead = false;   // forgotten: still takes its place, held() does not count it
   };
+  static constexpr size_t kMaxEntries = 4096;
   void trim();
   std::vector<Entry> entries_; // most recent launch first
   double l2_ = 0, capacity_ = 0;

@@ -78,6 +78,18 @@ TEST_CASE("cache residency: gfx1200 holds half as much (32 MiB, 4 MiB of L2)") {
   check_held(r, A, 4, 28);
 }
 
+TEST_CASE("cache residency: many small launches keep the most recent 4096 entries") {
+  CacheResidency r(machine_by_name("gfx1201"));
+  for (uint64_t i = 0; i < 5000; ++i) {
+    const AllocationBytes one[] = {{0x100000 + i * 256, 1.0}};
+    r.record(one);
+  }
+  CHECK(r.total() == 4096.0); // one byte each
+  CHECK(r.held(0x100000 + 4999 * 256).total() == 1.0);
+  CHECK(r.held(0x100000 + 903 * 256).total() == 0.0); // 5000 - 4096 = 904 oldest dropped
+  CHECK(r.held(0x100000 + 904 * 256).total() == 1.0);
+}
+
 TEST_CASE("cache residency: an L2 larger than the capacity is refused") {
   CHECK_THROWS_WITH_AS(CacheResidency(8 * MiB, 4 * MiB), doctest::Contains("at most the capacity"),
                        std::invalid_argument);
