@@ -22,7 +22,7 @@ namespace {
 // SimOp::reads: a WMMA's C register (read through the accumulator path).
 constexpr uint16_t kAccRead = 0x8000;
 static_assert(kRegIds < kAccRead, "register ids below the accumulator flag");
-static_assert(3 * kRegIds < 0xffff, "readiness view places fit SimOp::view");
+static_assert(3 * kRegIds <= 0xffff, "readiness view places fit SimOp::view");
 } // namespace
 
 const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
@@ -46,16 +46,9 @@ const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
       throw std::runtime_error("timing model: an instruction with 65535 or more registers");
     for (size_t i = 0; i < e.regs.size(); ++i) { // places in the readiness views (SimOp::view)
       const uint16_t reg = static_cast<uint16_t>(e.regs[i] & ~kAccRead);
-      e.view.push_back(static_cast<uint16_t>(i >= t.reads.size()    ? 2 * kRegIds + reg
+      e.view.push_back(static_cast<uint16_t>(i >= t.reads.size() ? 2 * kRegIds + reg
                                              : e.regs[i] & kAccRead ? kRegIds + reg
                                                                     : reg));
-    }
-    {
-      const size_t nr = t.reads.size(), nw = t.writes.size();
-      for (size_t i = 0; i < (nr + 3) / 4 * 4; ++i)
-        e.view.push_back(i < nr ? e.view[i] : uint16_t(3 * kRegIds));
-      for (size_t i = 0; i < (nw + 3) / 4 * 4; ++i)
-        e.view.push_back(i < nw ? e.view[nr + i] : uint16_t(3 * kRegIds));
     }
     e.id = static_cast<uint32_t>(ops_.size());
     instrs_.push_back(&in);
@@ -77,9 +70,6 @@ const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
     o.reads = e.regs.data();
     o.writes = e.regs.data() + t.reads.size();
     o.view = e.view.data();
-    o.fast = e.view.data() + e.regs.size();
-    o.fast_reads = static_cast<uint16_t>((t.reads.size() + 3) / 4 * 4);
-    o.fast_writes = static_cast<uint16_t>((t.writes.size() + 3) / 4 * 4);
   }
   if (map_.size() == 1)
     pc_base_ = in.pc;
@@ -148,9 +138,9 @@ struct Wave {
   // can be read; [kRegIds, 2 kRegIds) the cycle a WMMA can read it as C (a WMMA's D feeds
   // the next WMMA's C wmma_result_latency earlier, without the extra latency); [2 kRegIds,
   // 3 kRegIds) the ready cycle of a load (VMEM / LDS) that wrote it last, else 0 (a
-  // destination waits for a load still in flight into it); [3 kRegIds] stays 0 (SimOp::fast's
-  // padding). And the stall reason of its last writer.
-  std::array<uint64_t, 3 * kRegIds + 1> reg_ready{};
+  // destination waits for a load still in flight into it). And the stall reason of its
+  // last writer.
+  std::array<uint64_t, 3 * kRegIds> reg_ready{};
   std::array<Stall, kRegIds> reg_why{};
   std::array<Pending, kCounters> pending; // completion times per counter
 };
@@ -421,17 +411,13 @@ private:
     const uint64_t* view = w.reg_ready.data();
     const uint16_t* places = t.view;
     uint64_t ready = w.base;
-    const uint16_t* f = t.fast;
-    auto max4 = [&](const uint16_t* p) {
-      return std::max(std::max(view[p[0]], view[p[1]]), std::max(view[p[2]], view[p[3]]));
-    };
-    for (uint32_t i = 0; i < t.fast_reads; i += 4)
-      ready = std::max(ready, max4(f + i));
+    for (uint32_t i = 0; i < t.n_reads; ++i)
+      ready = std::max(ready, view[places[i]]);
     // A destination only counts when its load completes after that maximum: never when no
     // load of the wave completes that late.
-    if (w.load_horizon > ready)
-      for (uint32_t i = t.fast_reads; i < uint32_t(t.fast_reads) + t.fast_writes; i += 4)
-        ready = std::max(ready, max4(f + i));
+    const uint32_t last = w.load_horizon > ready ? uint32_t(t.n_reads) + t.n_writes : t.n_reads;
+    for (uint32_t i = t.n_reads; i < last; ++i)
+      ready = std::max(ready, view[places[i]]);
     Stall reason = Stall::Issue;
     if (ready > w.base) {
       uint32_t i = 0;

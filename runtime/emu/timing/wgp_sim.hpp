@@ -56,10 +56,6 @@ struct SimOp {
   // its register's ready cycle (kRegIds + id for a WMMA's C: as the accumulator path sees
   // it), a write 2 x kRegIds + id (the ready cycle of a load into it, else 0).
   const uint16_t* view = nullptr; // n_reads + n_writes entries
-  // The reads' places, then the writes', each padded to a multiple of 4 with 3 x kRegIds (a
-  // cycle that is always 0: it never counts), so the maximum takes 4 places a step.
-  const uint16_t* fast = nullptr;
-  uint16_t fast_reads = 0, fast_writes = 0;
 };
 
 // InstrTiming (and its SimOp) of each decoded instruction, classified once.
@@ -77,7 +73,7 @@ private:
   struct Entry {
     InstrTiming timing;
     std::vector<uint16_t> regs; // SimOp::reads then SimOp::writes
-    std::vector<uint16_t> view; // SimOp::view, then SimOp::fast
+    std::vector<uint16_t> view; // SimOp::view
     uint32_t id = 0;
   };
   const Entry& entry(const DecodedInstr& in) {     // inline: once per recorded instruction
