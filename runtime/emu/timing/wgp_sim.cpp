@@ -22,7 +22,6 @@ namespace {
 // SimOp::reads: a WMMA's C register (read through the accumulator path).
 constexpr uint16_t kAccRead = 0x8000;
 static_assert(kRegIds < kAccRead, "register ids below the accumulator flag");
-static_assert(3 * kRegIds <= 0xffff, "readiness view places fit SimOp::view");
 } // namespace
 
 const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
@@ -44,12 +43,6 @@ const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
     e.regs.insert(e.regs.end(), t.writes.begin(), t.writes.end());
     if (e.regs.size() >= 0xffff)
       throw std::runtime_error("timing model: an instruction with 65535 or more registers");
-    for (size_t i = 0; i < e.regs.size(); ++i) { // places in the readiness views (SimOp::view)
-      const uint16_t reg = static_cast<uint16_t>(e.regs[i] & ~kAccRead);
-      e.view.push_back(static_cast<uint16_t>(i >= t.reads.size() ? 2 * kRegIds + reg
-                                             : e.regs[i] & kAccRead ? kRegIds + reg
-                                                                    : reg));
-    }
     e.id = static_cast<uint32_t>(ops_.size());
     instrs_.push_back(&in);
     SimOp& o = ops_.emplace_back();
@@ -69,7 +62,6 @@ const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
     o.n_writes = static_cast<uint16_t>(t.writes.size());
     o.reads = e.regs.data();
     o.writes = e.regs.data() + t.reads.size();
-    o.view = e.view.data();
   }
   if (map_.size() == 1)
     pc_base_ = in.pc;
@@ -85,14 +77,23 @@ const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
 namespace {
 
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+// A register's readiness: the cycle it can be read (low 56 bits) and the stall reason of its
+// writer (high 8 bits), one load per register read.
+constexpr unsigned kReasonShift = 56;
+constexpr uint64_t kCycleMask = (uint64_t(1) << kReasonShift) - 1;
+uint64_t packed(uint64_t cycle, Stall why) {
+  return uint64_t(why) << kReasonShift | cycle;
+}
 // The scheduler compares (issue cycle, wave index) as one key, cycle << 16 | index: the
 // simulated cycles stay below 2^47 (issue checks) and the waves below 2^16 (admit checks).
 constexpr unsigned kIndexBits = 16;
 constexpr uint64_t kMaxCycle = uint64_t(1) << 47;
 // A wave that cannot issue (kNever) has a key at or above this one.
 constexpr uint64_t kNeverKey = kNever << kIndexBits;
-// Register readiness stays below 2^48 (write_regs checks): the issue cycles it leads to
-// stay within the scheduler's keys.
+// prepare() orders (ready cycle, place among the registers) as cycle << 16 | (0xffff - place):
+// register readiness stays below 2^48 (write_regs checks), a SimOp has < 0xffff registers.
+constexpr unsigned kPlaceBits = 16;
+constexpr uint64_t kPlaceMask = (uint64_t(1) << kPlaceBits) - 1;
 constexpr uint64_t kMaxReady = uint64_t(1) << 48;
 
 struct Group {
@@ -133,15 +134,10 @@ struct Wave {
   Stall reason = Stall::Issue;
   bool blocked = false, done = false;
   int signals = 0;
-  // Per register id three views of its ready cycle, indexed by SimOp::view, so that an
-  // instruction's readiness is a plain maximum over its places: [0, kRegIds) the cycle it
-  // can be read; [kRegIds, 2 kRegIds) the cycle a WMMA can read it as C (a WMMA's D feeds
-  // the next WMMA's C wmma_result_latency earlier, without the extra latency); [2 kRegIds,
-  // 3 kRegIds) the ready cycle of a load (VMEM / LDS) that wrote it last, else 0 (a
-  // destination waits for a load still in flight into it). And the stall reason of its
-  // last writer.
-  std::array<uint64_t, 3 * kRegIds> reg_ready{};
-  std::array<Stall, kRegIds> reg_why{};
+  // Per register id its packed readiness. A WMMA reading a register as C (kAccRead) that a
+  // WMMA wrote (reason DepWmma) reads it wmma_result_latency earlier: a WMMA's D feeds the
+  // next WMMA's C without the extra latency.
+  std::array<uint64_t, kRegIds> reg{};
   std::array<Pending, kCounters> pending; // completion times per counter
 };
 
@@ -405,26 +401,37 @@ private:
     w.op = &ops_[w.program[w.pc] & ~kTaken];
     const SimOp& t = *w.op;
     // The latest of the base, the sources and the loads still in flight into a destination,
-    // the first of them on ties (the base, then the reads, then the writes; its reason
-    // counts): the maximum over the views first, the first place holding it only when it is
-    // later than the base (else the reason is the issue's own).
-    const uint64_t* view = w.reg_ready.data();
-    const uint16_t* places = t.view;
-    uint64_t ready = w.base;
-    for (uint32_t i = 0; i < t.n_reads; ++i)
-      ready = std::max(ready, view[places[i]]);
-    // A destination only counts when its load completes after that maximum: never when no
-    // load of the wave completes that late.
-    const uint32_t last = w.load_horizon > ready ? uint32_t(t.n_reads) + t.n_writes : t.n_reads;
-    for (uint32_t i = t.n_reads; i < last; ++i)
-      ready = std::max(ready, view[places[i]]);
-    Stall reason = Stall::Issue;
-    if (ready > w.base) {
-      uint32_t i = 0;
-      while (view[places[i]] != ready)
-        ++i;
-      reason = w.reg_why[t.reads[i] & ~kAccRead]; // the writes follow the reads
+    // the first of them on ties (its reason counts): as keys cycle << 16 | (0xffff - place)
+    // (the base at place 0, then the reads, then the writes), whose maximum is that one,
+    // without a branch per register.
+    uint64_t best = w.base << kPlaceBits | kPlaceMask;
+    const uint16_t* regs = t.reads; // the writes follow the reads (SimOp)
+    if (t.unit == Unit::Wmma) {     // only a WMMA reads through the accumulator path
+      for (uint32_t i = 0; i < t.n_reads; ++i) {
+        const uint16_t r = regs[i];
+        const uint64_t v = w.reg[r & ~kAccRead];
+        const bool acc = (r & kAccRead) && static_cast<Stall>(v >> kReasonShift) == Stall::DepWmma;
+        const uint64_t at = (v & kCycleMask) - (acc ? acc_early_ : 0);
+        best = std::max(best, at << kPlaceBits | (kPlaceMask - 1 - i));
+      }
+    } else {
+      for (uint32_t i = 0; i < t.n_reads; ++i)
+        best = std::max(best, (w.reg[regs[i]] & kCycleMask) << kPlaceBits | (kPlaceMask - 1 - i));
     }
+    // A destination only counts when its load completes after that maximum (its place
+    // comes after the reads'): never when no load of the wave completes that late.
+    if (w.load_horizon > best >> kPlaceBits)
+      for (uint32_t i = t.n_reads; i < uint32_t(t.n_reads) + t.n_writes; ++i) {
+        const uint64_t v = w.reg[regs[i]];
+        const Stall why = static_cast<Stall>(v >> kReasonShift);
+        const uint64_t key = (v & kCycleMask) << kPlaceBits | (kPlaceMask - 1 - i);
+        best = std::max(best, why == Stall::WaitVmem || why == Stall::WaitLds ? key : 0);
+      }
+    uint64_t ready = best >> kPlaceBits;
+    const uint32_t place = static_cast<uint32_t>(kPlaceMask - (best & kPlaceMask));
+    Stall reason = place == 0
+                       ? Stall::Issue
+                       : static_cast<Stall>(w.reg[regs[place - 1] & ~kAccRead] >> kReasonShift);
     auto need = [&](uint64_t at, Stall why) {
       if (at > ready) {
         ready = at;
@@ -529,17 +536,9 @@ private:
     auto write_regs = [&](uint64_t ready, Stall why) {
       if (ready >= kMaxReady)
         throw std::runtime_error("timing model: a register's ready cycle passed 2^48");
-      // The views of Wave::reg_ready: as a WMMA's C when a WMMA wrote it, as a load's.
-      const uint64_t acc = why == Stall::DepWmma ? ready - acc_early_ : ready;
-      const uint64_t load = why == Stall::WaitVmem || why == Stall::WaitLds ? ready : 0;
-      uint64_t* view = w.reg_ready.data();
-      for (uint16_t i = 0; i < t.n_writes; ++i) {
-        const uint16_t r = t.writes[i];
-        view[r] = ready;
-        view[kRegIds + r] = acc;
-        view[2 * kRegIds + r] = load;
-        w.reg_why[r] = why;
-      }
+      const uint64_t v = packed(ready, why);
+      for (uint16_t i = 0; i < t.n_writes; ++i)
+        w.reg[t.writes[i]] = v;
     };
     auto complete = [&](Counter c, uint64_t done) {
       Pending& q = w.pending[static_cast<size_t>(c)];

@@ -52,10 +52,6 @@ struct SimOp {
   std::array<int16_t, kCounters> wait{-1, -1, -1, -1};
   const uint16_t* reads = nullptr;  // n_reads register ids (0x8000 | id for a WMMA's C)
   const uint16_t* writes = nullptr; // n_writes register ids
-  // The same registers as places in a wave's readiness views (3 x kRegIds cycles): a read
-  // its register's ready cycle (kRegIds + id for a WMMA's C: as the accumulator path sees
-  // it), a write 2 x kRegIds + id (the ready cycle of a load into it, else 0).
-  const uint16_t* view = nullptr; // n_reads + n_writes entries
 };
 
 // InstrTiming (and its SimOp) of each decoded instruction, classified once.
@@ -73,7 +69,6 @@ private:
   struct Entry {
     InstrTiming timing;
     std::vector<uint16_t> regs; // SimOp::reads then SimOp::writes
-    std::vector<uint16_t> view; // SimOp::view
     uint32_t id = 0;
   };
   const Entry& entry(const DecodedInstr& in) {     // inline: once per recorded instruction
