@@ -27,7 +27,7 @@ ReuseTracker::Slot& ReuseTracker::find(uint64_t line) {
 }
 
 void ReuseTracker::grow() {
-  std::vector<Slot> old(slots_.size() * 2);
+  Slots old(slots_.size() * 2);
   old.swap(slots_);
   for (const Slot& s : old)
     if (s.key)

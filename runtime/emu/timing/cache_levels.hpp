@@ -21,6 +21,7 @@
 //    lines the MALL still holds hit the MALL, those the L2 holds the L2, also in the first
 //    round (no fill to merge into: the line is there). (Estimate: the order in which other
 //    workgroups touch a line is not recorded; docs/timing.md, "lockstep first touches".)
+#include <runtime/emu/timing/large_buffer.hpp>
 #include <runtime/emu/timing/machine.hpp>
 
 #include <array>
@@ -58,7 +59,10 @@ private:
   };
   Slot& find(uint64_t line);
   void grow();
-  std::vector<Slot> slots_ = std::vector<Slot>(size_t(1) << 15); // a GEMM tile: ~16k lines
+  // A GEMM tile: ~16k lines. From the large-buffer pool: a workgroup's 0.5-1 MiB table is
+  // not faulted in again for the next one.
+  using Slots = std::vector<Slot, LargeBufferAllocator<Slot>>;
+  Slots slots_ = Slots(size_t(1) << 15);
   size_t used_ = 0;
   std::vector<uint64_t> first_; // the distinct lines in first-touch order
   uint32_t clock_ = 0;
