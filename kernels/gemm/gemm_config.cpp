@@ -13,6 +13,8 @@ std::string_view gemm_tile_name(GemmTile t) {
     return "t128x128w8";
   case GemmTile::t32x128w4:
     return "t32x128w4";
+  case GemmTile::t128x32w4:
+    return "t128x32w4";
   case GemmTile::t128x128w4:
     break;
   }

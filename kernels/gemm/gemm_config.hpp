@@ -5,6 +5,7 @@
 //  - t128x128w4: 128 x 128, 4 waves (2 x 2) of 64 x 64 (the family's first config);
 //  - t128x128w8: 128 x 128, 8 waves (4 x 2) of 32 x 64: half the accumulators per wave;
 //  - t32x128w4:  32 x 128, 4 waves (1 x 4) of 32 x 32: small M (the linear layers of decode);
+//  - t128x32w4:  128 x 32, 4 waves (4 x 1) of 32 x 32: skinny N (its mirror: few output columns);
 //  - split_k > 1: the K tiles split into `split_k` ranges (grid z); each workgroup writes its
 //    partial accumulator to an f32 / i32 workspace and a second launch of the same body sums
 //    the partials in split order (deterministic) and runs the epilogue.
@@ -19,9 +20,9 @@
 
 namespace tw::kernels::gemm_kernel {
 
-enum class GemmTile : std::uint8_t { t128x128w4, t128x128w8, t32x128w4 };
+enum class GemmTile : std::uint8_t { t128x128w4, t128x128w8, t32x128w4, t128x32w4 };
 inline constexpr GemmTile all_gemm_tiles[] = {GemmTile::t128x128w4, GemmTile::t128x128w8,
-                                              GemmTile::t32x128w4};
+                                              GemmTile::t32x128w4, GemmTile::t128x32w4};
 
 // The block tile of a GemmTile: m x n outputs, waves_m x waves_n waves (each a
 // (m / waves_m) x (n / waves_n) tile of 16 x 16 WMMA atoms).
@@ -36,6 +37,8 @@ constexpr GemmTileShape gemm_tile_shape(GemmTile t) {
     return {128, 128, 4, 2};
   case GemmTile::t32x128w4:
     return {32, 128, 1, 4};
+  case GemmTile::t128x32w4:
+    return {128, 32, 4, 1};
   case GemmTile::t128x128w4:
     break;
   }

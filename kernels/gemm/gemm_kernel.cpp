@@ -107,6 +107,8 @@ ir::Kernel build_gemm_kernel(const GemmKernelSpec& s) {
     return build_gemm_for_tile<GemmTile::t128x128w8>(s);
   case GemmTile::t32x128w4:
     return build_gemm_for_tile<GemmTile::t32x128w4>(s);
+  case GemmTile::t128x32w4:
+    return build_gemm_for_tile<GemmTile::t128x32w4>(s);
   case GemmTile::t128x128w4:
     break;
   }
