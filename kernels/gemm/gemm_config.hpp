@@ -59,15 +59,19 @@ struct GemmConfigQuery {
   int64_t m = 0, n = 0;
   int64_t k_tiles = 0;       // ceil(K / K tile) (K tile: 32 f16/bf16, 64 8-bit, 128 int4 nibbles)
   int compute_units = 64;    // of the target (gemm_compute_units)
-  bool allow_split_k = true; // false for the grouped launch (one grid over many problems)
+  bool allow_split_k = true; // false for the grouped launch and dynamic activation quantization
+  bool grouped = false;      // the grouped launch: m, n are its largest problem's
 };
 
-// The heuristic (docs/kernels.md "GEMM tile configurations"):
+// The heuristic (docs/kernels.md "GEMM tile configurations"; derived from bench_gemm --sweep's
+// modeled times, gfx1201):
 //  1. M <= 64: t32x128w4 (a 128-row tile would compute at least half zero rows);
-//  2. otherwise t128x128w4 (t128x128w8 models 0.80x as fast at 4096^3 today);
-//  3. split-K when the tiles are fewer than the CUs and K is long: split_k = min(CUs / tiles,
-//     k_tiles / 8, 16) when that is >= 2 (every range keeps >= 8 K tiles); a split problem of
-//     more than 64 rows runs t128x128w8 (the t128x128w4 partial pass spills).
+//  2. else N <= 64: t128x32w4 (the mirror: skinny N);
+//  3. else, for a single problem (not grouped) whose 128 x 128 tiles are fewer than CUs / 4:
+//     t32x128w4 (4x the workgroups); otherwise t128x128w4;
+//  4. split-K: the largest power of two S <= 16 with tiles x S <= CUs, 2 S^2 <= k_tiles and
+//     (M + N) x S <= 2560 (past that the operands stream at the DRAM's rate already), if S >= 2;
+//     a split 128 x 128 tile runs t128x128w8 (the t128x128w4 partial pass spills).
 GemmConfig choose_gemm_config(const GemmConfigQuery& q);
 
 // The CU count the heuristic assumes for an arch: gfx1201 (RX 9070 XT) 64, gfx1200
