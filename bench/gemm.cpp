@@ -12,7 +12,7 @@
 // reduce launch, their modeled times added), and, when that is not the family's first config
 // (128 x 128, 4 waves, no split), the modeled time of that one too (before / after).
 // Shapes: 4096^3; M = 1, 16, 64 with N = K = 4096 (decode); 256 x 256 x 4096 (few tiles);
-// 4096 x 64 x 4096 (skinny N). --sweep: every configuration at the shapes the heuristic's
+// 4096 x 32 x 4096 (skinny N). --sweep: every configuration at the shapes the heuristic's
 // rules were derived from (print_sweep).
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_target.hpp>
@@ -247,7 +247,7 @@ void print_sweep(runtime::EmuDevice& dev, const char* kernel, const GemmKernelSp
 
 // bench_gemm [--cost R] [--exact] [--sweep] [kernel substring] [hip|llvm]: every kernel at the
 // headline shapes (4096^3; M = 1, 16, 64 with N = K = 4096; a few-tile 256 x 256 x 4096; a
-// skinny-N 4096 x 64 x 4096), or the ones named.
+// skinny-N 4096 x 32 x 4096), or the ones named.
 //   --cost R   only the timing model's cost at 4096^3: R modeled launches per kernel and
 //              backend, the median CPU seconds of recording, modeling and plain emulation
 //              (single runs on a shared host differ by 10-20%)
@@ -300,7 +300,7 @@ int main(int argc, char** argv) {
   const std::vector<Shape> shapes = {
       {"square", 4096, 4096, 4096},    {"decode M=1", 1, 4096, 4096},
       {"decode M=16", 16, 4096, 4096}, {"decode M=64", 64, 4096, 4096},
-      {"few tiles", 256, 256, 4096},   {"skinny N", 4096, 64, 4096}};
+      {"few tiles", 256, 256, 4096},   {"skinny N", 4096, 32, 4096}};
   runtime::EmuDevice dev;
   dev.set_memcheck(false); // one workgroup reads rows of the real problem only
   // Big enough for the one workgroup's rows and columns of every case (A/B: 128 x K bytes

@@ -29,7 +29,8 @@ std::optional<GemmTile> parse_gemm_tile(std::string_view name) {
 }
 
 namespace {
-constexpr int small_limit = 64;            // M <= 64: the small-M tile; N <= 64: the skinny-N one
+constexpr int small_m_limit = 64;          // M <= 64: the small-M tile
+constexpr int skinny_n_limit = 32;         // N <= 32: the skinny-N tile (one column of tiles)
 constexpr int few_tiles_per_cu = 4;        // 128 x 128 tiles < CUs / 4: the 32 x 128 tile instead
 constexpr int max_split_k = 16;            // partials the second pass sums at most
 constexpr int64_t split_rows_limit = 2560; // (M + N) x split <= this: see choose_gemm_config
@@ -42,11 +43,14 @@ int64_t tiles(int64_t m, int64_t n, GemmTile t) {
 
 GemmConfig choose_gemm_config(const GemmConfigQuery& q) {
   GemmConfig c;
-  if (q.m <= small_limit)
+  // The few-tile threshold: split-K spreads a problem of CUs / 4 tiles or more over the CUs;
+  // without split-K, only the smaller tile does.
+  const int64_t few = int64_t{q.compute_units} * (q.allow_split_k ? 1 : few_tiles_per_cu);
+  if (q.m <= small_m_limit)
     c.tile = GemmTile::t32x128w4;
-  else if (q.n <= small_limit)
+  else if (q.n <= skinny_n_limit)
     c.tile = GemmTile::t128x32w4;
-  else if (!q.grouped && tiles(q.m, q.n, c.tile) * few_tiles_per_cu < q.compute_units)
+  else if (!q.grouped && tiles(q.m, q.n, c.tile) * few_tiles_per_cu < few)
     c.tile = GemmTile::t32x128w4; // 4x the workgroups of the 128 x 128 tile
   if (!q.allow_split_k)
     return c;

@@ -66,9 +66,10 @@ struct GemmConfigQuery {
 // The heuristic (docs/kernels.md "GEMM tile configurations"; derived from bench_gemm --sweep's
 // modeled times, gfx1201):
 //  1. M <= 64: t32x128w4 (a 128-row tile would compute at least half zero rows);
-//  2. else N <= 64: t128x32w4 (the mirror: skinny N);
-//  3. else, for a single problem (not grouped) whose 128 x 128 tiles are fewer than CUs / 4:
-//     t32x128w4 (4x the workgroups); otherwise t128x128w4;
+//  2. else N <= 32: t128x32w4 (the mirror: skinny N, one column of tiles, A read once);
+//  3. else, for a single problem (not grouped) whose 128 x 128 tiles are fewer than CUs / 4
+//     (fewer than the CUs when split-K is not allowed): t32x128w4 (4x the workgroups);
+//     otherwise t128x128w4;
 //  4. split-K: the largest power of two S <= 16 with tiles x S <= CUs, 2 S^2 <= k_tiles and
 //     (M + N) x S <= 2560 (past that the operands stream at the DRAM's rate already), if S >= 2;
 //     a split 128 x 128 tile runs t128x128w8 (the t128x128w4 partial pass spills).

@@ -29,9 +29,10 @@ constexpr GemmTile w4 = GemmTile::t128x128w4, w8 = GemmTile::t128x128w8,
                    small = GemmTile::t32x128w4, skinny = GemmTile::t128x32w4;
 } // namespace
 
-// The rule (gemm_config.hpp): small-M tile for M <= 64, skinny-N tile for N <= 64, the small
-// tile when the 128 x 128 tiles are fewer than CUs / 4, else 128 x 128; split-K S the largest
-// power of two <= 16 with tiles x S <= CUs, 2 S^2 <= k_tiles, (M + N) x S <= 2560.
+// The rule (gemm_config.hpp): small-M tile for M <= 64, skinny-N tile for N <= 32, the small
+// tile when the 128 x 128 tiles are fewer than CUs / 4 (CUs without split-K), else 128 x 128;
+// split-K S the largest power of two <= 16 with tiles x S <= CUs, 2 S^2 <= k_tiles, (M + N) x S <=
+// 2560.
 TEST_CASE("gemm config heuristic: the bench's headline shapes on gfx1201 (64 CUs)") {
   // 4096^3: 1024 tiles of 128 x 128, 4 waves, no split.
   CHECK(choose(4096, 4096, 4096, 32) == GemmConfig{w4, 1});
@@ -43,10 +44,14 @@ TEST_CASE("gemm config heuristic: the bench's headline shapes on gfx1201 (64 CUs
   CHECK(choose(64, 4096, 4096, 32) == GemmConfig{small, 1});
   // Skinny N, 4096 x 32: 32 tiles of 128 x 32; (4096 + 32) x 2 > 2560.
   CHECK(choose(4096, 32, 4096, 32) == GemmConfig{skinny, 1});
-  CHECK(choose(4096, 64, 4096, 64) == GemmConfig{skinny, 1});
-  // 256 x 64 x 4096: 4 tiles of 128 x 32, 128 K tiles: S = 8 (32 workgroups, 2 x 64 <= 128,
-  // 320 x 8 = 2560); S = 16 would need 512 K tiles.
-  CHECK(choose(256, 64, 4096, 32) == GemmConfig{skinny, 8});
+  CHECK(choose(4096, 32, 4096, 64) == GemmConfig{skinny, 1});
+  // N = 64: two columns of 128 x 32 tiles would read A twice: 32 tiles of 128 x 128.
+  CHECK(choose(4096, 64, 4096, 64) == GemmConfig{w4, 1});
+  // 256 x 32 x 4096: 2 tiles of 128 x 32, 128 K tiles: S = 8 (16 workgroups, 2 x 64 <= 128,
+  // 288 x 8 <= 2560); S = 16 would need 512 K tiles.
+  CHECK(choose(256, 32, 4096, 32) == GemmConfig{skinny, 8});
+  // 256 x 64: 2 tiles of 128 x 128 < 64 / 4: 8 tiles of 32 x 128, S = 8 (64 workgroups).
+  CHECK(choose(256, 64, 4096, 32) == GemmConfig{small, 8});
   // Few tiles, 256 x 256 x 4096: 4 tiles of 128 x 128 < 64 / 4: 16 tiles of 32 x 128; S = 4
   // (64 workgroups; 512 x 4 = 2048) for f16 (128 K tiles) and 8-bit (64 K tiles).
   CHECK(choose(256, 256, 4096, 32) == GemmConfig{small, 4});
@@ -75,12 +80,12 @@ TEST_CASE("gemm config heuristic: gfx1200 (32 CUs)") {
 }
 
 TEST_CASE("gemm config heuristic: the edges of each rule") {
-  // Tiles: small M up to 64 rows, skinny N up to 64 columns.
+  // Tiles: small M up to 64 rows, skinny N up to 32 columns.
   CHECK(choose(64, 4096, 32, 32).tile == small);
   CHECK(choose(65, 4096, 32, 32).tile == w4);
-  CHECK(choose(4096, 64, 32, 32).tile == skinny);
-  CHECK(choose(4096, 65, 32, 32).tile == w4);
-  CHECK(choose(64, 64, 32, 32).tile == small); // both small: M decides
+  CHECK(choose(4096, 32, 32, 32).tile == skinny);
+  CHECK(choose(4096, 33, 32, 32).tile == w4);
+  CHECK(choose(32, 32, 32, 32).tile == small); // both small: M decides
   CHECK(choose(1, 1, 1, 32) == GemmConfig{small, 1});
   CHECK(choose(0, 4096, 4096, 32) == GemmConfig{small, 1}); // no tiles, nothing to split
   // Few tiles: 15 tiles of 128 x 128 (15 x 4 < 64) take the small tile, 16 do not.
@@ -88,7 +93,10 @@ TEST_CASE("gemm config heuristic: the edges of each rule") {
   CHECK(choose(512, 512, 32, 32) == GemmConfig{w4, 1});
   // Without split-K (dynamic activation quantization) the small tile still spreads the
   // problem; a grouped launch's M and N are only its largest problem's: 128 x 128.
+  // Without split-K the threshold is the CUs themselves: 16 tiles of 128 x 128 spread, 64 not.
   CHECK(choose(384, 640, 32, 32, 64, false) == GemmConfig{small, 1});
+  CHECK(choose(512, 512, 4096, 32, 64, false) == GemmConfig{small, 1});
+  CHECK(choose(1024, 1024, 4096, 32, 64, false) == GemmConfig{w4, 1});
   CHECK(choose(384, 640, 32, 32, 64, false, true) == GemmConfig{w4, 1});
   // Split-K needs 2 S^2 <= k_tiles: 7 K tiles stay whole, 8 split in 2, 32 in 4, 512 in 16.
   CHECK(choose(1, 128, 7 * 32, 32) == GemmConfig{small, 1});
