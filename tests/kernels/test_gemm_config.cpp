@@ -2,6 +2,7 @@
 // "GEMM tile configurations"): its choice at the bench's headline shapes and at the edges of
 // each rule, for both CU counts, worked out by hand from the documented rule; the K ranges of
 // split-K; the override; the configuration in kernel names.
+#include <kernels/gemm/blocks/operand_copy.hpp>
 #include <kernels/gemm/gemm_config.hpp>
 #include <kernels/gemm/gemm_kernel.hpp>
 
@@ -175,4 +176,18 @@ TEST_CASE("gemm config: names, the override and kernel names") {
   CHECK(spec.name().find("_skred") != std::string::npos);
   spec.tile = skinny;
   CHECK(spec.name().find("_t128x32w4_skred") != std::string::npos);
+}
+
+TEST_CASE("gemm operand copies: the widest access whose thread rows divide the tile's rows") {
+  // 128 threads; f16 rows of a 32-element K tile: 4 threads a row at 128 bits, 32 rows a pass.
+  CHECK(operand_copy_bits(128, 32, 32, 16) == 128);
+  CHECK(operand_copy_bits(128, 128, 32, 16) == 128);
+  // 8-bit rows of 64 bytes (fp8 / int8 K tile): 4 threads a row at 128 bits.
+  CHECK(operand_copy_bits(128, 32, 64, 8) == 128);
+  // W8A16's int8 weights, 32 bytes a K tile, 32 rows (skinny-N tile): 128 bits would take
+  // 2 threads a row and 64 rows a pass; 64 bits: 4 threads a row, 32 rows.
+  CHECK(operand_copy_bits(128, 32, 32, 8) == 64);
+  CHECK(operand_copy_bits(128, 128, 32, 8) == 128); // 128 rows: 64 divides them
+  // 8 waves, 16 rows of 16 bytes: 32 bits gives 4 threads a row, 64 rows: none fits.
+  CHECK(operand_copy_bits(256, 16, 16, 8) == 0);
 }
