@@ -37,6 +37,7 @@
 #include <dsl/ops/activation.hpp>
 #include <dsl/ops/block_reduce.hpp>
 #include <dsl/ops/philox.hpp>
+#include <dsl/ops/pipeline_unrolled.hpp>
 #include <dsl/ops/trig.hpp>
 #include <dsl/tensor/clamped_load.hpp>
 #include <dsl/tensor/folded_rows.hpp>

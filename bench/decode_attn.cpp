@@ -72,6 +72,38 @@ Figures measure(runtime::EmuDevice& dev, const emit::CodeObject& co, runtime::Di
   return f;
 }
 
+// The paging and split-KV buffers both decode kernels read: a block table of `batch` rows of
+// `blocks` slots that wraps around the pool (slot n names page n mod pool_pages), every sequence
+// `context` keys long, and the f32 partials of `rows` split rows of `dv` values (o, then m and l).
+struct PagedDecodeBuffers {
+  runtime::EmuDevice& dev;
+  runtime::DevicePtr table = 0, lengths = 0, o_part = 0, ml_part = 0;
+  size_t rows = 0;
+
+  PagedDecodeBuffers(runtime::EmuDevice& d, int64_t batch, int64_t blocks, int64_t context,
+                     size_t split_rows, int64_t dv)
+      : dev(d), rows(split_rows) {
+    std::vector<int32_t> slots(static_cast<size_t>(batch * blocks));
+    const std::vector<int32_t> lens(static_cast<size_t>(batch), static_cast<int32_t>(context));
+    for (size_t n = 0; n < slots.size(); ++n)
+      slots[n] = int32_t(n % size_t(pool_pages));
+    table = dev.allocate(slots.size() * 4);
+    lengths = dev.allocate(lens.size() * 4);
+    o_part = dev.allocate(rows * size_t(dv) * 4);
+    ml_part = dev.allocate(rows * 8);
+    dev.copy_to_device(table, slots.data(), slots.size() * 4);
+    dev.copy_to_device(lengths, lens.data(), lens.size() * 4);
+  }
+  PagedDecodeBuffers(const PagedDecodeBuffers&) = delete;
+  PagedDecodeBuffers& operator=(const PagedDecodeBuffers&) = delete;
+  ~PagedDecodeBuffers() {
+    for (runtime::DevicePtr ptr : {table, lengths, o_part, ml_part})
+      dev.free(ptr);
+  }
+  runtime::DevicePtr m_part() const { return ml_part; }
+  runtime::DevicePtr l_part() const { return ml_part + rows * 4; }
+};
+
 Figures run(runtime::EmuDevice& dev, int64_t batch, int64_t context, bool packed) {
   const int64_t blocks = context / page;
   // the problem the split heuristic sees: the packed grid has G * Sq rows per kv head
@@ -94,29 +126,19 @@ Figures run(runtime::EmuDevice& dev, int64_t batch, int64_t context, bool packed
   const emit::CodeObject co = compile_flash_attn_kernel(s);
 
   const size_t pool_bytes = size_t(pool_pages * page * Hkv * D) * 2;
-  std::vector<int32_t> table(static_cast<size_t>(batch * blocks));
-  const std::vector<int32_t> lens(static_cast<size_t>(batch), static_cast<int32_t>(context));
-  for (size_t n = 0; n < table.size(); ++n)
-    table[n] = int32_t(n % size_t(pool_pages));
   const runtime::DevicePtr k = dev.allocate(pool_bytes), v = dev.allocate(pool_bytes);
   const runtime::DevicePtr q = dev.allocate(size_t(batch * Hq * D) * 2);
   const runtime::DevicePtr out = dev.allocate(size_t(batch * Hq * D) * 2);
-  const runtime::DevicePtr tab = dev.allocate(table.size() * 4),
-                           len = dev.allocate(lens.size() * 4);
-  const size_t rows = size_t(splits * batch * Hq);
-  const runtime::DevicePtr o_part = dev.allocate(rows * size_t(D) * 4);
-  const runtime::DevicePtr ml_part = dev.allocate(rows * 8);
-  dev.copy_to_device(tab, table.data(), table.size() * 4);
-  dev.copy_to_device(len, lens.data(), lens.size() * 4);
+  const PagedDecodeBuffers paging(dev, batch, blocks, context, size_t(splits * batch * Hq), D);
 
   FlashAttnLaunchArgs g;
   g.q = q;
   g.k = k;
   g.v = v;
   g.out = out;
-  g.o_part = o_part;
-  g.m_part = ml_part;
-  g.l_part = ml_part + rows * 4;
+  g.o_part = paging.o_part;
+  g.m_part = paging.m_part();
+  g.l_part = paging.l_part();
   g.batch = batch;
   g.seqlen_q = 1;
   g.seqlen_k = context;
@@ -131,8 +153,8 @@ Figures run(runtime::EmuDevice& dev, int64_t batch, int64_t context, bool packed
   g.k_sh = g.v_sh = D;
   g.num_splits = splits;
   g.sm_scale = 0.0883883f;
-  g.block_table = tab;
-  g.seqlens_k = len;
+  g.block_table = paging.table;
+  g.seqlens_k = paging.lengths;
   g.block_table_stride = blocks;
   g.page_size = int32_t(page);
 
@@ -141,7 +163,7 @@ Figures run(runtime::EmuDevice& dev, int64_t batch, int64_t context, bool packed
   const double q_bytes = double((packed ? Hq / Hkv : 1) * D * 2);
   Figures f = measure(dev, co, flash_attn_grid(g, packed), uint32_t(threads),
                       flash_attn_kernel_args(g), min_kv, (context + splits - 1) / splits, q_bytes);
-  for (runtime::DevicePtr ptr : {k, v, q, out, tab, len, o_part, ml_part})
+  for (runtime::DevicePtr ptr : {k, v, q, out})
     dev.free(ptr);
   f.splits = splits;
   return f;
@@ -172,30 +194,21 @@ Figures run_mla(runtime::EmuDevice& dev, int64_t batch, int64_t context, int64_t
   const emit::CodeObject co = compile_mla_decode_kernel(s);
 
   const size_t pool_bytes = size_t(pool_pages * page * mla_row) * 2;
-  std::vector<int32_t> table(static_cast<size_t>(batch * blocks));
-  const std::vector<int32_t> lens(static_cast<size_t>(batch), static_cast<int32_t>(context));
-  for (size_t n = 0; n < table.size(); ++n)
-    table[n] = int32_t(n % size_t(pool_pages));
   const runtime::DevicePtr kv = dev.allocate(pool_bytes);
   const runtime::DevicePtr q = dev.allocate(size_t(batch * heads_q * mla_row) * 2);
   const runtime::DevicePtr out = dev.allocate(size_t(batch * heads_q * mla_v) * 2);
-  const runtime::DevicePtr tab = dev.allocate(table.size() * 4),
-                           len = dev.allocate(lens.size() * 4);
-  const size_t rows = size_t(splits * batch * heads_q);
-  const runtime::DevicePtr o_part = dev.allocate(rows * size_t(mla_v) * 4);
-  const runtime::DevicePtr ml_part = dev.allocate(rows * 8);
-  dev.copy_to_device(tab, table.data(), table.size() * 4);
-  dev.copy_to_device(len, lens.data(), lens.size() * 4);
+  const PagedDecodeBuffers paging(dev, batch, blocks, context, size_t(splits * batch * heads_q),
+                                  mla_v);
 
   MlaDecodeLaunchArgs g;
   g.q = q;
   g.kv = kv;
   g.out = out;
-  g.o_part = o_part;
-  g.m_part = ml_part;
-  g.l_part = ml_part + rows * 4;
-  g.block_table = tab;
-  g.seqlens_k = len;
+  g.o_part = paging.o_part;
+  g.m_part = paging.m_part();
+  g.l_part = paging.l_part();
+  g.block_table = paging.table;
+  g.seqlens_k = paging.lengths;
   g.batch = batch;
   g.seqlen_q = 1;
   g.heads_q = heads_q;
@@ -214,7 +227,7 @@ Figures run_mla(runtime::EmuDevice& dev, int64_t batch, int64_t context, int64_t
   const double q_bytes = double(block_rows * mla_row * 2);     // a workgroup's 16 query rows
   Figures f = measure(dev, co, mla_decode_grid(g), uint32_t(mla_decode_kernel::threads),
                       mla_decode_kernel_args(g), min_kv, (context + splits - 1) / splits, q_bytes);
-  for (runtime::DevicePtr ptr : {kv, q, out, tab, len, o_part, ml_part})
+  for (runtime::DevicePtr ptr : {kv, q, out})
     dev.free(ptr);
   f.splits = splits;
   return f;

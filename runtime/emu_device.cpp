@@ -38,6 +38,8 @@ DevicePtr EmuDevice::allocate(size_t bytes) {
 void EmuDevice::free(DevicePtr ptr) {
   try {
     memory_.free(ptr);
+    if (caches_)
+      caches_->forget(ptr);
   } catch (const std::exception& e) {
     throw DeviceError(std::string("Device::free: ") + e.what());
   }
@@ -50,6 +52,9 @@ void EmuDevice::copy_to_device(DevicePtr dst, const void* src, size_t bytes) {
                                   dst, bytes, memory_.describe_near(dst)));
   if (bytes)
     std::memcpy(reinterpret_cast<void*>(dst), src, bytes);
+  // Estimate: host data reaches the allocation in DRAM, not the modeled caches.
+  if (bytes && caches_)
+    caches_->forget(memory_.find(dst, bytes)->base);
 }
 
 void EmuDevice::copy_to_host(void* dst, DevicePtr src, size_t bytes) {
@@ -103,8 +108,19 @@ void EmuDevice::set_timing_model(std::optional<emu::timing::TimingOptions> optio
       throw DeviceError(std::string("EmuDevice::set_timing_model: ") + e.what());
     }
   }
+  if (!options)
+    caches_.reset();
+  else if (!caches_ || !timing_ ||
+           emu::timing::machine_by_name(timing_->machine).name !=
+               emu::timing::machine_by_name(options->machine).name)
+    caches_.emplace(emu::timing::machine_by_name(options->machine));
   timing_ = std::move(options);
   last_timing_.reset();
+}
+
+void EmuDevice::reset_timing_caches() {
+  if (caches_)
+    caches_->clear();
 }
 
 void EmuDevice::launch(KernelHandle kernel, Dim3 grid, Dim3 block,
@@ -149,12 +165,13 @@ void EmuDevice::launch(KernelHandle kernel, Dim3 grid, Dim3 block,
     last_stats_ = emu::launch(*it->second.co, *it->second.info, memory_, cfg);
     const double recording_cpu = process_cpu_seconds() - c0;
     last_timing_ = emu::timing::model_launch(machine, *it->second.info, cfg, capture.take(),
-                                             memory_, *timing_);
+                                             memory_, *timing_, caches_ ? &*caches_ : nullptr);
     if (timing_->compare_plain) {
       last_timing_->recording_cpu_seconds = recording_cpu;
       last_timing_->plain_cpu_seconds = plain_cpu;
     }
   } catch (const std::exception& e) {
+    reset_timing_caches(); // what the failed launch touched is not known
     throw DeviceError(std::string("Device::launch: ") + e.what());
   }
 }

@@ -45,7 +45,17 @@ public:
   // Timing model (runtime/emu/timing, docs/timing.md): every launch also records its sampled
   // workgroups and models its time on the machine; std::nullopt (the default) turns it off.
   // Throws DeviceError for bad options.
+  // Modeled launches carry cache residency (emu::timing::CacheResidency): what a launch
+  // touched stays in the modeled L2 / Infinity Cache for the next launches on this device, as
+  // on the card (nothing flushes them between kernels), and is not charged to DRAM again.
+  // The record is emptied by reset_timing_caches(), by turning the model off or choosing
+  // another machine, and after a failed launch; freeing an allocation or copying into it
+  // from the host drops its bytes. Setting options for the same machine keeps it.
   void set_timing_model(std::optional<emu::timing::TimingOptions> options);
+  // Empties the record: the next modeled launch starts on cold caches.
+  void reset_timing_caches();
+  // The record (empty when the model is off).
+  const std::optional<emu::timing::CacheResidency>& timing_caches() const { return caches_; }
   // The modeled time of the most recent successful launch (empty when the model is off).
   const std::optional<emu::timing::TimingReport>& last_timing() const { return last_timing_; }
   // Statistics of the most recent successful launch.
@@ -70,6 +80,7 @@ private:
   emu::LaunchStats last_stats_;
   std::optional<emu::timing::TimingOptions> timing_;
   std::optional<emu::timing::TimingReport> last_timing_;
+  std::optional<emu::timing::CacheResidency> caches_; // of timing_->machine
 };
 
 } // namespace tw::runtime

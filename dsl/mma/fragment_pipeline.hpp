@@ -57,6 +57,9 @@ void gemm_read_ahead(const TM&, const TA& a, const TB& bt, FC& c, const ir::MmaM
     b_cols.emplace_back(bt, k0, wn * TM::wave_tile_n, Lanes::N, true);
   }
   using BVec = typename BCols::vec;
+  // What may cross the fences: scalar and vector ALU (address and loop arithmetic), not the
+  // LDS loads and not the WMMAs.
+  constexpr std::uint32_t movable = ir::sched_kind::salu | ir::sched_kind::valu;
   const auto load_b = [&](int ks) {
     std::array<BVec, rn> f;
     for (int j = 0; j < rn; ++j)
@@ -70,10 +73,10 @@ void gemm_read_ahead(const TM&, const TA& a, const TB& bt, FC& c, const ir::MmaM
     return f;
   };
   ir::OpBuilder& ops = KernelBuilder::current("gemm_read_ahead").ops();
-  // What may cross the fences: scalar and vector ALU (address and loop arithmetic), not the
-  // LDS loads and not the WMMAs.
-  constexpr std::uint32_t movable = ir::sched_kind::salu | ir::sched_kind::valu;
   std::array<BVec, rn> b_cur = load_b(0);
+  // B's fragments before A's first row tile: LDS loads return in order, so the first group
+  // waits once (for its A row tile) instead of once per B fragment.
+  sched_barrier(movable);
   std::array<AVec, rows> a_cur = load_a(0, 0);
   for (int ks = 0; ks < k_steps; ++ks)
     for (int g = 0; g < groups; ++g) {

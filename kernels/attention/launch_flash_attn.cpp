@@ -3,6 +3,8 @@
 #include <kernels/attention/flash_attn_launch.hpp>
 #include <kernels/attention/split_kv_combine.hpp>
 
+#include <dsl/copy/buffer_clipped_tile.hpp>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -41,11 +43,14 @@ FlashAttnKernelSpec spec_of(const FlashAttnArgs& a, const FlashAttnProblem& p) {
   s.vec_aligned = aligned16(a.q) && aligned16(a.k) && aligned16(a.v);
   s.v_transpose_loads = aligned16(a.v) && p.head_dim_v % 8 == 0;
   // K through a clipped buffer descriptor (FlashAttnKernelSpec::k_clipped): 128-bit runs
-  // wholly inside or outside the head, rows not overlapping, a block's offsets below 2^31.
-  const int64_t k_bytes = dtype_storage_bytes(a.k.dtype, 1);
-  const int64_t k_rows = p.varlen ? a.k.strides[0] : a.k.strides[1];
-  s.k_clipped = aligned16(a.k) && p.head_dim % (16 / k_bytes) == 0 && k_rows >= p.head_dim &&
-                ((kv_block(s) - 1) * k_rows + s.head_dim_pad) * k_bytes < (int64_t{1} << 31);
+  // wholly inside or outside the head, rows not overlapping, a block's offsets and its
+  // num_records below 2^31 (dsl::buffer_clipped_tile_fits states the rules).
+  const int k_bytes = static_cast<int>(dtype_storage_bytes(a.k.dtype, 1));
+  const int64_t k_row_stride = p.varlen ? a.k.strides[0] : a.k.strides[1];
+  const int64_t k_rows = p.varlen ? a.k.shape[0] : p.seqlen_k;
+  s.k_clipped =
+      dsl::buffer_clipped_tile_fits(k_rows, p.head_dim, k_row_stride, k_bytes, kv_block(s),
+                                    s.head_dim_pad, 16 / k_bytes, aligned16(a.k));
   return s;
 }
 

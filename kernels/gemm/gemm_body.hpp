@@ -17,6 +17,7 @@
 #include <dsl/mma/accumulator_convert.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
 #include <dsl/mma/fragment_pipeline.hpp>
+#include <dsl/ops/pipeline_unrolled.hpp>
 #include <dsl/tensor/clamped_load.hpp>
 #include <dsl/tensor/store_view.hpp>
 
@@ -362,11 +363,19 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     acc = std::get<0>(for_range(Int32(0), cast<i32>(split_count), Int32(1),
                                 carry(mma.make_accumulator(0)), add_split));
   } else if constexpr (!MX) {
-    acc = pipeline<2>(k_tiles, mma.make_accumulator(0), fetch, commit, [&](Int32 stage, CFrag acc) {
+    const auto on_stage = [&](Int32 stage, CFrag acc) {
       mac(lds_view<AE, block_m, bk>(lds.template tile<"sA">(stage)),
           lds_view<BE, block_n, bk>(lds.template tile<"sB">(stage)), acc);
       return acc;
-    });
+    };
+    // ---- main-loop block: two K tiles per loop iteration where the fragments are read ahead
+    // (dsl/ops/pipeline_unrolled.hpp: constant LDS stages, their offsets immediate; odd K tile
+    // counts compute one more tile, past K, of zeros). Not for a split-K range: the tile after
+    // it is the next range's data, not zeros.
+    if (read_ahead && !k_range)
+      acc = pipeline_unrolled<2>(k_tiles, mma.make_accumulator(0), fetch, commit, on_stage);
+    else
+      acc = pipeline<2>(k_tiles, mma.make_accumulator(0), fetch, commit, on_stage);
   } else {
     // ---- main-loop block: MX block scales (blocks/mx_scales.hpp) ----
     const auto e8m0 = [&](const GlobalPtr<f32>& p, const Int64& rows, const Int64& ld) {

@@ -529,7 +529,9 @@ void vmem_store(WaveContext& c, const DecodedInstr& in) {
 // (both measured on gfx1201 hardware by third parties; docs/copy_atoms.md has the sources).
 // EXEC must be all ones (else the ISA leaves the result undefined); EXEC == 0 is a no-op.
 // The reads take the global fast path's checks (global_fast_addresses) when every lane's read
-// lies inside an allocation and no observer watches; else the general per-component path.
+// lies inside an allocation and no observer asks for every component (an observer that does
+// not, the timing model's, is told the reads as the general path reports them); else the
+// general per-component path.
 template <uint32_t ElemBytes>
 void global_load_tr(WaveContext& c, const DecodedInstr& in) {
   WaveState& w = c.wave;
@@ -547,6 +549,8 @@ void global_load_tr(WaveContext& c, const DecodedInstr& in) {
     for (int lane = 0; lane < 32; ++lane)
       std::memcpy(raw[lane], reinterpret_cast<const uint8_t*>(addr[lane]), bytes);
     c.stats.global_bytes_read += uint64_t(bytes) * 32;
+    if (c.observer) // the timing model's cache lines, as the general path reports them
+      observe_global(c, addr, bytes);
   } else {
     for (int lane = 0; lane < 32; ++lane) {
       const LaneAccess a = lane_address(c, in, Space::Global, l, lane, nullptr);

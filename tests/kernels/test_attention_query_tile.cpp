@@ -105,3 +105,36 @@ TEST_CASE("flash_attn query_tile: the launch picks 8 waves for 128 rows, 4 other
     CHECK((s.name().find("_q128") != std::string::npos) == (tile == 128));
   }
 }
+
+TEST_CASE(
+    "flash_attn spec_of: K is read clipped only when a block's num_records stays below 2^31") {
+  // bf16 K blocks are 32 rows. A row stride of 2^25 elements keeps the block's last byte
+  // offset (31 strides + the head) below 2^31 but puts num_records (32 strides = 2^31 bytes)
+  // at it, where the clipped tile's "past the columns" offset 2^31 would read inside: the
+  // launch must take the branching K loads instead.
+  const Case c;
+  const Inputs in = make_inputs(c);
+  HostTensor out(c.out, {c.batch, c.sq, c.hq, c.dv}), lse(DType::f32, {c.batch, c.hq, c.sq});
+  kernels::FlashAttnArgs a = args_of(c, in, out, lse, [](const HostTensor& t) { return t.view(); });
+  kernels::FlashAttnProblem p;
+  p.dtype = p.out_dtype = DType::bf16;
+  p.batch = c.batch;
+  p.seqlen_q = c.sq;
+  p.seqlen_k = c.sk;
+  p.heads_q = c.hq;
+  p.heads_kv = c.hkv;
+  p.head_dim = c.d;
+  p.head_dim_v = c.dv;
+  p.query_tile = 64;
+  REQUIRE(a.k.rank() == 4);
+  REQUIRE(a.k.address() % 16 == 0);
+  const int64_t dense_row_stride = a.k.strides[1];
+  CHECK(kernels::flash_attn_kernel::spec_of(a, p).k_clipped);
+  a.k.strides[1] = int64_t{1} << 25;
+  a.k.strides[0] = a.k.strides[1] * p.seqlen_k;
+  CHECK_FALSE(kernels::flash_attn_kernel::spec_of(a, p).k_clipped);
+  a.k.strides[1] = (int64_t{1} << 25) - 8; // 32 strides' bytes just below 2^31
+  a.k.strides[0] = a.k.strides[1] * p.seqlen_k;
+  CHECK(kernels::flash_attn_kernel::spec_of(a, p).k_clipped);
+  CHECK(dense_row_stride < a.k.strides[1]);
+}

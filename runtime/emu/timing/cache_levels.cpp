@@ -27,7 +27,7 @@ ReuseTracker::Slot& ReuseTracker::find(uint64_t line) {
 }
 
 void ReuseTracker::grow() {
-  std::vector<Slot> old(slots_.size() * 2);
+  Slots old(slots_.size() * 2);
   old.swap(slots_);
   for (const Slot& s : old)
     if (s.key)
@@ -105,7 +105,7 @@ double distinct_streams(uint64_t concurrent, uint64_t sampled, uint64_t traffic_
 }
 
 LevelModel::LevelModel(const MachineModel& m, int resident_per_wgp, int waves, double streams,
-                       double cold_dram)
+                       double cold_dram, double cold_mall, double cold_l2_held)
     : line_(static_cast<uint32_t>(m.cache_line)) {
   const int resident = std::max(resident_per_wgp, 1);
   const double l0s = std::min(m.cus / m.wgps(), resident * std::max(waves, 1)); // L0s in use
@@ -113,8 +113,15 @@ LevelModel::LevelModel(const MachineModel& m, int resident_per_wgp, int waves, d
   share_ = {l0s * double(m.l0_bytes) / resident, double(m.l2_bytes) / running,
             double(m.mall_bytes) / running};
   latency_ = {m.l0_latency, m.l2_latency, m.mall_latency, m.dram_latency};
-  cold_threshold_ =
-      static_cast<uint32_t>(std::lround(std::clamp(cold_dram, 0.0, 1.0) * LineReuse::kNoColdLine));
+  auto threshold = [](double fraction) {
+    return static_cast<uint32_t>(
+        std::lround(std::clamp(fraction, 0.0, 1.0) * LineReuse::kNoColdLine));
+  };
+  cold_threshold_ = threshold(cold_dram);
+  // Sums of non-negative fractions: with none held, all three thresholds are equal.
+  mall_threshold_ = std::max(cold_threshold_, threshold(cold_dram + std::max(cold_mall, 0.0)));
+  held_threshold_ = std::max(mall_threshold_, threshold(cold_dram + std::max(cold_mall, 0.0) +
+                                                        std::max(cold_l2_held, 0.0)));
 }
 
 Level LevelModel::level(const LineReuse& r, bool in_first_round) const {
@@ -126,8 +133,14 @@ Level LevelModel::level(const LineReuse& r, bool in_first_round) const {
         : bytes <= share_[2] ? Level::Mall
                              : Level::Dram;
   }
-  if (r.min_cold_hash != LineReuse::kNoColdLine)
-    l = std::max(l, in_first_round || r.min_cold_hash < cold_threshold_ ? Level::Dram : Level::L2);
+  if (r.min_cold_hash != LineReuse::kNoColdLine) {
+    const uint32_t h = r.min_cold_hash;
+    const Level first = h < cold_threshold_                      ? Level::Dram
+                        : h < mall_threshold_                    ? Level::Mall
+                        : in_first_round && h >= held_threshold_ ? Level::Dram
+                                                                 : Level::L2;
+    l = std::max(l, first);
+  }
   return l;
 }
 

@@ -16,8 +16,12 @@
 //    cycle and walk the data they share at the same pace, so none of them finds a shared
 //    line already in L2: each first touch merges into the fill another one started and
 //    waits for DRAM. Only workgroups started later (when an earlier one ended) find shared
-//    lines in L2 as above. (Estimate: the order in which other workgroups touch a line is
-//    not recorded; docs/timing.md, "lockstep first touches".)
+//    lines in L2 as above.
+//  - lines held from an earlier launch (CacheResidency): the share of first touches whose
+//    lines the MALL still holds hit the MALL, those the L2 holds the L2, also in the first
+//    round (no fill to merge into: the line is there). (Estimate: the order in which other
+//    workgroups touch a line is not recorded; docs/timing.md, "lockstep first touches".)
+#include <runtime/emu/timing/large_buffer.hpp>
 #include <runtime/emu/timing/machine.hpp>
 
 #include <array>
@@ -55,7 +59,10 @@ private:
   };
   Slot& find(uint64_t line);
   void grow();
-  std::vector<Slot> slots_ = std::vector<Slot>(size_t(1) << 15); // a GEMM tile: ~16k lines
+  // A GEMM tile: ~16k lines. From the large-buffer pool: a workgroup's 0.5-1 MiB table is
+  // not faulted in again for the next one.
+  using Slots = std::vector<Slot, LargeBufferAllocator<Slot>>;
+  Slots slots_ = Slots(size_t(1) << 15);
   size_t used_ = 0;
   std::vector<uint64_t> first_; // the distinct lines in first-touch order
   uint32_t clock_ = 0;
@@ -94,9 +101,12 @@ public:
   // resident_per_wgp: workgroups resident on one WGP (of `waves` waves each; one wave uses
   // one CU's L0, more use both); streams: workgroups with disjoint data running at once on
   // the chip, among which L2 and MALL are shared (distinct_streams; >= 1);
-  // cold_dram: fraction of first touches that miss to DRAM (0..1).
+  // cold_dram: fraction of first touches that miss to DRAM (0..1); cold_mall / cold_l2_held:
+  // fractions of first touches that find their line held from an earlier launch by the MALL
+  // only / by the L2 (CacheResidency; 0 when nothing is held: first touches then behave as
+  // without them, bit for bit).
   LevelModel(const MachineModel& m, int resident_per_wgp, int waves, double streams,
-             double cold_dram);
+             double cold_dram, double cold_mall = 0, double cold_l2_held = 0);
   // in_first_round: the load's workgroup started with the launch (lockstep first touches).
   Level level(const LineReuse& r, bool in_first_round = false) const;
   int latency(Level l) const { return latency_[static_cast<size_t>(l)]; }
@@ -105,6 +115,8 @@ private:
   std::array<double, 3> share_{}; // bytes of L0 / L2 / MALL per workgroup
   std::array<int, kLevels> latency_{};
   uint32_t cold_threshold_ = 0; // first touches with a hash below it go to DRAM
+  uint32_t mall_threshold_ = 0; // ... below this (and above the DRAM one) to the MALL
+  uint32_t held_threshold_ = 0; // ... below this: held by the L2 from an earlier launch
   uint32_t line_ = 128;
 };
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 namespace tw::emu::timing {
 
@@ -28,17 +31,84 @@ namespace {
 uint16_t saturate16(size_t n) {
   return static_cast<uint16_t>(std::min<size_t>(n, 0xffff));
 }
+
+// A recorder's caches of LDS bank counts (TimingCapture::Recorder::on_lds_accesses and
+// counted_list): ~165 KB, kept in a pool between recorders, since a fresh one per wave and
+// launch cost its zeroing and ~40 page faults. Taken empty (every entry's instruction
+// cleared), so a recorder sees the same hits and misses as with a fresh one.
+struct LdsPattern {
+  const DecodedInstr* in = nullptr;
+  uint32_t exec = 0, bytes = 0, base = 0;
+  uint16_t cycles = 0;
+  std::array<uint32_t, 32> delta{};
+};
+struct LdsList {
+  const DecodedInstr* in = nullptr;
+  uint64_t base = 0;
+  uint16_t cycles = 0;
+  std::vector<LaneAccess> rel; // addresses relative to base
+};
+struct LdsCaches {
+  std::array<LdsPattern, 1024> patterns{};
+  std::array<LdsList, 256> lists{};
+};
+
+class LdsCachePool {
+public:
+  std::unique_ptr<LdsCaches> take() {
+    std::unique_ptr<LdsCaches> c;
+    {
+      std::lock_guard lock(mu_);
+      if (!free_.empty()) {
+        c = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (!c)
+      return std::make_unique<LdsCaches>();
+    for (LdsPattern& p : c->patterns)
+      p.in = nullptr;
+    for (LdsList& l : c->lists)
+      l.in = nullptr;
+    return c;
+  }
+  void give(std::unique_ptr<LdsCaches> c) {
+    std::lock_guard lock(mu_);
+    if (free_.size() < kKept)
+      free_.push_back(std::move(c));
+  }
+
+private:
+  static constexpr size_t kKept = 64; // a launch records a few workgroups' waves at a time
+  std::mutex mu_;
+  std::vector<std::unique_ptr<LdsCaches>> free_;
+};
+
+LdsCachePool& lds_cache_pool() {
+  static LdsCachePool* p = new LdsCachePool; // never destroyed: recorders may end during exit
+  return *p;
+}
 } // namespace
 
 class TimingCapture::Recorder final : public WaveObserver {
 public:
   Recorder(TraceEvents& events, ReuseTracker& reuse, uint32_t line_bytes, int banks)
-      : events_(events), reuse_(reuse), global_(line_bytes), banks_(banks) {}
+      : events_(events), reuse_(reuse), global_(line_bytes), banks_(banks),
+        caches_(lds_cache_pool().take()), lds_patterns_(caches_->patterns),
+        lds_lists_(caches_->lists) {}
+  ~Recorder() override { lds_cache_pool().give(std::move(caches_)); }
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+  // Once per executed instruction: the previous one is summarised only when it accessed
+  // memory or is an LDS instruction (`pending_`).
   void on_instruction(const DecodedInstr& in) override {
-    flush();
+    if (pending_)
+      flush();
     events_.push_back({&in, 0, 0, 0, {}});
+    pending_ = in.cls == InstrClass::Lds;
   }
   void on_access(int lane, uint64_t addr, uint32_t bytes, bool lds) override {
+    pending_ = true;
     if (lds)
       lds_.push_back({lane, addr, bytes});
     else
@@ -47,6 +117,7 @@ public:
   // The executor's fast paths: one call per instruction instead of one per component.
   void on_global_accesses(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t unit,
                           uint32_t units) override {
+    pending_ = true;
     for (uint32_t m = exec; m; m &= m - 1)
       global_.add_run(addr[static_cast<size_t>(std::countr_zero(m))], unit, units);
   }
@@ -57,6 +128,7 @@ public:
   // the base within the bank row).
   void on_lds_accesses(const std::array<uint32_t, 32>& addr, uint32_t exec,
                        uint32_t bytes) override {
+    pending_ = true;
     auto push_all = [&] {
       for (uint32_t m = exec; m; m &= m - 1) {
         const int lane = std::countr_zero(m);
@@ -97,6 +169,7 @@ public:
   }
   // Summarises the accesses of the last instruction.
   void flush() {
+    pending_ = false;
     if (events_.empty())
       return;
     TraceEvent& e = events_.back();
@@ -160,20 +233,10 @@ private:
   int banks_;
   std::vector<LaneAccess> lds_;
   bool lds_counted_ = false; // the current instruction's LDS cycles are set (on_lds_accesses)
-  struct LdsPattern {
-    const DecodedInstr* in = nullptr;
-    uint32_t exec = 0, bytes = 0, base = 0;
-    uint16_t cycles = 0;
-    std::array<uint32_t, 32> delta{};
-  };
-  std::array<LdsPattern, 1024> lds_patterns_{};
-  struct LdsList {
-    const DecodedInstr* in = nullptr;
-    uint64_t base = 0;
-    uint16_t cycles = 0;
-    std::vector<LaneAccess> rel; // addresses relative to base
-  };
-  std::array<LdsList, 256> lds_lists_{};
+  bool pending_ = false;     // the current instruction has something for flush()
+  std::unique_ptr<LdsCaches> caches_;
+  std::array<LdsPattern, 1024>& lds_patterns_;
+  std::array<LdsList, 256>& lds_lists_;
 };
 
 struct TimingCapture::Entry {

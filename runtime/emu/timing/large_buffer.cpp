@@ -11,9 +11,11 @@ namespace tw::emu::timing::large_buffer {
 
 namespace {
 constexpr std::size_t kHuge = std::size_t(2) << 20;
+constexpr std::size_t kMapped = std::size_t(256) << 10; // mapped and pooled from this size
 
 #if defined(__linux__)
-// Released mappings kept for the next launch's recording (same sizes: the per-wave reserve),
+// Released mappings kept for the next workgroup's or launch's recording (same sizes: the
+// per-wave reserve, the reuse tables),
 // so its buffers are not faulted in and zeroed again; at most kPoolBytes are kept.
 constexpr std::size_t kPoolBytes = std::size_t(128) << 20;
 struct Pool {
@@ -30,7 +32,7 @@ Pool& pool() {
 
 void* allocate(std::size_t bytes) {
 #if defined(__linux__)
-  if (bytes >= kHuge) {
+  if (bytes >= kMapped) {
     {
       Pool& pl = pool();
       std::lock_guard lock(pl.mu);
@@ -45,7 +47,8 @@ void* allocate(std::size_t bytes) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
       throw std::bad_alloc();
-    (void)madvise(p, bytes, MADV_HUGEPAGE); // advice only: without it, 4 KiB pages
+    if (bytes >= kHuge)
+      (void)madvise(p, bytes, MADV_HUGEPAGE); // advice only: without it, 4 KiB pages
     return p;
   }
 #endif
@@ -54,7 +57,7 @@ void* allocate(std::size_t bytes) {
 
 void deallocate(void* p, std::size_t bytes) noexcept {
 #if defined(__linux__)
-  if (bytes >= kHuge) {
+  if (bytes >= kMapped) {
     Pool& pl = pool();
     std::lock_guard lock(pl.mu);
     if (pl.bytes + bytes <= kPoolBytes) {

@@ -1,10 +1,12 @@
 #pragma once
-// An allocator for the timing model's large per-wave buffers (the recorded instruction
-// stream: a GEMM workgroup's is several MB). Allocations of 2 MiB or more are mapped on
-// their own and marked for transparent huge pages, so writing them takes one page fault per
-// 2 MiB instead of one per 4 KiB (page faults dominated the recording's cost on a virtual
-// machine); smaller ones come from operator new. Released large mappings (up to 128 MiB) are
-// kept for reuse: the next launch's recording finds its buffers already faulted in.
+// An allocator for the timing model's large buffers (the recorded instruction stream of a
+// wave: a GEMM workgroup's is several MB; a workgroup's line reuse table: 0.5-1 MiB).
+// Allocations of 256 KiB or more are mapped on their own, those of 2 MiB or more marked for
+// transparent huge pages, so writing them takes one page fault per 2 MiB instead of one per
+// 4 KiB (page faults dominated the recording's cost on a virtual machine); smaller ones come
+// from operator new. Released mappings (up to 128 MiB) are kept for reuse: the next
+// workgroup's or launch's recording finds its buffers already faulted in (about 2 us a page
+// fault on this project's host).
 #include <cstddef>
 #include <new>
 

@@ -65,7 +65,7 @@ std::pair<double, std::string> matching_peak(const MachineModel& m,
 
 TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const LaunchConfig& cfg,
                           const std::vector<WorkgroupTrace>& traces, const GlobalMemory& memory,
-                          const TimingOptions& o) {
+                          const TimingOptions& o, CacheResidency* residency) {
   if (traces.empty())
     throw std::invalid_argument("timing model: no sampled workgroup ran");
   const auto t0 = std::chrono::steady_clock::now();
@@ -118,11 +118,26 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
     }
     ++entry->second;
   }
-  for (const auto& [base, e] : regions)
-    r.dram_bytes += std::min(double(e.first), double(e.second) * m.cache_line * scale);
+  // Each allocation's footprint, less what earlier launches left in the L2 / MALL.
+  std::vector<AllocationBytes> touched;
+  touched.reserve(regions.size());
+  for (const auto& [base, e] : regions) {
+    const double bytes = std::min(double(e.first), double(e.second) * m.cache_line * scale);
+    const HeldBytes held = residency ? residency->held(base) : HeldBytes{};
+    const double in_l2 = std::min(bytes, held.l2);
+    const double in_mall = std::min(bytes - in_l2, held.mall);
+    r.held_l2_bytes += in_l2;
+    r.held_mall_bytes += in_mall;
+    r.dram_bytes += bytes - (in_l2 + in_mall); // bytes itself when nothing is held
+    touched.push_back({base, bytes});
+  }
+  if (residency)
+    residency->record(touched);
   // Which level serves each load: compulsory misses are the grid's DRAM footprint over its
   // L2 traffic; capacities are shared by the workgroups running at once.
   r.cold_dram_fraction = r.l2_bytes > 0 ? std::min(1.0, r.dram_bytes / r.l2_bytes) : 0.0;
+  r.cold_mall_fraction = r.l2_bytes > 0 ? std::min(1.0, r.held_mall_bytes / r.l2_bytes) : 0.0;
+  const double cold_l2_held = r.l2_bytes > 0 ? r.held_l2_bytes / r.l2_bytes : 0.0;
   // L2 and MALL capacities are shared by the workgroups running at once, lines they share
   // held once (distinct_streams).
   r.concurrent = std::min<uint64_t>(r.workgroups, uint64_t(resident) * m.wgps());
@@ -132,7 +147,8 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
     region_lines.push_back({e.first, e.second});
   r.distinct_streams = distinct_streams(r.concurrent, traces.size(), traffic_lines, region_lines,
                                         other_lines, static_cast<uint32_t>(m.cache_line));
-  const LevelModel levels(m, resident, waves, r.distinct_streams, r.cold_dram_fraction);
+  const LevelModel levels(m, resident, waves, r.distinct_streams, r.cold_dram_fraction,
+                          r.cold_mall_fraction, cold_l2_held);
 
   // The busiest WGP's queue: the sampled workgroups in turn.
   const uint64_t sim_groups =
@@ -255,6 +271,10 @@ std::string TimingReport::to_string() const {
                      "{} running workgroups as {:.1f} with disjoint data)\n",
                      100 * cold_dram_fraction, concurrent, distinct_streams);
   }
+  if (held_l2_bytes + held_mall_bytes > 0)
+    s += fmt::format("  held from earlier launches (not moved by DRAM): {:.1f} MB in L2, {:.1f} MB "
+                     "in the Infinity Cache\n",
+                     held_l2_bytes / 1e6, held_mall_bytes / 1e6);
   s += "  stalls (share of wave-cycles):";
   for (const auto& [n, f] : stalls)
     s += fmt::format(" {} {:.1f}%,", n, 100 * f);
@@ -278,12 +298,14 @@ std::string TimingReport::to_json() const {
       "\"vgprs_allocated\": {}, \"limiter\": \"{}\"}}, \"workgroups\": {}, "
       "\"groups_per_wgp\": {}, \"wgp_cycles\": {}, \"sampled\": {}, \"simulated\": {}, "
       "\"utilization\": {}, \"stalls\": {}, \"load_levels\": {}, "
-      "\"cold_dram_fraction\": {:.6g}, \"concurrent\": {}, \"distinct_streams\": {:.6g}}}",
+      "\"cold_dram_fraction\": {:.6g}, \"concurrent\": {}, \"distinct_streams\": {:.6g}, "
+      "\"held_l2_bytes\": {:.6g}, \"held_mall_bytes\": {:.6g}, \"cold_mall_fraction\": {:.6g}}}",
       machine, kernel, seconds, bound, compute_seconds, dram_seconds, l2_seconds, dram_bytes,
       l2_bytes, tflops, gbs, peak, peak_name, peak_fraction, occupancy.waves_per_simd,
       occupancy.workgroups_per_wgp, occupancy.vgprs_allocated, occupancy.limiter, workgroups,
       groups_per_wgp, wgp_cycles, sampled, simulated, list(utilization), list(stalls),
-      list(load_levels), cold_dram_fraction, concurrent, distinct_streams);
+      list(load_levels), cold_dram_fraction, concurrent, distinct_streams, held_l2_bytes,
+      held_mall_bytes, cold_mall_fraction);
 }
 
 std::string TimingReport::exact() const {
@@ -302,6 +324,13 @@ std::string TimingReport::exact() const {
   num("peak_fraction", peak_fraction);
   num("cold_dram_fraction", cold_dram_fraction);
   num("distinct_streams", distinct_streams);
+  // Residency across launches: printed only when something was held (a launch on cold
+  // caches prints what it printed before these figures existed).
+  if (held_l2_bytes + held_mall_bytes > 0) {
+    num("held_l2_bytes", held_l2_bytes);
+    num("held_mall_bytes", held_mall_bytes);
+    num("cold_mall_fraction", cold_mall_fraction);
+  }
   s += fmt::format("concurrent {}\n", concurrent);
   s += fmt::format("occupancy {} {} {} {}\n", occupancy.waves_per_simd,
                    occupancy.workgroups_per_wgp, occupancy.vgprs_allocated, occupancy.limiter);

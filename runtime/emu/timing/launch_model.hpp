@@ -6,6 +6,7 @@
 #include <runtime/emu/code_object.hpp>
 #include <runtime/emu/global_memory.hpp>
 #include <runtime/emu/launch.hpp>
+#include <runtime/emu/timing/cache_residency.hpp>
 #include <runtime/emu/timing/capture.hpp>
 #include <runtime/emu/timing/machine.hpp>
 #include <runtime/emu/timing/occupancy.hpp>
@@ -55,8 +56,13 @@ struct TimingReport {
   std::vector<std::pair<std::string, double>> stalls;      // fraction of wave-cycles
   std::vector<std::pair<std::string, double>> load_levels; // vector loads by serving level
   double cold_dram_fraction = 0; // first touches of a workgroup that miss to DRAM
-  uint64_t concurrent = 0;       // workgroups running at once on the chip
-  double distinct_streams = 0;   // ... as workgroups with disjoint data (L2 / MALL shares)
+  // Residency across launches (CacheResidency; 0 for a launch on cold caches): bytes of the
+  // footprint that earlier launches left in the L2 / the MALL (not in dram_bytes), and the
+  // share of first touches the MALL serves for them.
+  double held_l2_bytes = 0, held_mall_bytes = 0;
+  double cold_mall_fraction = 0;
+  uint64_t concurrent = 0;     // workgroups running at once on the chip
+  double distinct_streams = 0; // ... as workgroups with disjoint data (L2 / MALL shares)
 
   std::string to_string() const; // human readable, several lines (no host timing)
   std::string to_json() const;   // one JSON object
@@ -67,10 +73,12 @@ struct TimingReport {
 };
 
 // `traces`: the sampled workgroups (TimingCapture::take()). Throws std::invalid_argument if
-// none ran.
+// none ran. `residency` (optional): what earlier launches left in the caches; the bytes of an
+// allocation it holds are not charged to DRAM, and the launch's footprint is recorded in it.
+// Without it (or with it empty) the launch is modeled on cold caches.
 TimingReport model_launch(const MachineModel& m, const KernelInfo& kernel, const LaunchConfig& cfg,
                           const std::vector<WorkgroupTrace>& traces, const GlobalMemory& memory,
-                          const TimingOptions& options);
+                          const TimingOptions& options, CacheResidency* residency = nullptr);
 
 // Checks the options (machine name, sample, queue length); throws std::invalid_argument
 // naming the bad one.

@@ -64,8 +64,8 @@ const TimingCache::Entry& TimingCache::get_slow(const DecodedInstr& in) {
     o.writes = e.regs.data() + t.reads.size();
   }
   if (map_.size() == 1)
-    pc_base_ = in.pc;
-  const uint64_t slot = (in.pc - pc_base_) >> 2;
+    front_base_ = reinterpret_cast<uintptr_t>(&in);
+  const size_t slot = front_slot(in);
   if (slot < kMaxFront) {
     if (slot >= by_pc_.size())
       by_pc_.resize(std::max<size_t>(slot + 1, 2 * by_pc_.size()));
@@ -259,14 +259,15 @@ private:
       uint32_t* ops = p.ops.data();
       for (size_t i = 0; i < n; ++i) {
         const TraceEvent& ev = evs[i];
-        const DecodedInstr& in = *ev.in;
-        const uint32_t id = cache_.id(in);
+        const uint32_t id = cache_.id(*ev.in);
         if (id >= kTaken)
           throw std::runtime_error("timing model: more than 2^31 distinct instructions");
         ops[i] = id;
-        if (in.cls == InstrClass::Branch && i + 1 < n && evs[i + 1].in->pc != in.pc + in.size)
-          ops[i] |= kTaken;
         const SimOp& t = cache_.ops()[id];
+        // Unit::Branch is InstrClass::Branch (classify_timing): only a branch reads its
+        // DecodedInstr here.
+        if (t.unit == Unit::Branch && i + 1 < n && evs[i + 1].in->pc != ev.in->pc + ev.in->size)
+          ops[i] |= kTaken;
         uint64_t busy = 0;
         uint32_t level = 0;
         if (t.unit == Unit::Wmma) {

@@ -71,26 +71,33 @@ private:
     std::vector<uint16_t> regs; // SimOp::reads then SimOp::writes
     uint32_t id = 0;
   };
-  const Entry& entry(const DecodedInstr& in) {     // inline: once per recorded instruction
-    const uint64_t slot = (in.pc - pc_base_) >> 2; // wraps far out below the base
-    if (slot < by_pc_.size() && by_pc_[slot].in == &in)
+  const Entry& entry(const DecodedInstr& in) { // inline: once per recorded instruction
+    if (const size_t slot = front_slot(in); slot < by_pc_.size() && by_pc_[slot].in == &in)
       return *by_pc_[slot].entry;
     return get_slow(in);
+  }
+  // The instruction's place in the decoded program (one array) from the first one
+  // classified, by its address alone: a hit reads nothing of the 528-byte DecodedInstr (a
+  // cache miss per recorded instruction when the programs are built). Wraps far out below
+  // the base; an instruction of another array may share a slot, and the compare sees that.
+  size_t front_slot(const DecodedInstr& in) const {
+    return static_cast<size_t>((reinterpret_cast<uintptr_t>(&in) - front_base_) /
+                               sizeof(DecodedInstr));
   }
   const Entry& get_slow(const DecodedInstr& in);
   const MachineModel& m_;
   std::unordered_map<const DecodedInstr*, Entry> map_; // node-based: entries stay put
   std::vector<SimOp> ops_;                             // by Entry::id
   std::vector<const DecodedInstr*> instrs_;            // by Entry::id
-  // Front of map_ indexed by the instruction's dword offset from the first one classified
-  // (grown up to kMaxFront entries): one compare per lookup.
+  // Front of map_ indexed by front_slot (grown up to kMaxFront entries): one compare per
+  // lookup.
   struct Recent {
     const DecodedInstr* in = nullptr;
     const Entry* entry = nullptr;
   };
   static constexpr size_t kMaxFront = size_t(1) << 20;
   std::vector<Recent> by_pc_;
-  uint64_t pc_base_ = 0;
+  uintptr_t front_base_ = 0;
 };
 
 struct WgpSimResult {

@@ -291,6 +291,9 @@ TEST_CASE("emu memory fast paths: transpose loads equal the general path") {
     };
     same_with_and_without_observer("vmem_load_tr", kernel, {src_bytes, 4 * 32, 4 * 128}, {1, 1, 1},
                                    {32, 1, 1}, offsets);
+    // and the timing model's observer sees their reads (the fast path once told it nothing)
+    same_accesses_observed("vmem_load_tr", kernel, {src_bytes, 4 * 32, 4 * 128}, {1, 1, 1},
+                           {32, 1, 1}, offsets);
   }
 }
 

@@ -86,6 +86,14 @@ extern "C" __global__ void global_stride(const float* in, float* out, int stride
   out[tid_x()] = in[tid_x() * stride];
 }
 
+// A copy of one 128-byte line per 32-lane workgroup: workgroup b reads and writes words
+// 32 b .. 32 b + 31, so a grid of n workgroups touches every line of two n x 128-byte buffers
+// (the cache-residency tests).
+extern "C" __global__ void stream_copy(const float* in, float* out) {
+  const unsigned long long i = bid_x() * 32ull + tid_x();
+  out[i] = in[i];
+}
+
 // Two waves take turns: wave 0 runs a dependent chain while wave 1 waits at a barrier,
 // then the other way round, `rounds` times.
 extern "C" __global__ void barrier_ping_pong(float* out, int rounds) {

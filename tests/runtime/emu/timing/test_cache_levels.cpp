@@ -107,6 +107,28 @@ TEST_CASE("cache levels: lockstep first touches of the first round wait for DRAM
   CHECK(shared.level(reused, true) == Level::L0);
 }
 
+TEST_CASE("cache levels: first touches of lines held from an earlier launch hit the MALL or L2") {
+  // Fractions of first touches: 1/4 to DRAM, 1/2 held by the MALL only, 1/4 held by the L2:
+  // thresholds 0x4000, 0xc000 and 0x10000 of the 16-bit spread.
+  const MachineModel m = machine_by_name("gfx1201");
+  const LevelModel held(m, 1, 1, 64, 0.25, 0.5, 0.25);
+  const LevelModel mall_only(m, 1, 1, 64, 0.25, 0.5, 0.0);
+  LineReuse cold;
+  for (const bool first_round : {false, true}) {
+    cold.min_cold_hash = 0x3fff;
+    CHECK(held.level(cold, first_round) == Level::Dram);
+    cold.min_cold_hash = 0x4000;
+    CHECK(held.level(cold, first_round) == Level::Mall); // held lines: no fill to merge into
+    cold.min_cold_hash = 0xbfff;
+    CHECK(held.level(cold, first_round) == Level::Mall);
+    cold.min_cold_hash = 0xc000;
+    CHECK(held.level(cold, first_round) == Level::L2);
+  }
+  // Not held: the L2 only for a later workgroup, DRAM for the lockstep first round.
+  CHECK(mall_only.level(cold) == Level::L2);
+  CHECK(mall_only.level(cold, true) == Level::Dram);
+}
+
 TEST_CASE("cache levels: workgroups sharing an allocation count once in the L2 and MALL shares") {
   const uint32_t line = 128;
   // 64 workgroups run at once; 2 were sampled, each touched the same 100 lines of a
