@@ -7,6 +7,7 @@
 #include <kernels/gemm/blocks/grouped_problem.hpp>
 #include <kernels/gemm/blocks/lora_block.hpp>
 #include <kernels/gemm/blocks/mx_scales.hpp>
+#include <kernels/gemm/blocks/operand_copy.hpp>
 #include <kernels/gemm/gemm_kernel.hpp>
 
 #include <dsl/copy/buffer_clipped_tile.hpp>
@@ -106,17 +107,13 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     else
       return plan_ab;
   }();
-  // k-contiguous operands: bk-wide rows of the tile, 128 bits per access.
-  constexpr int vec_a = 128 / AS::bits, vec_b = 128 / BS::bits;
-  [[maybe_unused]] constexpr auto copy_ka = make_tiled_copy<AS>(
-      atoms::global_load_b128{}, thread_layout<threads / (bk / vec_a), bk / vec_a>);
-  [[maybe_unused]] constexpr auto copy_kb = make_tiled_copy<BS>(
-      atoms::global_load_b128{}, thread_layout<threads / (bk / vec_b), bk / vec_b>);
-  // m/n-contiguous operands: the transposed tile (bk rows of 128), stored transposed in LDS.
-  [[maybe_unused]] constexpr auto copy_ta = make_tiled_copy<AS>(
-      atoms::global_load_b128{}, thread_layout<threads / (block_m / vec_a), block_m / vec_a>);
-  [[maybe_unused]] constexpr auto copy_tb = make_tiled_copy<BS>(
-      atoms::global_load_b128{}, thread_layout<threads / (block_n / vec_b), block_n / vec_b>);
+  // k-contiguous operands: bk-wide rows of the tile; m/n-contiguous operands: the transposed
+  // tile (bk rows of the block's extent), stored transposed in LDS. 128 bits per access where
+  // the threads fit the tile (blocks/operand_copy.hpp).
+  [[maybe_unused]] constexpr auto copy_ka = operand_copy<AS, threads, block_m, bk>();
+  [[maybe_unused]] constexpr auto copy_kb = operand_copy<BS, threads, block_n, bk>();
+  [[maybe_unused]] constexpr auto copy_ta = operand_copy<AS, threads, bk, block_m>();
+  [[maybe_unused]] constexpr auto copy_tb = operand_copy<BS, threads, bk, block_n>();
 
   if (gemm_tile_config(s).k_storage != bk)
     throw std::logic_error("gemm kernel: gemm_tile_config disagrees with the body's K tile");

@@ -107,6 +107,8 @@ ir::Kernel build_gemm_kernel(const GemmKernelSpec& s) {
     return build_gemm_for_tile<GemmTile::t128x128w8>(s);
   case GemmTile::t32x128w4:
     return build_gemm_for_tile<GemmTile::t32x128w4>(s);
+  case GemmTile::t128x32w4:
+    return build_gemm_for_tile<GemmTile::t128x32w4>(s);
   case GemmTile::t128x128w4:
     break;
   }
@@ -225,6 +227,7 @@ GemmConfig gemm_config_for(const GemmKernelSpec& spec, int64_t m, int64_t n, int
   // each of its passes reads the whole rows of x for s_m (bench_gemm: split-K modeled 0.87 -
   // 0.94x as fast as unsplit for scaled_mm_fused_quant).
   q.allow_split_k = !spec.grouped && spec.act_quant != ActQuant::dynamic_rowwise;
+  q.grouped = spec.grouped;
   return choose_gemm_config(q);
 }
 

@@ -187,8 +187,8 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
   CHECK(manifest["tilewave_manifest"] == 1);
   const auto& kernels = manifest["kernels"];
   // 9 sample kernels; ir_vector_add and ir_buffer_copy ship two widths: 11 configurations;
-  // the library's gemm ships one per kernel of the family (10) in each of the 3 block tiles,
-  // plus the split-K partial and reduce passes of gemm f16 and scaled_mm in 2 tiles (8): 38.
+  // the library's gemm ships one per kernel of the family (10) in each of the 4 block tiles,
+  // plus the split-K partial and reduce passes of gemm f16 and scaled_mm in 3 tiles (12): 52.
   // Each for 2 backends x 2 arches.
   int samples = 0, gemm = 0, wmma_loop = 0, flash = 0, linear = 0, qk_norm = 0, mla = 0;
   std::set<std::string> gemm_symbols, flash_symbols, linear_symbols, qk_norm_symbols, mla_symbols;
@@ -247,13 +247,14 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
     }
   }
   CHECK(samples == 44);
-  CHECK(gemm == 38 * 4);
+  CHECK(gemm == 52 * 4);
   tw::test::check_aot_ships_sample_kernels(manifest, out);
   // One symbol per configuration: the mx, grouped, quantizing and LoRA kernels among them, in
   // every tile (the symbol carries the tile and the split-K pass).
-  CHECK(gemm_symbols.size() == 38);
-  for (const char* feature : {"_mx", "_grouped", "_qbf16d", "_lorav", "int4_int4_i32",
-                              "_t128x128w4", "_t128x128w8", "_t32x128w4", "_skpart", "_skred"})
+  CHECK(gemm_symbols.size() == 52);
+  for (const char* feature :
+       {"_mx", "_grouped", "_qbf16d", "_lorav", "int4_int4_i32", "_t128x128w4", "_t128x128w8",
+        "_t32x128w4", "_t128x32w4", "_skpart", "_skred"})
     CHECK(std::any_of(gemm_symbols.begin(), gemm_symbols.end(), [&](const std::string& sym) {
       return sym.find(feature) != std::string::npos;
     }));
