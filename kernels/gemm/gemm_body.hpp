@@ -161,7 +161,7 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   // there the buffer path's extra live values made the MX, activation-quantizing and packed int4
   // kernels spill more (bench_gemm: MX 172 / 192 B of scratch, fused quant 36 / 60 B, iu4 hip
   // 100 B), so they keep GlobalTile copies.
-  constexpr bool buffer_copies = !MX && !quant && !packed;
+  constexpr bool buffer_copies = true;
   const auto tile_of = [&]<int R, int C, class E>(const GlobalTensor<E>& t, const Int32& r,
                                                   const Int32& c) {
     if constexpr (buffer_copies)

@@ -121,7 +121,7 @@ GemmTileConfig gemm_tile_config(const GemmKernelSpec& s) {
 }
 
 bool gemm_has_buffer_copies(const GemmKernelSpec& s) {
-  return !s.mx_block_scales && s.act_quant == ActQuant::none && !is_packed_int4(s.a);
+  return true;
 }
 
 GemmClipSupport gemm_clip_support(const GemmKernelSpec& s) {
