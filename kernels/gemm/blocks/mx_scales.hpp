@@ -90,15 +90,11 @@ typename Mma::CFrag mx_main_loop(const Mma& mma, const Lds& lds, const dsl::Int3
         const auto ssa = lds.template tile<"sSA">(stage);
         const auto ssb = lds.template tile<"sSB">(stage);
         constexpr int steps = mx_block_k / Mma::tile_k;
-        for (int blk = 0; blk < blocks; ++blk) {
-          if (blk > 0) // see above: one K block's partials in flight
-            sched_barrier(ir::sched_kind::salu | ir::sched_kind::vmem_read |
-                          ir::sched_kind::lds_read);
+        for (int blk = 0; blk < blocks; ++blk)
           gemm_block_scaled(mma, sa, sb, acc, ir::MmaMods{}, blk * steps, steps,
                             [&](const Int32& r, const Int32& c) {
                               return ssa.load(Int32(blk), r) * ssb.load(Int32(blk), c);
                             });
-        }
         return acc;
       });
 }
