@@ -8,13 +8,6 @@
 // so one atom tile's partial (8 VGPRs) is live at a time instead of a second accumulator.
 // `scale` is called per accumulator value with the value's tile coordinates; repeated reads of
 // one row's or column's scale (from LDS) are left for the backend to merge.
-// The machine schedulers of both compilers hoist the WMMA chains above the folds, which puts
-// every partial and every scale product in registers at once (MXFP8 with 8 waves: 64
-// accumulator values, two K blocks a stage, 256 VGPRs and 136 B of scratch). A sched_barrier
-// (no machine code) after each row of repeat_n atom tiles keeps one row's partials and scale
-// products in flight; global loads, LDS reads and scalar work may still cross it, so the next
-// stage's copies and the scale reads overlap the WMMAs.
-#include <dsl/builder/ids.hpp>
 #include <dsl/mma/accumulator_visit.hpp>
 
 #include <vector>
@@ -57,11 +50,8 @@ void gemm_block_scaled(const TM& mma, const TA& a, const TB& bt, FC& acc, const 
       part = V(p);
     }
     folded[v] = fma(part[v], scale(r, c), acc.at(i, j)[v]);
-    if (v == FC::values_per_tile - 1) {
+    if (v == FC::values_per_tile - 1)
       acc.at(i, j) = V::from(folded);
-      if (j == T::repeat_n - 1)
-        sched_barrier(ir::sched_kind::salu | ir::sched_kind::vmem_read | ir::sched_kind::lds_read);
-    }
   });
 }
 
