@@ -302,10 +302,16 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   constexpr bool read_ahead = std::is_void_v<BGlobal> && !quant && !packed;
   const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
     const auto run = [&](const ir::MmaMods& mods) {
-      if constexpr (read_ahead)
+      if constexpr (read_ahead) {
         gemm_read_ahead(mma, fa, fb, acc, mods);
-      else
+      } else {
+        // The quantizing kernels' next-stage buffer loads (traced by the pipeline before this
+        // stage's WMMAs) stay above them: without the fence the schedulers sank them below the
+        // WMMAs (fewer live VGPRs, their latency exposed; sched_barrier: no machine code).
+        if constexpr (quant)
+          sched_barrier(ir::sched_kind::salu | ir::sched_kind::valu);
         gemm_with_mods(mma, fa, fb, acc, mods);
+      }
     };
     if constexpr (packed) // int4 or uint4 nibbles, each operand by its dtype
       run(ir::MmaMods{.a_signed = s.a == DType::int4, .b_signed = s.b == DType::int4});
