@@ -122,21 +122,17 @@ GemmTileConfig gemm_tile_config(const GemmKernelSpec& s) {
   return {shape.m, shape.n, wide ? 32 : 64, shape.waves()};
 }
 
-bool gemm_has_buffer_copies(const GemmKernelSpec& s) {
-  return !s.mx_block_scales && s.act_quant == ActQuant::none && !is_packed_int4(s.a);
-}
-
 GemmClipSupport gemm_clip_support(const GemmKernelSpec& s) {
-  const bool copies = gemm_has_buffer_copies(s);
-  const bool operands = copies && s.split_k != SplitKPass::reduce;
+  const bool operands = s.split_k != SplitKPass::reduce;
   const bool w8a16 = s.b == DType::int8 && (s.a == DType::f16 || s.a == DType::bf16);
   return {operands && s.a_vec_aligned && !w8a16, operands && s.b_vec_aligned && !w8a16,
-          copies && !w8a16 && s.split_k != SplitKPass::partial};
+          !w8a16 && s.split_k != SplitKPass::partial};
 }
 
 bool gemm_operand_clips(const GemmKernelSpec& s, bool a_operand, int64_t m_or_n, int64_t k,
                         int64_t ld) {
-  const DType t = a_operand ? s.a : s.b;
+  // a in global memory: the activation x (its own dtype) when the kernel quantizes it.
+  const DType t = a_operand ? (s.act_quant != ActQuant::none ? s.x : s.a) : s.b;
   const bool k_contig =
       a_operand ? s.a_order == MatrixOrder::row_major : s.b_order == MatrixOrder::col_major;
   const GemmClipSupport support = gemm_clip_support(s);
