@@ -60,20 +60,29 @@ GemmConfig choose_gemm_config(const GemmConfigQuery& q) {
   // operand rows a K tile reads over the problem, (M + N) x split, stay within
   // split_rows_limit (beyond it the problem reads its operands at the DRAM's rate already:
   // more ranges only add workspace traffic).
-  const int64_t t = tiles(q.m, q.n, c.tile);
-  int64_t split = 1;
-  for (int64_t s = 2; s <= max_split_k; s *= 2) {
-    if (t * s > q.compute_units || 2 * s * s > q.k_tiles || (q.m + q.n) * s > split_rows_limit)
-      break;
-    split = s;
-  }
-  if (t > 0 && split >= 2) {
-    c.split_k = static_cast<int>(split);
+  const auto split_for = [&](GemmTile tile) {
+    const int64_t t = tiles(q.m, q.n, tile);
+    int64_t split = 1;
+    for (int64_t s = 2; s <= max_split_k; s *= 2) {
+      if (t * s > q.compute_units || 2 * s * s > q.k_tiles || (q.m + q.n) * s > split_rows_limit)
+        break;
+      split = s;
+    }
+    return t > 0 ? split : 1;
+  };
+  int64_t split = split_for(c.tile);
+  if (split >= 2 && c.tile == GemmTile::t128x128w4) {
     // The same 128 x 128 tile with 8 waves: the 4-wave partial pass spills (368-396 B of
-    // scratch, docs/kernels.md), the 8-wave one does not.
-    if (c.tile == GemmTile::t128x128w4)
+    // scratch, docs/kernels.md), the 8-wave one does not. Without it, the 32 x 128 tile.
+    if (q.eight_wave_tile) {
       c.tile = GemmTile::t128x128w8;
+    } else {
+      c.tile = GemmTile::t32x128w4;
+      split = split_for(c.tile);
+    }
   }
+  if (split >= 2)
+    c.split_k = static_cast<int>(split);
   return c;
 }
 

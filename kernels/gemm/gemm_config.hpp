@@ -57,10 +57,11 @@ struct GemmConfig {
 // What the heuristic reads.
 struct GemmConfigQuery {
   int64_t m = 0, n = 0;
-  int64_t k_tiles = 0;       // ceil(K / K tile) (K tile: 32 f16/bf16, 64 8-bit, 128 int4 nibbles)
-  int compute_units = 64;    // of the target (gemm_compute_units)
-  bool allow_split_k = true; // false for the grouped launch and dynamic activation quantization
-  bool grouped = false;      // the grouped launch: m, n are its largest problem's
+  int64_t k_tiles = 0;         // ceil(K / K tile) (K tile: 32 f16/bf16, 64 8-bit, 128 int4 nibbles)
+  int compute_units = 64;      // of the target (gemm_compute_units)
+  bool allow_split_k = true;   // false for the grouped launch and dynamic activation quantization
+  bool grouped = false;        // the grouped launch: m, n are its largest problem's
+  bool eight_wave_tile = true; // false when the kernel does not offer t128x128w8 (MX)
 };
 
 // The heuristic (docs/kernels.md "GEMM tile configurations"; derived from bench_gemm --sweep's
@@ -72,7 +73,9 @@ struct GemmConfigQuery {
 //     otherwise t128x128w4;
 //  4. split-K: the largest power of two S <= 16 with tiles x S <= CUs, 2 S^2 <= k_tiles and
 //     (M + N) x S <= 2560 (past that the operands stream at the DRAM's rate already), if S >= 2;
-//     a split 128 x 128 tile runs t128x128w8 (the t128x128w4 partial pass spills).
+//     a split 128 x 128 tile runs t128x128w8 (the t128x128w4 partial pass spills); a kernel
+//     without the 8-wave tile (eight_wave_tile false: MX) splits t32x128w4 instead, its split
+//     chosen again by the same rule for that tile's count.
 GemmConfig choose_gemm_config(const GemmConfigQuery& q);
 
 // The CU count the heuristic assumes for an arch: gfx1201 (RX 9070 XT) 64, gfx1200

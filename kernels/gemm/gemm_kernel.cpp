@@ -101,7 +101,18 @@ std::string GemmKernelSpec::name() const {
   return n;
 }
 
+bool gemm_tile_offered(const GemmKernelSpec& s, GemmTile tile) {
+  // MX block scales with 8 waves: both compilers hoist a stage's WMMA chains above the block
+  // folds, so two blocks of partials, the accumulators and the scale products are live at
+  // once and the kernel spills (128-136 B of scratch, docs/kernels.md "Scratch").
+  return !(s.mx_block_scales && tile == GemmTile::t128x128w8);
+}
+
 ir::Kernel build_gemm_kernel(const GemmKernelSpec& s) {
+  if (!gemm_tile_offered(s, s.tile))
+    throw std::invalid_argument("gemm: tile " + std::string(gemm_tile_name(s.tile)) +
+                                " is not offered with MX block scales (it spills); use "
+                                "t128x128w4, t32x128w4 or t128x32w4");
   switch (s.tile) {
   case GemmTile::t128x128w8:
     return build_gemm_for_tile<GemmTile::t128x128w8>(s);
@@ -224,6 +235,7 @@ GemmConfig gemm_config_for(const GemmKernelSpec& spec, int64_t m, int64_t n, int
   // 0.94x as fast as unsplit for scaled_mm_fused_quant).
   q.allow_split_k = !spec.grouped && spec.act_quant != ActQuant::dynamic_rowwise;
   q.grouped = spec.grouped;
+  q.eight_wave_tile = gemm_tile_offered(spec, GemmTile::t128x128w8);
   return choose_gemm_config(q);
 }
 

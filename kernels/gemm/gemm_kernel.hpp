@@ -85,6 +85,9 @@ struct GemmTileConfig {
 GemmTileConfig gemm_tile_config(const GemmKernelSpec& spec);
 
 // Throws std::invalid_argument naming the unsupported combination.
+// Whether `spec`'s kernel is offered in `tile` (MX block scales are not offered with 8 waves:
+// that configuration spills). build_gemm_kernel refuses the others with a sentence.
+bool gemm_tile_offered(const GemmKernelSpec& spec, GemmTile tile);
 ir::Kernel build_gemm_kernel(const GemmKernelSpec& spec);
 
 // One problem of a grouped launch: 16 int64 in device memory (addresses as integers). Its

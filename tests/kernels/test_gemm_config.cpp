@@ -16,7 +16,7 @@ using namespace tw::kernels::gemm_kernel;
 namespace {
 // K tiles of K elements: 32 per tile for f16 / bf16, 64 for 8-bit operands.
 GemmConfig choose(int64_t m, int64_t n, int64_t k, int k_tile, int cus = 64, bool split = true,
-                  bool grouped = false) {
+                  bool grouped = false, bool eight_waves = true) {
   GemmConfigQuery q;
   q.m = m;
   q.n = n;
@@ -24,6 +24,7 @@ GemmConfig choose(int64_t m, int64_t n, int64_t k, int k_tile, int cus = 64, boo
   q.compute_units = cus;
   q.allow_split_k = split;
   q.grouped = grouped;
+  q.eight_wave_tile = eight_waves;
   return choose_gemm_config(q);
 }
 constexpr GemmTile w4 = GemmTile::t128x128w4, w8 = GemmTile::t128x128w8,
@@ -134,6 +135,36 @@ TEST_CASE("gemm split-K: every range has ceil(k_tiles / split) K tiles, none is 
   CHECK(split(1, 4).first == 1);
   CHECK(split(0, 4).first == 1);
   CHECK(split(100, 1) == std::pair{1, int64_t{100}});
+}
+
+TEST_CASE("gemm config heuristic: a kernel without the 8-wave tile (MX) splits 32 x 128 tiles") {
+  // 512 x 512 x 4096, 8-bit: 16 tiles of 128 x 128 would split 2 with 8 waves; without them,
+  // 64 tiles of 32 x 128, unsplit on 64 CUs and on 32 (2 x 64 exceeds both).
+  CHECK(choose(512, 512, 4096, 64, 64, true, false, false) == GemmConfig{small, 1});
+  CHECK(choose(512, 512, 4096, 64, 32, true, false, false) == GemmConfig{small, 1});
+  // 256 x 512 x 4096: 8 tiles of 128 x 128, fewer than 64 / 4: the small tile either way.
+  CHECK(choose(256, 512, 4096, 64, 64, true, false, false) ==
+        choose(256, 512, 4096, 64, 64, true, false, true));
+  // 768 x 768 x 8192 on 64 CUs: 36 tiles, S = 1 with 8 waves (72 > 64); the same without them.
+  CHECK(choose(768, 768, 8192, 64, 64, true, false, false) == GemmConfig{w4, 1});
+  // 640 x 640 x 8192, 8-bit (128 K tiles): 25 tiles, S = 2 (50 <= 64, 1280 x 2 <= 2560): w8;
+  // without it 100 tiles of 32 x 128, unsplit.
+  CHECK(choose(640, 640, 8192, 64) == GemmConfig{w8, 2});
+  CHECK(choose(640, 640, 8192, 64, 64, true, false, false) == GemmConfig{small, 1});
+  // The MX kernel asks without it, and refuses the tile when given it.
+  GemmKernelSpec mx;
+  mx.a = mx.b = kernels::DType::e4m3;
+  mx.out = kernels::DType::bf16;
+  mx.mx_block_scales = true;
+  CHECK_FALSE(gemm_tile_offered(mx, w8));
+  CHECK(gemm_tile_offered(mx, w4));
+  CHECK(gemm_config_for(mx, 640, 640, 8192) == GemmConfig{small, 1});
+  mx.tile = w8;
+  CHECK_THROWS_WITH_AS(build_gemm_kernel(mx),
+                       doctest::Contains("t128x128w8 is not offered with MX block scales"),
+                       std::invalid_argument);
+  GemmKernelSpec f16;
+  CHECK(gemm_tile_offered(f16, w8));
 }
 
 TEST_CASE("gemm config: names, the override and kernel names") {

@@ -226,7 +226,8 @@ ir::Kernel build_qk_norm_quant(const emit::ParamReader& p) {
 
 // What `tilewave aot --all` ships of the GEMM family: one configuration per kernel
 // (kernels/gemm/gemm_api.hpp) in each block tile the heuristic picks from (t128x128w4,
-// t128x128w8, t32x128w4, t128x32w4: kernels/gemm/gemm_config.hpp), and the two split-K passes
+// t128x128w8, t32x128w4, t128x32w4: kernels/gemm/gemm_config.hpp; MX without t128x128w8,
+// which it does not offer), and the two split-K passes
 // of the f16 GEMM and of scaled_mm in the three tiles the heuristic splits with (t128x128w8,
 // t32x128w4, t128x32w4).
 std::vector<emit::KernelParams> gemm_shipped_configs() {
@@ -268,6 +269,8 @@ std::vector<emit::KernelParams> gemm_shipped_configs() {
   std::vector<emit::KernelParams> configs;
   for (kernels::gemm_kernel::GemmTile t : kernels::gemm_kernel::all_gemm_tiles)
     for (emit::KernelParams c : family) {
+      if (t == kernels::gemm_kernel::GemmTile::t128x128w8 && c.count("mx"))
+        continue; // not offered (kernels::gemm_kernel::gemm_tile_offered)
       c["tile"] = std::string(kernels::gemm_kernel::gemm_tile_name(t));
       configs.push_back(c);
     }
