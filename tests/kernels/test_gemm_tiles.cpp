@@ -33,12 +33,15 @@ void run_dense(const int64_t (&ms)[4], uint64_t seed) {
   run_w8a16(ms[0], 129, 96, DType::bf16, false, seed + 90);
 }
 
-// iu4_gemm, mxfp8_gemm, the fused kernels (with LoRA) at the given M values.
-void run_special(const int64_t (&ms)[4], uint64_t seed) {
+// iu4_gemm, mxfp8_gemm (unless the tile is not offered to it), the fused kernels (with LoRA) at
+// the given M values.
+void run_special(const int64_t (&ms)[4], uint64_t seed, bool mx = true) {
   run_iu4({ms[2], 17, 33}, seed);
   run_iu4({ms[0], 129, 13, DType::uint4, DType::int4}, seed + 10);
-  run_mxfp8(ms[2], 27, 100, DType::e4m3, DType::e4m3, DType::f32, true, seed + 20);
-  run_mxfp8(ms[0], 130, 23, DType::e5m2, DType::e4m3, DType::bf16, false, seed + 30);
+  if (mx) {
+    run_mxfp8(ms[2], 27, 100, DType::e4m3, DType::e4m3, DType::f32, true, seed + 20);
+    run_mxfp8(ms[0], 130, 23, DType::e5m2, DType::e4m3, DType::bf16, false, seed + 30);
+  }
   run_fused(false, ms[2], 27, 100, DType::bf16, DType::e4m3, ActQuantMode::dynamic_rowwise, false,
             DType::bf16, seed + 40);
   run_fused(true, ms[3], 129, 27, DType::bf16, DType::int8, ActQuantMode::given_scale, true,
@@ -69,9 +72,14 @@ TEST_CASE("gemm tiles: t128x128w8 (8 waves) on gemm, scaled_mm, int8_linear, w8a
   run_dense(big_ms, 3000);
 }
 
-TEST_CASE("gemm tiles: t128x128w8 (8 waves) on iu4, mxfp8, the fused kernels and grouped") {
+TEST_CASE("gemm tiles: t128x128w8 (8 waves) on iu4, the fused kernels and grouped, refused by "
+          "mxfp8") {
   ForceGemmConfig force({GemmTile::t128x128w8, 1});
-  run_special(big_ms, 4000);
+  run_special(big_ms, 4000, false);
+  // MX is not offered the 8-wave tile (it spills): refused in a sentence, even when forced.
+  CHECK_THROWS_WITH_AS(run_mxfp8(7, 27, 100, DType::e4m3, DType::e4m3, DType::f32, true, 4030),
+                       doctest::Contains("t128x128w8 is not offered with MX block scales"),
+                       std::invalid_argument);
   // 128-row tiles: 1 + 2 * 2 + 1.
   run_scaled_mm_multi({{{1, 41, 27}, {129, 130, 40}, {64, 7, 96}}}, 4100, 6);
 }
@@ -119,7 +127,7 @@ TEST_CASE("gemm tiles: split-K (3 ranges) with t32x128w4 on every kernel") {
             DType::f32, 5100, 16);
 }
 
-TEST_CASE("gemm tiles: split-K (4 and 2 ranges) with t128x128w4 and t128x128w8") {
+TEST_CASE("gemm tiles: split-K (4 and 2 ranges) with t128x128w4 and t128x128w8 (MX: w4)") {
   {
     ForceGemmConfig force({GemmTile::t128x128w4, 4});
     run_gemm({129, 41, 300}, 6000);
@@ -127,9 +135,12 @@ TEST_CASE("gemm tiles: split-K (4 and 2 ranges) with t128x128w4 and t128x128w8")
     run_fused(true, 33, 17, 400, DType::f16, DType::int8, ActQuantMode::dynamic_rowwise, false,
               DType::f16, 6020, 40);
   }
-  ForceGemmConfig force({GemmTile::t128x128w8, 2});
-  run_scaled_mm({129, 27, 300, DType::e5m2, DType::e5m2, DType::f16, false, true}, 6030);
-  run_iu4({33, 41, 257, DType::uint4, DType::uint4}, 6040);
+  {
+    ForceGemmConfig force({GemmTile::t128x128w8, 2});
+    run_scaled_mm({129, 27, 300, DType::e5m2, DType::e5m2, DType::f16, false, true}, 6030);
+    run_iu4({33, 41, 257, DType::uint4, DType::uint4}, 6040);
+  }
+  ForceGemmConfig force({GemmTile::t128x128w4, 2}); // MX splits without the 8-wave tile
   run_mxfp8(7, 129, 200, DType::e5m2, DType::e4m3, DType::f16, true, 6050);
 }
 
