@@ -11,7 +11,9 @@
 // heuristic picks for gfx1201 (kernels/gemm/gemm_config.hpp; split-K as the partial and the
 // reduce launch, their modeled times added), and, when that is not the family's first config
 // (128 x 128, 4 waves, no split), the modeled time of that one too (before / after).
-// Shapes: 4096^3; M = 1, 16, 64 with N = K = 4096 (decode); 256 x 256 x 4096 (few tiles).
+// Shapes: 4096^3; M = 1, 16, 64 with N = K = 4096 (decode); 256 x 256 x 4096 (few tiles);
+// 4096 x 32 x 4096 (skinny N). --sweep: every configuration at the shapes the heuristic's
+// rules were derived from (print_sweep).
 #include <kernels/gemm/gemm_kernel.hpp>
 #include <kernels/gemm/gemm_target.hpp>
 
@@ -118,7 +120,7 @@ Modeled modeled(runtime::EmuDevice& dev, const Case& c, GemmConfig config, runti
     emu::timing::TimingOptions o;
     o.model_only = true;
     o.work_flops = 2.0 * double(c.m) * double(c.n) * double(c.k);
-    o.compare_plain = c.m == 4096 && i == 0; // the headline shape prints the model's cost
+    o.compare_plain = c.m == 4096 && c.n == 4096 && i == 0; // 4096^3 prints the model's cost
     dev.set_timing_model(o);
     const emit::CodeObject co = compile_gemm_kernel(passes[i]);
     const runtime::ModuleHandle mod = dev.load_code_object(co.elf);
@@ -194,24 +196,74 @@ void print_loop_mix(const emu::LaunchStats& full, const emu::LaunchStats& half, 
   std::printf("; WMMA share %.1f%%\n", 100.0 * loop_wmma / loop_total);
 }
 
+// --sweep: the modeled time of every tile configuration (each tile, split-K 1, 2, 4, 8, 16
+// where the K tiles allow it) at the shapes the heuristic's rules were derived from
+// (docs/kernels.md "GEMM tile configurations"): M = 1, 16, 64, 256 x N = 32, 64, 4096 with
+// K = 4096, and tile counts around the CU count. One line per configuration; the heuristic's
+// choice is marked. Skips configurations with more than 16 workgroups per CU (split-K beyond
+// the CUs) to bound the run time.
+void print_sweep(runtime::EmuDevice& dev, const char* kernel, const GemmKernelSpec& spec,
+                 runtime::DevicePtr aux, const std::string& backend) {
+  const std::vector<Shape> shapes = {
+      {"M=1 N=32", 1, 32, 4096},         {"M=1 N=64", 1, 64, 4096},
+      {"M=1 N=4096", 1, 4096, 4096},     {"M=16 N=32", 16, 32, 4096},
+      {"M=16 N=64", 16, 64, 4096},       {"M=16 N=4096", 16, 4096, 4096},
+      {"M=64 N=32", 64, 32, 4096},       {"M=64 N=64", 64, 64, 4096},
+      {"M=64 N=4096", 64, 4096, 4096},   {"M=256 N=32", 256, 32, 4096},
+      {"M=256 N=64", 256, 64, 4096},     {"M=256 N=4096", 256, 4096, 4096},
+      {"M=4096 N=32", 4096, 32, 4096},   {"M=4096 N=64", 4096, 64, 4096},
+      {"few tiles", 256, 256, 4096},     {"few tiles", 512, 512, 4096},
+      {"tiles = CUs", 1024, 1024, 4096}, {"short K", 256, 256, 1024},
+      {"M=1 short K", 1, 4096, 1024},    {"M=16 long K", 16, 4096, 16384}};
+  const int cus = gemm_compute_units(Arch::gfx1201);
+  for (const Shape& sh : shapes) {
+    const Case c{kernel, spec, sh.m, sh.n, sh.k};
+    const GemmConfig chosen = gemm_config_for(spec, sh.m, sh.n, sh.k);
+    const int64_t k_tiles = gemm_k_tiles(spec, sh.k);
+    for (GemmTile t : all_gemm_tiles) {
+      const int64_t tiles = gemm_tiles(t, sh.m, sh.n);
+      for (int split : {1, 2, 4, 8, 16}) {
+        if (split > 1 &&
+            (gemm_k_split(k_tiles, split).splits != split || tiles * split > int64_t{16} * cus))
+          continue;
+        const GemmConfig config{t, split};
+        const Modeled m = modeled(dev, c, config, aux);
+        std::printf("  %-4s sweep %-12s M=%-4lld N=%-4lld K=%-5lld %-28s %5lld tiles: modeled "
+                    "(gfx1201) %8.1f us",
+                    backend.c_str(), sh.what, static_cast<long long>(sh.m),
+                    static_cast<long long>(sh.n), static_cast<long long>(sh.k),
+                    config_text(config).c_str(), static_cast<long long>(tiles), m.seconds * 1e6);
+        if (m.reduce_seconds > 0)
+          std::printf(" (partial %.1f + reduce %.1f)", m.main.seconds * 1e6,
+                      m.reduce_seconds * 1e6);
+        std::printf(", %s%s\n", m.main.bound.c_str(), config == chosen ? "  <- heuristic" : "");
+        std::fflush(stdout);
+      }
+    }
+  }
+}
+
 } // namespace
 
-// bench_gemm [--cost R] [--exact] [kernel substring] [hip|llvm]: every kernel at the headline
-// shapes (4096^3; M = 1, 16, 64 with N = K = 4096; a few-tile 256 x 256 x 4096), or the ones
-// named.
+// bench_gemm [--cost R] [--exact] [--sweep] [kernel substring] [hip|llvm]: every kernel at the
+// headline shapes (4096^3; M = 1, 16, 64 with N = K = 4096; a few-tile 256 x 256 x 4096; a
+// skinny-N 4096 x 32 x 4096), or the ones named.
 //   --cost R   only the timing model's cost at 4096^3: R modeled launches per kernel and
 //              backend, the median CPU seconds of recording, modeling and plain emulation
 //              (single runs on a shared host differ by 10-20%)
+//   --sweep    the modeled time of every tile configuration at the sweep shapes (print_sweep)
 //   --exact    after each modeled figure, every figure of its report at full precision
 //              (TimingReport::exact(); scripts/check_timing_exact.sh compares two builds)
 int main(int argc, char** argv) {
   std::string only, only_backend;
   int cost_repeats = 0;
-  bool exact = false;
+  bool exact = false, sweep = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--exact") {
       exact = true;
+    } else if (a == "--sweep") {
+      sweep = true;
     } else if (a == "--cost" && i + 1 < argc) {
       cost_repeats = std::atoi(argv[++i]);
       if (cost_repeats < 1) {
@@ -219,7 +271,8 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else if (a.starts_with("--")) {
-      std::fprintf(stderr, "bench_gemm: unknown option %s (known: --cost R, --exact)\n", a.c_str());
+      std::fprintf(stderr, "bench_gemm: unknown option %s (known: --cost R, --exact, --sweep)\n",
+                   a.c_str());
       return 2;
     } else if (only.empty()) {
       only = a;
@@ -244,11 +297,10 @@ int main(int argc, char** argv) {
       {"iu4_gemm int4->i32",
        spec_of(DType::int4, DType::int4, DType::i32, ScaleKind::none, ScaleKind::none)},
   };
-  const std::vector<Shape> shapes = {{"square", 4096, 4096, 4096},
-                                     {"decode M=1", 1, 4096, 4096},
-                                     {"decode M=16", 16, 4096, 4096},
-                                     {"decode M=64", 64, 4096, 4096},
-                                     {"few tiles", 256, 256, 4096}};
+  const std::vector<Shape> shapes = {
+      {"square", 4096, 4096, 4096},    {"decode M=1", 1, 4096, 4096},
+      {"decode M=16", 16, 4096, 4096}, {"decode M=64", 64, 4096, 4096},
+      {"few tiles", 256, 256, 4096},   {"skinny N", 4096, 32, 4096}};
   runtime::EmuDevice dev;
   dev.set_memcheck(false); // one workgroup reads rows of the real problem only
   // Big enough for the one workgroup's rows and columns of every case (A/B: 128 x K bytes
@@ -264,6 +316,10 @@ int main(int argc, char** argv) {
       if (!only_backend.empty() && bn != only_backend)
         continue;
       set_gemm_target({b, Arch::gfx1201});
+      if (sweep) {
+        print_sweep(dev, kernel, spec, buf, bn);
+        continue;
+      }
       if (cost_repeats > 0) {
         print_cost(dev, {kernel, spec, 4096, 4096, 4096}, buf, cost_repeats, bn);
         continue;
@@ -312,7 +368,7 @@ int main(int argc, char** argv) {
                       bn.c_str(), config_text(before).c_str(), old.seconds * 1e6, old.tflops,
                       old.seconds / t.seconds);
         }
-        if (sh.m == 4096) {
+        if (sh.m == 4096 && sh.n == 4096) {
           // The cost of the model: recording + modeling against the plain emulation of the
           // same sampled workgroups (the same launch without recording), in CPU seconds of
           // all threads (a loaded host's wall clock is noisy).

@@ -7,6 +7,7 @@
 #include <kernels/gemm/blocks/grouped_problem.hpp>
 #include <kernels/gemm/blocks/lora_block.hpp>
 #include <kernels/gemm/blocks/mx_scales.hpp>
+#include <kernels/gemm/blocks/operand_copy.hpp>
 #include <kernels/gemm/gemm_kernel.hpp>
 
 #include <dsl/copy/buffer_clipped_tile.hpp>
@@ -106,17 +107,13 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     else
       return plan_ab;
   }();
-  // k-contiguous operands: bk-wide rows of the tile, 128 bits per access.
-  constexpr int vec_a = 128 / AS::bits, vec_b = 128 / BS::bits;
-  [[maybe_unused]] constexpr auto copy_ka = make_tiled_copy<AS>(
-      atoms::global_load_b128{}, thread_layout<threads / (bk / vec_a), bk / vec_a>);
-  [[maybe_unused]] constexpr auto copy_kb = make_tiled_copy<BS>(
-      atoms::global_load_b128{}, thread_layout<threads / (bk / vec_b), bk / vec_b>);
-  // m/n-contiguous operands: the transposed tile (bk rows of 128), stored transposed in LDS.
-  [[maybe_unused]] constexpr auto copy_ta = make_tiled_copy<AS>(
-      atoms::global_load_b128{}, thread_layout<threads / (block_m / vec_a), block_m / vec_a>);
-  [[maybe_unused]] constexpr auto copy_tb = make_tiled_copy<BS>(
-      atoms::global_load_b128{}, thread_layout<threads / (block_n / vec_b), block_n / vec_b>);
+  // k-contiguous operands: bk-wide rows of the tile; m/n-contiguous operands: the transposed
+  // tile (bk rows of the block's extent), stored transposed in LDS. 128 bits per access where
+  // the threads fit the tile (blocks/operand_copy.hpp).
+  [[maybe_unused]] constexpr auto copy_ka = operand_copy<AS, threads, block_m, bk>();
+  [[maybe_unused]] constexpr auto copy_kb = operand_copy<BS, threads, block_n, bk>();
+  [[maybe_unused]] constexpr auto copy_ta = operand_copy<AS, threads, bk, block_m>();
+  [[maybe_unused]] constexpr auto copy_tb = operand_copy<BS, threads, bk, block_n>();
 
   if (gemm_tile_config(s).k_storage != bk)
     throw std::logic_error("gemm kernel: gemm_tile_config disagrees with the body's K tile");
@@ -157,18 +154,13 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       make_tensor(Bp, BKContig ? Major::col : Major::row, k_storage, N, ldb).transposed();
   auto lds = use_lds<plan>(kb);
 
-  // The operand tiles of K tile kt. Buffer loads on the whole-tile path (32-bit offsets, no
-  // 64-bit address adds in the K loop), except in the kernels that already use all 256 VGPRs:
-  // there the buffer path's extra live values made the MX, activation-quantizing and packed int4
-  // kernels spill more (bench_gemm: MX 172 / 192 B of scratch, fused quant 36 / 60 B, iu4 hip
-  // 100 B), so they keep GlobalTile copies.
-  constexpr bool buffer_copies = !MX && !quant && !packed;
+  // The operand tiles of K tile kt: buffer loads on the whole-tile path (32-bit offsets, no
+  // 64-bit address adds in the K loop). Every kernel takes them: the MX, activation-quantizing
+  // and packed int4 kernels once kept masked GlobalTile copies, whose 64-bit row addresses
+  // spilled at 256 VGPRs (8-208 B of scratch; with clipped operands none, docs/kernels.md).
   const auto tile_of = [&]<int R, int C, class E>(const GlobalTensor<E>& t, const Int32& r,
                                                   const Int32& c) {
-    if constexpr (buffer_copies)
-      return buffer_local_tile<R, C>(t, r, c);
-    else
-      return local_tile<R, C>(t, r, c);
+    return buffer_local_tile<R, C>(t, r, c);
   };
   const auto tile_a = [&](Int32 kt) {
     if constexpr (AKContig)
@@ -206,11 +198,9 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     else
       return buffer_clipped_tile<bk, block_n>(bt.transposed(), kt, bn);
   };
-  if ((s.a_clipped && (!buffer_copies || !s.a_vec_aligned)) ||
-      (s.b_clipped && (!buffer_copies || !s.b_vec_aligned)))
+  if ((s.a_clipped && !s.a_vec_aligned) || (s.b_clipped && !s.b_vec_aligned))
     throw std::invalid_argument("gemm kernel: a_clipped / b_clipped need the operand's 16-byte "
-                                "alignment (a_vec_aligned / b_vec_aligned) and a kernel with "
-                                "buffer copies (not MX, activation quantization or packed int4)");
+                                "alignment (a_vec_aligned / b_vec_aligned)");
   if (s.k_whole && !((s.a_clipped && AKContig) || (s.b_clipped && BKContig)))
     throw std::invalid_argument("gemm kernel: k_whole needs a clipped k-contiguous operand "
                                 "(a_clipped with a row-major, or b_clipped with b col-major)");
@@ -255,19 +245,14 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     // (No add of a zero K range start: at 256 VGPRs even that moved the MX, fused and iu4
     // kernels' spills on gfx1201.)
     const Int32 kt = k_range ? k_tile_begin + k_step : k_step;
-    if constexpr (buffer_copies) {
-      if (s.a_clipped && s.b_clipped) // all 8 loads in one straight block, edges included
-        return std::tuple{copy_a.load(clipped_a(kt)), copy_b.load(clipped_b(kt)), kt};
-      if (s.a_clipped)
-        return std::tuple{copy_a.load(clipped_a(kt)), copy_b.load(tile_b(kt)), kt};
-      if (s.b_clipped)
-        return std::tuple{copy_a.load(tile_a(kt)), copy_b.load(clipped_b(kt)), kt};
-      const auto [regs_a, regs_b] =
-          load_both_whole_or_masked(copy_a, tile_a(kt), copy_b, tile_b(kt));
-      return std::tuple{regs_a, regs_b, kt};
-    } else {
-      return std::tuple{copy_a.load(tile_a(kt)), copy_b.load(tile_b(kt)), kt};
-    }
+    if (s.a_clipped && s.b_clipped) // all 8 loads in one straight block, edges included
+      return std::tuple{copy_a.load(clipped_a(kt)), copy_b.load(clipped_b(kt)), kt};
+    if (s.a_clipped)
+      return std::tuple{copy_a.load(clipped_a(kt)), copy_b.load(tile_b(kt)), kt};
+    if (s.b_clipped)
+      return std::tuple{copy_a.load(tile_a(kt)), copy_b.load(clipped_b(kt)), kt};
+    const auto [regs_a, regs_b] = load_both_whole_or_masked(copy_a, tile_a(kt), copy_b, tile_b(kt));
+    return std::tuple{regs_a, regs_b, kt};
   };
   // Odd K (packed int4): the high nibble of the last byte of every k run lies past K and may
   // hold anything; a's is cleared on the way into LDS, so that nibble's products with b's
@@ -321,10 +306,16 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   constexpr bool read_ahead = std::is_void_v<BGlobal> && !quant && !packed;
   const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
     const auto run = [&](const ir::MmaMods& mods) {
-      if constexpr (read_ahead)
+      if constexpr (read_ahead) {
         gemm_read_ahead(mma, fa, fb, acc, mods);
-      else
+      } else {
+        // The quantizing kernels' next-stage buffer loads (traced by the pipeline before this
+        // stage's WMMAs) stay above them: without the fence the schedulers sank them below the
+        // WMMAs (fewer live VGPRs, their latency exposed; sched_barrier: no machine code).
+        if constexpr (quant)
+          sched_barrier(ir::sched_kind::salu | ir::sched_kind::valu);
         gemm_with_mods(mma, fa, fb, acc, mods);
+      }
     };
     if constexpr (packed) // int4 or uint4 nibbles, each operand by its dtype
       run(ir::MmaMods{.a_signed = s.a == DType::int4, .b_signed = s.b == DType::int4});

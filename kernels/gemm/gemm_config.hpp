@@ -5,6 +5,7 @@
 //  - t128x128w4: 128 x 128, 4 waves (2 x 2) of 64 x 64 (the family's first config);
 //  - t128x128w8: 128 x 128, 8 waves (4 x 2) of 32 x 64: half the accumulators per wave;
 //  - t32x128w4:  32 x 128, 4 waves (1 x 4) of 32 x 32: small M (the linear layers of decode);
+//  - t128x32w4:  128 x 32, 4 waves (4 x 1) of 32 x 32: skinny N (its mirror: few output columns);
 //  - split_k > 1: the K tiles split into `split_k` ranges (grid z); each workgroup writes its
 //    partial accumulator to an f32 / i32 workspace and a second launch of the same body sums
 //    the partials in split order (deterministic) and runs the epilogue.
@@ -19,9 +20,9 @@
 
 namespace tw::kernels::gemm_kernel {
 
-enum class GemmTile : std::uint8_t { t128x128w4, t128x128w8, t32x128w4 };
+enum class GemmTile : std::uint8_t { t128x128w4, t128x128w8, t32x128w4, t128x32w4 };
 inline constexpr GemmTile all_gemm_tiles[] = {GemmTile::t128x128w4, GemmTile::t128x128w8,
-                                              GemmTile::t32x128w4};
+                                              GemmTile::t32x128w4, GemmTile::t128x32w4};
 
 // The block tile of a GemmTile: m x n outputs, waves_m x waves_n waves (each a
 // (m / waves_m) x (n / waves_n) tile of 16 x 16 WMMA atoms).
@@ -36,6 +37,8 @@ constexpr GemmTileShape gemm_tile_shape(GemmTile t) {
     return {128, 128, 4, 2};
   case GemmTile::t32x128w4:
     return {32, 128, 1, 4};
+  case GemmTile::t128x32w4:
+    return {128, 32, 4, 1};
   case GemmTile::t128x128w4:
     break;
   }
@@ -56,15 +59,20 @@ struct GemmConfigQuery {
   int64_t m = 0, n = 0;
   int64_t k_tiles = 0;       // ceil(K / K tile) (K tile: 32 f16/bf16, 64 8-bit, 128 int4 nibbles)
   int compute_units = 64;    // of the target (gemm_compute_units)
-  bool allow_split_k = true; // false for the grouped launch (one grid over many problems)
+  bool allow_split_k = true; // false for the grouped launch and dynamic activation quantization
+  bool grouped = false;      // the grouped launch: m, n are its largest problem's
 };
 
-// The heuristic (docs/kernels.md "GEMM tile configurations"):
+// The heuristic (docs/kernels.md "GEMM tile configurations"; derived from bench_gemm --sweep's
+// modeled times, gfx1201):
 //  1. M <= 64: t32x128w4 (a 128-row tile would compute at least half zero rows);
-//  2. otherwise t128x128w4 (t128x128w8 models 0.80x as fast at 4096^3 today);
-//  3. split-K when the tiles are fewer than the CUs and K is long: split_k = min(CUs / tiles,
-//     k_tiles / 8, 16) when that is >= 2 (every range keeps >= 8 K tiles); a split problem of
-//     more than 64 rows runs t128x128w8 (the t128x128w4 partial pass spills).
+//  2. else N <= 32: t128x32w4 (the mirror: skinny N, one column of tiles, A read once);
+//  3. else, for a single problem (not grouped) whose 128 x 128 tiles are fewer than CUs / 4
+//     (fewer than the CUs when split-K is not allowed): t32x128w4 (4x the workgroups);
+//     otherwise t128x128w4;
+//  4. split-K: the largest power of two S <= 16 with tiles x S <= CUs, 2 S^2 <= k_tiles and
+//     (M + N) x S <= 2560 (past that the operands stream at the DRAM's rate already), if S >= 2;
+//     a split 128 x 128 tile runs t128x128w8 (the t128x128w4 partial pass spills).
 GemmConfig choose_gemm_config(const GemmConfigQuery& q);
 
 // The CU count the heuristic assumes for an arch: gfx1201 (RX 9070 XT) 64, gfx1200

@@ -109,6 +109,8 @@ ir::Kernel build_gemm_kernel(const GemmKernelSpec& s) {
     return build_gemm_for_tile<GemmTile::t128x128w8>(s);
   case GemmTile::t32x128w4:
     return build_gemm_for_tile<GemmTile::t32x128w4>(s);
+  case GemmTile::t128x32w4:
+    return build_gemm_for_tile<GemmTile::t128x32w4>(s);
   case GemmTile::t128x128w4:
     break;
   }
@@ -122,21 +124,17 @@ GemmTileConfig gemm_tile_config(const GemmKernelSpec& s) {
   return {shape.m, shape.n, wide ? 32 : 64, shape.waves()};
 }
 
-bool gemm_has_buffer_copies(const GemmKernelSpec& s) {
-  return !s.mx_block_scales && s.act_quant == ActQuant::none && !is_packed_int4(s.a);
-}
-
 GemmClipSupport gemm_clip_support(const GemmKernelSpec& s) {
-  const bool copies = gemm_has_buffer_copies(s);
-  const bool operands = copies && s.split_k != SplitKPass::reduce;
+  const bool operands = s.split_k != SplitKPass::reduce;
   const bool w8a16 = s.b == DType::int8 && (s.a == DType::f16 || s.a == DType::bf16);
   return {operands && s.a_vec_aligned && !w8a16, operands && s.b_vec_aligned && !w8a16,
-          copies && !w8a16 && s.split_k != SplitKPass::partial};
+          !w8a16 && s.split_k != SplitKPass::partial};
 }
 
 bool gemm_operand_clips(const GemmKernelSpec& s, bool a_operand, int64_t m_or_n, int64_t k,
                         int64_t ld) {
-  const DType t = a_operand ? s.a : s.b;
+  // a in global memory: the activation x (its own dtype) when the kernel quantizes it.
+  const DType t = a_operand ? (s.act_quant != ActQuant::none ? s.x : s.a) : s.b;
   const bool k_contig =
       a_operand ? s.a_order == MatrixOrder::row_major : s.b_order == MatrixOrder::col_major;
   const GemmClipSupport support = gemm_clip_support(s);
@@ -235,6 +233,7 @@ GemmConfig gemm_config_for(const GemmKernelSpec& spec, int64_t m, int64_t n, int
   // each of its passes reads the whole rows of x for s_m (bench_gemm: split-K modeled 0.87 -
   // 0.94x as fast as unsplit for scaled_mm_fused_quant).
   q.allow_split_k = !spec.grouped && spec.act_quant != ActQuant::dynamic_rowwise;
+  q.grouped = spec.grouped;
   return choose_gemm_config(q);
 }
 

@@ -119,17 +119,13 @@ struct GemmLaunchArgs {
   int64_t split_k = 1, k_tiles_per_split = 0;      // split-K: ranges and K tiles per range
 };
 
-// Whether the spec's kernel copies its operands with buffer loads (not MX, activation
-// quantization or packed int4: those keep masked GlobalTile copies, docs/kernels.md), the
-// precondition of a_clipped / b_clipped.
-bool gemm_has_buffer_copies(const GemmKernelSpec& spec);
 // Which of a, b and out the spec's kernel takes clipped when the problem allows it: the
-// operands with buffer copies and 16-byte alignment (not the reduce pass, which copies none;
-// not W8A16's: with both operands clipped that kernel needed 256 VGPRs and 8 B of scratch,
-// with a alone a second branch for b's loads, 90.6 -> 64.1 TFLOP/s modeled at 4096^3), out in
-// the kernels with buffer copies but W8A16 (90.6 -> 89.5 with clipped stores alone), not the
-// split-K partial pass; the MX, quantizing and int4 kernels sit at 256 VGPRs, where clipped
-// stores moved their scratch: LoRA 48 -> 52 B, MX 8 waves 132 -> 168 B on llvm.
+// operands with 16-byte alignment (not the reduce pass, which copies none; not W8A16's: with
+// both operands clipped that kernel needed 256 VGPRs and 8 B of scratch, with a alone a second
+// branch for b's loads, 90.6 -> 64.1 TFLOP/s modeled at 4096^3), out in every kernel but W8A16
+// (90.6 -> 89.5 with clipped stores alone) and the split-K partial pass. The MX, quantizing
+// (fused, LoRA) and packed int4 kernels need their clipped operands to stay out of scratch: with
+// masked copies (64-bit addresses per row) they spilled 8-208 B (docs/kernels.md).
 struct GemmClipSupport {
   bool a = false, b = false, out = false;
 };

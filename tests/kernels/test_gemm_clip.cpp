@@ -64,7 +64,7 @@ TEST_CASE("gemm_clip_edges: f16, k-contiguous and m/n-contiguous operands") {
   CHECK(s.b_clipped);
 }
 
-TEST_CASE("gemm_clip_edges: 1-byte operands, the kernels without buffer copies, split-K") {
+TEST_CASE("gemm_clip_edges: 1-byte operands, MX, packed int4, quantized activations, split-K") {
   GemmKernelSpec s = aligned(DType::e4m3, DType::e4m3);
   gemm_clip_edges(s, problem(72, 40, 80, 80, 80, 40)); // runs of 16
   CHECK(s.a_clipped);
@@ -78,17 +78,31 @@ TEST_CASE("gemm_clip_edges: 1-byte operands, the kernels without buffer copies, 
   CHECK_FALSE(w.a_clipped);
   CHECK_FALSE(w.b_clipped);
   CHECK_FALSE(w.out_clipped);
-  // MX, activation quantization and packed int4 keep masked GlobalTile copies and masked
-  // stores (VGPRs).
+  // MX, activation quantization and packed int4 clip like the others (their scratch, issue 14).
   GemmKernelSpec mx = aligned(DType::e4m3, DType::e4m3);
   mx.mx_block_scales = true;
   gemm_clip_edges(mx, problem(72, 40, 128, 128, 128, 40));
-  CHECK_FALSE(mx.a_clipped);
-  CHECK_FALSE(mx.b_clipped);
-  CHECK_FALSE(mx.out_clipped);
+  CHECK(mx.a_clipped);
+  CHECK(mx.b_clipped);
+  CHECK(mx.out_clipped);
+  // Packed int4: K counts nibbles, lda / ldb bytes: K = 128 is 64-byte rows, whole runs of 16.
   GemmKernelSpec iu4 = aligned(DType::int4, DType::int4);
   gemm_clip_edges(iu4, problem(72, 40, 128, 64, 64, 40));
+  CHECK(iu4.a_clipped);
+  CHECK(iu4.b_clipped);
+  // K = 100 nibbles: 50-byte rows, a run of 16 straddles.
+  gemm_clip_edges(iu4, problem(72, 40, 100, 64, 64, 40));
   CHECK_FALSE(iu4.a_clipped);
+  CHECK_FALSE(iu4.b_clipped);
+  // Activation quantization: a is x in global memory (bf16 here), so its runs are 8 elements:
+  // K = 72 is 144-byte rows of x (whole runs) but 72-byte rows of the int8 b (a run straddles).
+  GemmKernelSpec q = aligned(DType::e4m3, DType::e4m3);
+  q.act_quant = ActQuant::dynamic_rowwise;
+  q.x = DType::bf16;
+  gemm_clip_edges(q, problem(72, 40, 72, 72, 80, 40));
+  CHECK(q.a_clipped);
+  CHECK_FALSE(q.b_clipped);
+  CHECK(q.out_clipped);
   // Split-K: the partial pass stores the workspace (no out), the reduce pass copies no operand.
   GemmKernelSpec part = gemm_partial_pass(aligned(DType::f16, DType::f16));
   gemm_clip_edges(part, problem(64, 64, 64, 64, 64, 64));
@@ -144,11 +158,14 @@ TEST_CASE("gemm_clip_edges: k_whole for K a multiple of the K tile and a clipped
   gemm_clip_edges(e, problem(72, 40, 96, 96, 96, 40)); // a multiple of 32, not of 64
   CHECK(e.a_clipped);
   CHECK_FALSE(e.k_whole);
-  // No buffer copies (MX) or the reduce pass: nothing clipped, no flag.
+  // MX clips its operands as well; w8a16 and the reduce pass clip none: no flag.
   GemmKernelSpec mx = aligned(DType::e4m3, DType::e4m3);
   mx.mx_block_scales = true;
   gemm_clip_edges(mx, problem(72, 40, 128, 128, 128, 40));
-  CHECK_FALSE(mx.k_whole);
+  CHECK(mx.k_whole);
+  GemmKernelSpec w = aligned(DType::f16, DType::int8);
+  gemm_clip_edges(w, problem(72, 40, 128, 128, 128, 40));
+  CHECK_FALSE(w.k_whole);
   GemmKernelSpec red = gemm_reduce_pass(aligned(DType::f16, DType::f16));
   gemm_clip_edges(red, problem(64, 64, 64, 64, 64, 64));
   CHECK_FALSE(red.k_whole);

@@ -136,8 +136,8 @@ TEST_CASE("gemm resource report occupancy agrees with LLVM's Occupancy comment")
 
 // int8_linear_fused with LoRA as `tilewave aot --all` ships it: the LoRA product accumulates
 // onto the main term in the main accumulator's registers (764-804 B of scratch when the two
-// accumulators were live together; 48-56 B remain, values live across the quantizing main
-// loop: docs/kernels.md).
+// accumulators were live together), and the operands move through clipped buffer copies (48-60
+// B of scratch with the masked GlobalTile copies' 64-bit addresses: docs/kernels.md).
 TEST_CASE("gemm static quality: the LoRA kernel keeps one accumulator live") {
   gemm_kernel::GemmKernelSpec spec;
   spec.a = spec.b = DType::int8;
@@ -147,6 +147,7 @@ TEST_CASE("gemm static quality: the LoRA kernel keeps one accumulator live") {
   spec.act_quant = gemm_kernel::ActQuant::dynamic_rowwise;
   spec.x = DType::bf16;
   spec.lora = spec.lora_vec_aligned = true;
+  spec.a_clipped = spec.b_clipped = spec.out_clipped = true;
   const ir::Kernel k = gemm_kernel::build_gemm_kernel(spec);
   for (Arch arch : {Arch::gfx1200, Arch::gfx1201})
     for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
@@ -156,6 +157,6 @@ TEST_CASE("gemm static quality: the LoRA kernel keeps one accumulator live") {
       std::printf("%s (%s, %s): %d VGPRs, %lld B scratch\n", spec.name().c_str(),
                   std::string(emit::backend_name(b)).c_str(), std::string(arch_name(arch)).c_str(),
                   r.vgprs, static_cast<long long>(r.scratch_bytes));
-      CHECK(r.scratch_bytes <= 64);
+      CHECK(r.scratch_bytes == 0);
     }
 }

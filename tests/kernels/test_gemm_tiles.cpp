@@ -1,7 +1,8 @@
 // Every tile configuration of the GEMM family (kernels/gemm/gemm_config.hpp) on every kernel of
 // the family, through the host API on the emulator with memcheck on, both emitters, against
 // the float64 oracles (integer results exactly): the configuration is forced
-// (ForceGemmConfig), the shapes are odd (M = 1, 7, 33, 64 for the small-M tile, ragged N and K),
+// (ForceGemmConfig), the shapes are odd (M = 1, 7, 33, 64 for the small-M tile, ragged N and K:
+// N = 7 .. 130 spans 1 to 5 columns of the skinny-N tile),
 // and split-K runs with 2 to 4 K ranges, the last one shorter. The heuristic's own split-K
 // choice is checked on a few-tile problem with a long K.
 #include "gemm_cases.hpp"
@@ -75,6 +76,30 @@ TEST_CASE("gemm tiles: t128x128w8 (8 waves) on iu4, mxfp8, the fused kernels and
   run_scaled_mm_multi({{{1, 41, 27}, {129, 130, 40}, {64, 7, 96}}}, 4100, 6);
 }
 
+TEST_CASE("gemm tiles: t128x32w4 (skinny N) on gemm, scaled_mm, int8_linear, w8a16") {
+  ForceGemmConfig force({GemmTile::t128x32w4, 1});
+  run_dense(big_ms, 8000);
+}
+
+TEST_CASE("gemm tiles: t128x32w4 (skinny N) on iu4, mxfp8, the fused kernels and grouped") {
+  ForceGemmConfig force({GemmTile::t128x32w4, 1});
+  run_special(big_ms, 8100);
+  // 128 x 32 tiles: 2 + 2 * 5 + 1 * 1.
+  run_scaled_mm_multi({{{1, 41, 27}, {129, 130, 40}, {64, 7, 96}}}, 8200, 13);
+}
+
+TEST_CASE("gemm tiles: split-K (3 ranges) with t128x32w4") {
+  ForceGemmConfig force({GemmTile::t128x32w4, 3});
+  run_gemm({129, 33, 301}, 8300);
+  run_scaled_mm({200, 64, 300, DType::e4m3, DType::e4m3, DType::f16, true, true, true}, 8310);
+  run_int8_linear({7, 65, 300, DType::bf16, true, true, true}, 8320);
+  run_w8a16(130, 31, 300, DType::bf16, true, 8330);
+  run_iu4({129, 17, 333}, 8340);
+  run_mxfp8(65, 41, 300, DType::e5m2, DType::e5m2, DType::bf16, true, 8350);
+  run_fused(true, 140, 27, 300, DType::f16, DType::int8, ActQuantMode::given_scale, true,
+            DType::bf16, 8360, 16);
+}
+
 // K = 100 .. 300 at K tiles of 32 (16-bit), 64 bytes (8-bit, int4): 2 to 10 K tiles in 2 to 4
 // ranges; K = 13 has one K tile (no split); K = 0 none.
 TEST_CASE("gemm tiles: split-K (3 ranges) with t32x128w4 on every kernel") {
@@ -110,11 +135,17 @@ TEST_CASE("gemm tiles: split-K (4 and 2 ranges) with t128x128w4 and t128x128w8")
 
 TEST_CASE("gemm tiles: the heuristic splits K for few tiles and a long K") {
   using namespace kernels::gemm_kernel;
-  GemmKernelSpec f16; // 33 x 65: 2 tiles of 32 x 128; K = 1100: 35 K tiles -> min(32, 4, 16)
+  // 33 x 65: 2 tiles of 32 x 128; K = 1100: 35 K tiles: S = 4 (2 x 4^2 <= 35 < 2 x 8^2).
+  GemmKernelSpec f16;
   CHECK(gemm_config_for(f16, 33, 65, 1100) == GemmConfig{GemmTile::t32x128w4, 4});
   run_gemm({33, 65, 1100, DType::f16, DType::f32, false, false, true}, 7000);
-  GemmKernelSpec i8; // 100 x 200: 2 tiles of 128 x 128; K = 1500: 24 K tiles -> min(32, 3, 16),
-  i8.a = i8.b = DType::int8; // with 8 waves
-  CHECK(gemm_config_for(i8, 100, 200, 1500) == GemmConfig{GemmTile::t128x128w8, 3});
+  // 100 x 200: 2 tiles of 128 x 128 < 64 / 4: 8 tiles of 32 x 128; K = 1500: 24 K tiles: S = 2.
+  GemmKernelSpec i8;
+  i8.a = i8.b = DType::int8;
+  CHECK(gemm_config_for(i8, 100, 200, 1500) == GemmConfig{GemmTile::t32x128w4, 2});
   run_int8_linear({100, 200, 1500, DType::bf16, true, true, true}, 7010);
+  // Skinny N: 300 x 30: 3 tiles of 128 x 32; K = 2000: 63 K tiles: S = 4 (12 workgroups,
+  // 330 x 4 <= 2560, 2 x 8^2 > 63).
+  CHECK(gemm_config_for(f16, 300, 30, 2000) == GemmConfig{GemmTile::t128x32w4, 4});
+  run_gemm({300, 30, 2000, DType::f16, DType::f32, true, false, true}, 7020);
 }

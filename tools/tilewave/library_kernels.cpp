@@ -65,7 +65,7 @@ ActQuant quant(const emit::ParamReader& p, const std::string& name) {
 kernels::gemm_kernel::GemmTile tile(const emit::ParamReader& p, const std::string& name) {
   if (auto t = kernels::gemm_kernel::parse_gemm_tile(p.str(name)))
     return *t;
-  p.reject(name, "must be t128x128w4, t128x128w8 or t32x128w4");
+  p.reject(name, "must be t128x128w4, t128x128w8, t32x128w4 or t128x32w4");
 }
 
 kernels::gemm_kernel::SplitKPass split_k(const emit::ParamReader& p, const std::string& name) {
@@ -230,8 +230,9 @@ ir::Kernel build_qk_norm_quant(const emit::ParamReader& p) {
 
 // What `tilewave aot --all` ships of the GEMM family: one configuration per kernel
 // (kernels/gemm/gemm_api.hpp) in each block tile the heuristic picks from (t128x128w4,
-// t128x128w8, t32x128w4: kernels/gemm/gemm_config.hpp), and the two split-K passes of the f16
-// GEMM and of scaled_mm in the two tiles the heuristic splits with (t128x128w8, t32x128w4).
+// t128x128w8, t32x128w4, t128x32w4: kernels/gemm/gemm_config.hpp), and the two split-K passes
+// of the f16 GEMM and of scaled_mm in the three tiles the heuristic splits with (t128x128w8,
+// t32x128w4, t128x32w4).
 std::vector<emit::KernelParams> gemm_shipped_configs() {
   const std::vector<emit::KernelParams> family = {
       {},                             // gemm f16
@@ -274,7 +275,7 @@ std::vector<emit::KernelParams> gemm_shipped_configs() {
       c["tile"] = std::string(kernels::gemm_kernel::gemm_tile_name(t));
       configs.push_back(c);
     }
-  for (const char* t : {"t128x128w8", "t32x128w4"})
+  for (const char* t : {"t128x128w8", "t32x128w4", "t128x32w4"})
     for (const char* pass : {"partial", "reduce"}) {
       configs.push_back({{"tile", t}, {"split_k", pass}}); // gemm f16
       configs.push_back({{"a", "e4m3"},
@@ -294,8 +295,8 @@ void register_library_kernels(emit::KernelRegistry& registry) {
   static std::once_flag once;
   std::call_once(once, [&] {
     registry.add({"gemm",
-                  "kernels/gemm: out = A * B (block tiles 128x128 with 4 or 8 waves and 32x128 "
-                  "with 4, split-K, LDS double buffering, WMMA)",
+                  "kernels/gemm: out = A * B (block tiles 128x128 with 4 or 8 waves, 32x128 and "
+                  "128x32 with 4, split-K, LDS double buffering, WMMA)",
                   {{"a", "f16", "A storage dtype"},
                    {"b", "f16", "B storage dtype"},
                    {"out", "f32", "output dtype"},
@@ -329,7 +330,8 @@ void register_library_kernels(emit::KernelRegistry& registry) {
                    {"lora_aligned", "1", "1: LoRA t and up rows 16-byte aligned"},
                    {"grouped", "0", "1: one launch over a table of problems"},
                    {"tile", "t128x128w4",
-                    "block tile: t128x128w4, t128x128w8 (8 waves) or t32x128w4 (small M)"},
+                    "block tile: t128x128w4, t128x128w8 (8 waves), t32x128w4 (small M) or "
+                    "t128x32w4 (skinny N)"},
                    {"split_k", "none",
                     "none, partial (K range of block z into the workspace) or reduce (sum of "
                     "the partials, then the epilogue)"}},
