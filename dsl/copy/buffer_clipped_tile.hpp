@@ -21,6 +21,12 @@
 // the edge tile keeps it; both are straight buffer loads.
 //   if_(t.cols_whole(), [&] { return copy.load(t.assume_cols_whole()); },
 //                       [&] { return copy.load(t); });
+// When the host knows every tile's columns lie all inside the tensor or all past it (the
+// column count a multiple of C: a GEMM with K a multiple of its K tile), ClippedCols::
+// whole_or_none drops the choice without a branch: the per-lane offsets are loop-invariant and a
+// tile wholly past the last column (a pipeline's fetch after the last K tile) gets num_records 0
+// (a scalar compare and select on SALU).
+//   const auto at = buffer_clipped_tile<128, 32>(A, bm, kt, ClippedCols::whole_or_none);
 // No partial dword: num_records is a whole number of row strides and every run starts at a
 // multiple of its width inside its row, so each run lies wholly below num_records or wholly at
 // or past it (the range check is per dword, or per byte of a narrower load: RDNA4.md).
@@ -42,6 +48,11 @@
 
 namespace tw::dsl {
 
+// How a tile's columns past the tensor read 0: per_run (each run's offset chosen by its column,
+// any column count) or whole_or_none (the caller's promise that the tile's columns lie all
+// inside or all past the tensor: one num_records 0 for the tile past it, no per-run choice).
+enum class ClippedCols : bool { per_run, whole_or_none };
+
 template <ElemType T, int R, int C>
 class BufferClippedTile {
 public:
@@ -50,8 +61,9 @@ public:
   static constexpr bool is_lds = false;
   bool rows_contiguous() const { return true; } // the tile's requirement (col_stride 1)
 
-  BufferClippedTile(const GlobalTensor<T>& t, const Int64& row0, const Int64& col0)
-      : row_stride_(cast<i32>(t.row_stride())) {
+  BufferClippedTile(const GlobalTensor<T>& t, const Int64& row0, const Int64& col0,
+                    ClippedCols cols = ClippedCols::per_run)
+      : row_stride_(cast<i32>(t.row_stride())), cols_whole_(cols == ClippedCols::whole_or_none) {
     // 32-bit arithmetic: the tile's offsets fit in 31 bits by the requirements, and the
     // tensor's row and column counts are below 2^31. No clamp (min of a max) of a scalar
     // value: LLVM selects that as v_med3 (VALU), which would make the descriptor divergent
@@ -62,8 +74,10 @@ public:
     // past the tensor is sent past every num_records by its offset (load_run).
     const Int32 rows_left = cast<i32>(t.rows()) - cast<i32>(row0);
     const Int32 rows_valid = cast<i32>(min(cast<u32>(rows_left), UInt32(R)));
-    const Int32 records =
+    Int32 records =
         select(rows_left > Int32(0), rows_valid * (row_stride_ * Int32(elem_bytes<T>())), Int32(0));
+    if (cols_whole_) // a tile past the last column: nothing in range
+      records = select(cast<i32>(t.cols()) > cast<i32>(col0), records, Int32(0));
     ir::OpBuilder& ob = KernelBuilder::current("BufferClippedTile").ops();
     rsrc_ = ob.buffer_rsrc(t.ptr().address(t.offset(row0, col0)), records.ir());
   }
@@ -140,12 +154,13 @@ inline bool buffer_clipped_tile_fits(std::int64_t rows, std::int64_t cols, std::
 // descriptor (see above for what `t` must satisfy).
 template <int R, int C, ElemType T, class TR, class TC>
 BufferClippedTile<T, R, C> buffer_clipped_tile(const GlobalTensor<T>& t, const TR& tile_row,
-                                               const TC& tile_col) {
+                                               const TC& tile_col,
+                                               ClippedCols cols = ClippedCols::per_run) {
   if (!t.rows_contiguous())
     throw std::invalid_argument("buffer_clipped_tile: the tensor's columns must be contiguous "
                                 "(col_stride the constant 1)");
   return BufferClippedTile<T, R, C>(t, detail::as_index(tile_row) * Int64(R),
-                                    detail::as_index(tile_col) * Int64(C));
+                                    detail::as_index(tile_col) * Int64(C), cols);
 }
 
 } // namespace tw::dsl

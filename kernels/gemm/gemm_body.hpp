@@ -182,22 +182,28 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   // and no branch: a k-contiguous operand's tile moves along its columns, so each K tile picks
   // its lanes' offsets again (one v_cndmask per run; a uniform branch to skip that on the
   // interior K tiles let LLVM sink a load common to both sides below the WMMAs: 120.8 -> 71.9
-  // TFLOP/s modeled at 4096^3).
+  // TFLOP/s modeled at 4096^3). With s.k_whole (K a multiple of bk, gemm_clip_edges) a
+  // k-contiguous tile lies wholly inside K or wholly past it: no per-run choice, the tile past K
+  // gets num_records 0 (ClippedCols::whole_or_none).
+  const ClippedCols k_cols = s.k_whole ? ClippedCols::whole_or_none : ClippedCols::per_run;
   const auto clipped_a = [&](Int32 kt) {
     if constexpr (AKContig)
-      return buffer_clipped_tile<block_m, bk>(a, bm, kt);
+      return buffer_clipped_tile<block_m, bk>(a, bm, kt, k_cols);
     else
       return buffer_clipped_tile<bk, block_m>(a.transposed(), kt, bm);
   };
   const auto clipped_b = [&](Int32 kt) {
     if constexpr (BKContig)
-      return buffer_clipped_tile<block_n, bk>(bt, bn, kt);
+      return buffer_clipped_tile<block_n, bk>(bt, bn, kt, k_cols);
     else
       return buffer_clipped_tile<bk, block_n>(bt.transposed(), kt, bn);
   };
   if ((s.a_clipped && !s.a_vec_aligned) || (s.b_clipped && !s.b_vec_aligned))
     throw std::invalid_argument("gemm kernel: a_clipped / b_clipped need the operand's 16-byte "
                                 "alignment (a_vec_aligned / b_vec_aligned)");
+  if (s.k_whole && !((s.a_clipped && AKContig) || (s.b_clipped && BKContig)))
+    throw std::invalid_argument("gemm kernel: k_whole needs a clipped k-contiguous operand "
+                                "(a_clipped with a row-major, or b_clipped with b col-major)");
   const auto& copy_a = [&]() -> const auto& {
     if constexpr (AKContig)
       return copy_ka;

@@ -67,6 +67,8 @@ std::string GemmKernelSpec::name() const {
     n += a_clipped ? "a" : "";
     n += b_clipped ? "b" : "";
   }
+  if (k_whole)
+    n += "_kw";
   if (out_clipped)
     n += "_clipo";
   n += "_sa";
@@ -167,10 +169,18 @@ bool gemm_out_clips(const GemmKernelSpec& s, int64_t m, int64_t n, int64_t ldo) 
                                        c.m, c.n, 1, true);
 }
 
+bool gemm_k_whole(const GemmKernelSpec& s, int64_t k) {
+  const bool k_contig_clipped = (s.a_clipped && s.a_order == MatrixOrder::row_major) ||
+                                (s.b_clipped && s.b_order == MatrixOrder::col_major);
+  const int64_t k_storage = is_packed_int4(s.a) ? (k + 1) / 2 : k;
+  return k_contig_clipped && k_storage % gemm_tile_config(s).k_storage == 0;
+}
+
 void gemm_clip_edges(GemmKernelSpec& s, const GemmLaunchArgs& g) {
   s.a_clipped = gemm_operand_clips(s, true, g.m, g.k, g.lda);
   s.b_clipped = gemm_operand_clips(s, false, g.n, g.k, g.ldb);
   s.out_clipped = gemm_out_clips(s, g.m, g.n, g.ldo);
+  s.k_whole = gemm_k_whole(s, g.k);
 }
 
 emit::CodeObject compile_gemm_kernel(const GemmKernelSpec& spec) {
@@ -269,7 +279,7 @@ GemmKernelSpec gemm_reduce_pass(const GemmKernelSpec& spec) {
   GemmKernelSpec s = spec;
   s.split_k = SplitKPass::reduce;
   s.mx_block_scales = false;
-  s.a_clipped = s.b_clipped = false; // no operand copies
+  s.a_clipped = s.b_clipped = s.k_whole = false; // no operand copies
   return s;
 }
 
@@ -341,6 +351,8 @@ void run_grouped_gemm_kernel(runtime::Device& device, const GemmKernelSpec& spec
     spec.b_clipped = spec.b_clipped && gemm_operand_clips(spec, false, r.n, r.k, r.ldb);
     spec.out_clipped = spec.out_clipped && gemm_out_clips(spec, r.m, r.n, r.ldo);
   }
+  spec.k_whole = std::all_of(rows.begin(), rows.end(),
+                             [&](const GemmGroupRow& r) { return gemm_k_whole(spec, r.k); });
   if (tiles > int64_t{0x7fffffff})
     throw std::invalid_argument("grouped gemm: " + std::to_string(tiles) +
                                 " workgroups exceed the grid's x limit (2^31 - 1)");

@@ -49,6 +49,11 @@ struct GemmKernelSpec {
   // operand's vec alignment and buffer copies): set by gemm_clip_edges for a problem whose
   // operand meets buffer_clipped_tile's requirements (gemm_operand_clips).
   bool a_clipped = false, b_clipped = false;
+  // K is a multiple of the K tile (gemm_tile_config's k_storage), so every K tile of a clipped
+  // k-contiguous operand lies wholly inside K or wholly past it: its loads skip the per-run
+  // K-edge choice (dsl ClippedCols::whole_or_none). Set by gemm_clip_edges (gemm_k_whole); a
+  // kernel built with it reads garbage in the last K tile of a K that is not such a multiple.
+  bool k_whole = false;
   // The output tile's stores through a clipped buffer descriptor (stores past M / N dropped by
   // the range check, no masks or branches): out's rows do not overlap (ldo >= N) and a tile's
   // offsets lie below 2^31 bytes (gemm_clip_edges).
@@ -137,9 +142,13 @@ bool gemm_operand_clips(const GemmKernelSpec& spec, bool a_operand, int64_t m_or
                         int64_t ld);
 // Whether out (m x n, leading stride ldo) can be stored clipped with the spec's tile.
 bool gemm_out_clips(const GemmKernelSpec& spec, int64_t m, int64_t n, int64_t ldo);
+// Whether a problem with K = k (elements; nibbles for packed int4) lets the spec (its clipped
+// flags set) take k_whole: a k-contiguous operand read clipped and k a multiple of the K tile.
+bool gemm_k_whole(const GemmKernelSpec& spec, int64_t k);
 struct GemmLaunchArgs;
-// Sets spec.a_clipped / b_clipped / out_clipped for one problem (spec.tile and split_k chosen;
-// the operands' false where the kernel has no buffer copies, out's for a split-K partial pass).
+// Sets spec.a_clipped / b_clipped / out_clipped and k_whole for one problem (spec.tile and
+// split_k chosen; the operands' false where the kernel has no buffer copies, out's for a split-K
+// partial pass).
 void gemm_clip_edges(GemmKernelSpec& spec, const GemmLaunchArgs& args);
 
 // The spec's code object for gemm_target() (traced once per process, compile-cached).

@@ -24,14 +24,16 @@ constexpr int tile = 32;
 
 // o[gm * 32, gn * 32] (compact) = the tiles of a[M, N] (leading stride lda), zeros outside it;
 // grid gm x gn.
-ir::Kernel clipped_copy_kernel() {
-  KernelBuilder kb("clipped_copy", {128, 1, 1});
+// `cols`: how the columns past a are read as 0 (whole_or_none: n a multiple of 32).
+ir::Kernel clipped_copy_kernel(ClippedCols cols = ClippedCols::per_run) {
+  KernelBuilder kb(cols == ClippedCols::per_run ? "clipped_copy" : "clipped_copy_whole_cols",
+                   {128, 1, 1});
   auto [A, O, M, N, lda, OM, ON] =
       kb.args(gtensor<f16>(row_major, "a", 16), gtensor<f16>(row_major, "o", 16), scalar<i64>("m"),
               scalar<i64>("n"), scalar<i64>("lda"), scalar<i64>("om"), scalar<i64>("on"));
   constexpr auto copy = make_tiled_copy<f16>(atoms::global_load_b128{}, thread_layout<32, 4>);
   const Int32 bm = block_id(ir::Dim::x), bn = block_id(ir::Dim::y);
-  const auto regs = copy.load(buffer_clipped_tile<tile, tile>(A.shape(M, N, lda), bm, bn));
+  const auto regs = copy.load(buffer_clipped_tile<tile, tile>(A.shape(M, N, lda), bm, bn, cols));
   copy.store(regs, local_tile<tile, tile>(O.shape(OM, ON), bm, bn));
   return kb.finish();
 }
@@ -39,13 +41,12 @@ ir::Kernel clipped_copy_kernel() {
 std::uint16_t elem(std::int64_t r, std::int64_t c) {
   return static_cast<std::uint16_t>(0x3000 + (r * 131 + c * 7) % 4093);
 }
-} // namespace
 
-TEST_CASE("buffer_clipped_tile: one buffer-load path reads 0 past the rows and the columns") {
-  const ir::Kernel k = clipped_copy_kernel();
-  // 75 x 40 in rows of 48: tiles 3 x 2 cover it, a 4th row of tiles lies wholly past it; the
-  // second column of tiles holds 8 real columns, then the padding (0xFFFF) and the next row.
-  const std::int64_t m = 75, n = 40, lda = 48, gm = 4, gn = 2, om = gm * tile, on = gn * tile;
+// o = the tiles of a 75 x n matrix in rows of lda (padding 0xFFFF), gm x gn tiles, read with
+// `cols`; every element outside the matrix must read 0.
+void check_clipped_copy(ClippedCols cols, std::int64_t n, std::int64_t lda, std::int64_t gn) {
+  const ir::Kernel k = clipped_copy_kernel(cols);
+  const std::int64_t m = 75, gm = 4, om = gm * tile, on = gn * tile;
   std::vector<std::uint16_t> a(static_cast<std::size_t>(m * lda));
   for (std::int64_t r = 0; r < m; ++r)
     for (std::int64_t c = 0; c < lda; ++c)
@@ -82,6 +83,20 @@ TEST_CASE("buffer_clipped_tile: one buffer-load path reads 0 past the rows and t
     CHECK(wrong_inside == 0);
     CHECK(wrong_outside == 0);
   }
+}
+} // namespace
+
+TEST_CASE("buffer_clipped_tile: one buffer-load path reads 0 past the rows and the columns") {
+  // 75 x 40 in rows of 48: tiles 3 x 2 cover it, a 4th row of tiles lies wholly past it; the
+  // second column of tiles holds 8 real columns, then the padding (0xFFFF) and the next row.
+  check_clipped_copy(ClippedCols::per_run, 40, 48, 2);
+}
+
+TEST_CASE("buffer_clipped_tile: ClippedCols::whole_or_none reads 0 in a tile past the columns") {
+  // 75 x 64 in rows of 72: 2 columns of whole tiles, a 3rd wholly past the columns (its runs
+  // would read the padding and the next rows without num_records 0), a 4th row of tiles past
+  // the rows.
+  check_clipped_copy(ClippedCols::whole_or_none, 64, 72, 3);
 }
 
 namespace {

@@ -122,3 +122,68 @@ TEST_CASE("gemm kernel: clipped flags the kernel cannot honour are refused with 
                        doctest::Contains("a_clipped / b_clipped need the operand's 16-byte"),
                        std::invalid_argument);
 }
+
+TEST_CASE("gemm_clip_edges: k_whole for K a multiple of the K tile and a clipped k-contiguous "
+          "operand") {
+  GemmKernelSpec s = aligned(DType::f16, DType::f16); // K tile 32
+  gemm_clip_edges(s, problem(72, 136, 4096, 4096, 4096, 136));
+  CHECK(s.k_whole);
+  CHECK(s.name().find("_clipab_kw_clipo") != std::string::npos);
+  gemm_clip_edges(s, problem(72, 136, 96, 96, 96, 136)); // 3 K tiles
+  CHECK(s.k_whole);
+  gemm_clip_edges(s, problem(72, 136, 40, 40, 40, 136)); // clipped, K edge of 8
+  CHECK(s.a_clipped);
+  CHECK_FALSE(s.k_whole);
+  CHECK(s.name().find("_kw") == std::string::npos);
+  gemm_clip_edges(s, problem(72, 136, 64, 32, 32, 136)); // lda, ldb < K: nothing clipped
+  CHECK_FALSE(s.k_whole);
+  // Only an m/n-contiguous operand clipped: its K tiles move along rows (num_records), no flag.
+  GemmKernelSpec t = aligned(DType::f16, DType::f16);
+  t.a_order = MatrixOrder::col_major;
+  t.b_order = MatrixOrder::row_major;
+  gemm_clip_edges(t, problem(24, 40, 64, 24, 40, 40));
+  CHECK(t.a_clipped);
+  CHECK_FALSE(t.k_whole);
+  t.b_vec_aligned = false; // a m-contiguous, b k-contiguous but masked: still no flag
+  t.b_order = MatrixOrder::col_major;
+  gemm_clip_edges(t, problem(24, 40, 64, 24, 64, 40));
+  CHECK_FALSE(t.k_whole);
+  t.b_vec_aligned = true; // b k-contiguous and clipped
+  gemm_clip_edges(t, problem(24, 40, 64, 24, 64, 40));
+  CHECK(t.k_whole);
+  // 8-bit operands: K tile 64.
+  GemmKernelSpec e = aligned(DType::e4m3, DType::e4m3);
+  gemm_clip_edges(e, problem(72, 40, 128, 128, 128, 40));
+  CHECK(e.k_whole);
+  gemm_clip_edges(e, problem(72, 40, 96, 96, 96, 40)); // a multiple of 32, not of 64
+  CHECK(e.a_clipped);
+  CHECK_FALSE(e.k_whole);
+  // MX clips its operands as well; w8a16 and the reduce pass clip none: no flag.
+  GemmKernelSpec mx = aligned(DType::e4m3, DType::e4m3);
+  mx.mx_block_scales = true;
+  gemm_clip_edges(mx, problem(72, 40, 128, 128, 128, 40));
+  CHECK(mx.k_whole);
+  GemmKernelSpec w = aligned(DType::f16, DType::int8);
+  gemm_clip_edges(w, problem(72, 40, 128, 128, 128, 40));
+  CHECK_FALSE(w.k_whole);
+  GemmKernelSpec red = gemm_reduce_pass(aligned(DType::f16, DType::f16));
+  gemm_clip_edges(red, problem(64, 64, 64, 64, 64, 64));
+  CHECK_FALSE(red.k_whole);
+  GemmKernelSpec part = gemm_partial_pass(aligned(DType::f16, DType::f16));
+  gemm_clip_edges(part, problem(64, 64, 64, 64, 64, 64));
+  CHECK(part.k_whole);
+}
+
+TEST_CASE("gemm kernel: k_whole without a clipped k-contiguous operand is refused") {
+  GemmKernelSpec s = aligned(DType::f16, DType::f16);
+  s.k_whole = true; // nothing clipped
+  CHECK_THROWS_WITH_AS(build_gemm_kernel(s),
+                       doctest::Contains("k_whole needs a clipped k-contiguous operand"),
+                       std::invalid_argument);
+  s.a_order = MatrixOrder::col_major;
+  s.b_order = MatrixOrder::row_major;
+  s.a_clipped = s.b_clipped = true; // clipped, but both m/n-contiguous
+  CHECK_THROWS_WITH_AS(build_gemm_kernel(s),
+                       doctest::Contains("k_whole needs a clipped k-contiguous operand"),
+                       std::invalid_argument);
+}

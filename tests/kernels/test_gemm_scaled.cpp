@@ -131,9 +131,13 @@ TEST_CASE("fused kernels with the LoRA block: lora scales 0, 0.3, 1e-3, -7.5 and
 }
 
 // Clipped edges with 1-byte operands (runs of 16: K a multiple of 16, K tile 64): the K-edge
-// tile reads zeros past K, so the sums stay exact; w8a16's f16 a (runs of 8) beside int8 b.
+// tile reads zeros past K, so the sums stay exact; w8a16's f16 a (runs of 8) beside int8 b;
+// K multiples of 64 take k_whole.
 TEST_CASE("scaled_mm, int8_linear, w8a16: clipped edges with 1-byte operands") {
   run_scaled_mm({72, 40, 80, DType::e4m3, DType::e4m3, DType::bf16}, 51);
   run_int8_linear({100, 41, 48, DType::f32, true, true, true}, 52);
   run_w8a16(100, 41, 112, DType::f16, true, 53);
+  // K a multiple of the K tile (k_whole, gemm_clip_edges): 3 K tiles and one past K, odd M / N.
+  run_scaled_mm({37, 51, 192, DType::e4m3, DType::e5m2, DType::f32}, 54);
+  run_int8_linear({37, 51, 192, DType::bf16, true, true, true}, 55);
 }

@@ -108,6 +108,10 @@ ir::Kernel build_gemm(const emit::ParamReader& p) {
   s.a_clipped = flag(p, "a_clipped") && clip.a;
   s.b_clipped = flag(p, "b_clipped") && clip.b;
   s.out_clipped = flag(p, "out_clipped") && clip.out;
+  // K a multiple of the K tile where a clipped operand is k-contiguous (as gemm_k_whole).
+  s.k_whole =
+      flag(p, "k_whole") && ((s.a_clipped && s.a_order == kernels::MatrixOrder::row_major) ||
+                             (s.b_clipped && s.b_order == kernels::MatrixOrder::col_major));
   return kernels::gemm_kernel::build_gemm_kernel(s); // rejects unsupported combinations
 }
 
@@ -308,6 +312,10 @@ void register_library_kernels(emit::KernelRegistry& registry) {
                     "allows); used where the kernel takes it (gemm_clip_support: a_aligned = 1, "
                     "not mx, quant, int4, w8a16 or the split_k reduce pass), else 0"},
                    {"b_clipped", "1", "1: the same for B"},
+                   {"k_whole", "0",
+                    "1: K is a multiple of the K tile (32; 64 for 8-bit): a clipped "
+                    "k-contiguous operand's loads skip the K-edge choice (the launch picks it "
+                    "for such K), used where a clipped operand is k-contiguous, else 0"},
                    {"out_clipped", "1",
                     "1: out's stores through a clipped buffer descriptor (ldo >= N; kernels "
                     "with buffer copies, not the split_k partial pass), 0: masked stores"},
