@@ -29,6 +29,19 @@ Case tile128(DType dtype, int64_t sq, int64_t sk, int64_t d, bool causal) {
   }
   return c;
 }
+// The validated problem of a dense bf16 case, as spec_of sees it.
+kernels::FlashAttnProblem bf16_problem_of(const Case& c) {
+  kernels::FlashAttnProblem p;
+  p.dtype = p.out_dtype = DType::bf16;
+  p.batch = c.batch;
+  p.seqlen_q = c.sq;
+  p.seqlen_k = c.sk;
+  p.heads_q = c.hq;
+  p.heads_kv = c.hkv;
+  p.head_dim = c.d;
+  p.head_dim_v = c.dv;
+  return p;
+}
 } // namespace
 
 TEST_CASE("flash_attn query_tile 128: dense, Sq 1 / 97 / 129 / 256, Sq != Sk, causal and not") {
@@ -87,15 +100,7 @@ TEST_CASE("flash_attn query_tile: the launch picks 8 waves for 128 rows, 4 other
   HostTensor out(c.out, {c.batch, c.sq, c.hq, c.dv}), lse(DType::f32, {c.batch, c.hq, c.sq});
   const kernels::FlashAttnArgs a =
       args_of(c, in, out, lse, [](const HostTensor& t) { return t.view(); });
-  kernels::FlashAttnProblem p;
-  p.dtype = p.out_dtype = DType::bf16;
-  p.batch = c.batch;
-  p.seqlen_q = c.sq;
-  p.seqlen_k = c.sk;
-  p.heads_q = c.hq;
-  p.heads_kv = c.hkv;
-  p.head_dim = c.d;
-  p.head_dim_v = c.dv;
+  kernels::FlashAttnProblem p = bf16_problem_of(c);
   for (auto [tile, waves] : {std::pair{64, 4}, std::pair{128, 8}}) {
     p.query_tile = tile;
     const kernels::flash_attn_kernel::FlashAttnKernelSpec s =
@@ -116,15 +121,7 @@ TEST_CASE(
   const Inputs in = make_inputs(c);
   HostTensor out(c.out, {c.batch, c.sq, c.hq, c.dv}), lse(DType::f32, {c.batch, c.hq, c.sq});
   kernels::FlashAttnArgs a = args_of(c, in, out, lse, [](const HostTensor& t) { return t.view(); });
-  kernels::FlashAttnProblem p;
-  p.dtype = p.out_dtype = DType::bf16;
-  p.batch = c.batch;
-  p.seqlen_q = c.sq;
-  p.seqlen_k = c.sk;
-  p.heads_q = c.hq;
-  p.heads_kv = c.hkv;
-  p.head_dim = c.d;
-  p.head_dim_v = c.dv;
+  kernels::FlashAttnProblem p = bf16_problem_of(c);
   p.query_tile = 64;
   REQUIRE(a.k.rank() == 4);
   REQUIRE(a.k.address() % 16 == 0);
