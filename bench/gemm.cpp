@@ -297,10 +297,9 @@ int main(int argc, char** argv) {
       {"iu4_gemm int4->i32",
        spec_of(DType::int4, DType::int4, DType::i32, ScaleKind::none, ScaleKind::none)},
   };
-  const std::vector<Shape> shapes = {
-      {"square", 4096, 4096, 4096},    {"decode M=1", 1, 4096, 4096},
-      {"decode M=16", 16, 4096, 4096}, {"decode M=64", 64, 4096, 4096},
-      {"few tiles", 256, 256, 4096},   {"skinny N", 4096, 32, 4096}};
+  const std::vector<Shape> shapes = {{"square", 4096, 4096, 4096},  {"decode", 1, 4096, 4096},
+                                     {"decode", 16, 4096, 4096},    {"decode", 64, 4096, 4096},
+                                     {"few tiles", 256, 256, 4096}, {"skinny N", 4096, 32, 4096}};
   runtime::EmuDevice dev;
   dev.set_memcheck(false); // one workgroup reads rows of the real problem only
   // Big enough for the one workgroup's rows and columns of every case (A/B: 128 x K bytes
