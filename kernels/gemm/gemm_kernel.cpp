@@ -48,6 +48,11 @@ char order_code(MatrixOrder o) {
   return o == MatrixOrder::row_major ? 'r' : 'c';
 }
 
+// K in storage units of a `t` operand: packed int4 holds two nibbles a byte.
+int64_t k_storage_of(DType t, int64_t k) {
+  return is_packed_int4(t) ? (k + 1) / 2 : k;
+}
+
 } // namespace
 
 std::string GemmKernelSpec::name() const {
@@ -154,7 +159,7 @@ bool gemm_operand_clips(const GemmKernelSpec& s, bool a_operand, int64_t m_or_n,
   const int bytes = static_cast<int>(dtype_storage_bytes(t, 1));
   const GemmTileConfig c = gemm_tile_config(s);
   const int block = a_operand ? c.m : c.n, run = 16 / bytes; // 128-bit runs
-  const int64_t k_storage = is_packed_int4(t) ? (k + 1) / 2 : k;
+  const int64_t k_storage = k_storage_of(t, k);
   // k-contiguous: rows M (N) of K; else the transposed tensor: rows K of M (N).
   return k_contig ? dsl::buffer_clipped_tile_fits(m_or_n, k_storage, ld, bytes, block, c.k_storage,
                                                   run, true)
@@ -172,8 +177,7 @@ bool gemm_out_clips(const GemmKernelSpec& s, int64_t m, int64_t n, int64_t ldo) 
 bool gemm_k_whole(const GemmKernelSpec& s, int64_t k) {
   const bool k_contig_clipped = (s.a_clipped && s.a_order == MatrixOrder::row_major) ||
                                 (s.b_clipped && s.b_order == MatrixOrder::col_major);
-  const int64_t k_storage = is_packed_int4(s.a) ? (k + 1) / 2 : k;
-  return k_contig_clipped && k_storage % gemm_tile_config(s).k_storage == 0;
+  return k_contig_clipped && k_storage_of(s.a, k) % gemm_tile_config(s).k_storage == 0;
 }
 
 void gemm_clip_edges(GemmKernelSpec& s, const GemmLaunchArgs& g) {
@@ -228,8 +232,7 @@ int64_t gemm_tiles(GemmTile tile, int64_t m, int64_t n) {
 }
 
 int64_t gemm_k_tiles(const GemmKernelSpec& spec, int64_t k) {
-  const int64_t k_storage = is_packed_int4(spec.a) ? (k + 1) / 2 : k;
-  return tiles_along(k_storage, gemm_tile_config(spec).k_storage);
+  return tiles_along(k_storage_of(spec.a, k), gemm_tile_config(spec).k_storage);
 }
 
 GemmConfig gemm_config_for(const GemmKernelSpec& spec, int64_t m, int64_t n, int64_t k) {
