@@ -6,7 +6,7 @@
 // when none of its queries' running maxima moved (scale_cols_unless_one), which with zeros is
 // every KV block after the first. A second line gives the count for random inputs (uniform in
 // [-2, 2)), where the maxima still move in some blocks. Last, the timing model's
-// figure (runtime/emu/timing, docs/timing.md) for bf16 D = 128 at B = 4, H = 32, S = 4096,
+// figure (runtime/emu/timing, docs/timing.md) for bf16 D = 128 and 256 at B = 4, H = 32, S = 4096,
 // causal and not, with 64- and 128-row query tiles, on the RX 9070 XT: the real grid with 3
 // sampled workgroups emulated (--model-only); all such figures are modeled, not measured.
 #include <kernels/attention/flash_attn_kernel.hpp>
@@ -34,61 +34,62 @@ namespace {
 
 // Modeled TFLOP/s of the headline shape (separate from the static report above).
 void print_modeled_headline() {
-  const int64_t B = 4, H = 32, S = 4096, D = 128;
+  const int64_t B = 4, H = 32, S = 4096;
   runtime::EmuDevice dev;
   dev.set_memcheck(false);
-  const size_t bytes = size_t(B * H * S * D) * 2;
-  for (bool causal : {false, true})
-    for (int waves : {4, 8}) {
-      FlashAttnKernelSpec s;
-      s.waves = waves;
-      s.dtype = DType::bf16;
-      s.out = DType::bf16;
-      s.head_dim_pad = s.head_dim_v_pad = int(D);
-      s.windowed = causal;
-      s.vec_aligned = true;
-      s.v_transpose_loads = true;
-      s.k_clipped = true;
-      for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
-        set_gemm_target({b, Arch::gfx1201});
-        const emit::CodeObject co = compile_flash_attn_kernel(s);
-        FlashAttnLaunchArgs g;
-        std::vector<runtime::DevicePtr> bufs; // separate tensors: the DRAM bound counts each
-        for (int i = 0; i < 4; ++i)
-          bufs.push_back(dev.allocate(bytes));
-        g.q = bufs[0];
-        g.k = bufs[1];
-        g.v = bufs[2];
-        g.out = bufs[3];
-        g.batch = B;
-        g.seqlen_q = g.seqlen_k = S;
-        g.heads_q = g.heads_kv = H;
-        g.head_dim = g.head_dim_v = D;
-        g.q_ss = g.k_ss = g.v_ss = g.o_ss = H * D; // [B, S, H, D]
-        g.q_sh = g.k_sh = g.v_sh = g.o_sh = D;
-        g.q_sb = g.k_sb = g.v_sb = g.o_sb = S * H * D;
-        g.window_right = causal ? 0 : -1;
-        g.sm_scale = 0.125f;
-        emu::timing::TimingOptions o;
-        o.model_only = true;
-        // Useful work: 4 B H S^2 D (QK^T and PV), half of it under the causal mask.
-        o.work_flops = 4.0 * double(B * H * D) * double(S) * double(S) / (causal ? 2.0 : 1.0);
-        dev.set_timing_model(o);
-        const runtime::ModuleHandle mod = dev.load_code_object(co.elf);
-        dev.launch(dev.get_kernel(mod, co.kernel_name), flash_attn_grid(g, false, s.block_q()),
-                   {uint32_t(s.workgroup_threads())}, flash_attn_kernel_args(g).span());
-        const emu::timing::TimingReport t = dev.last_timing().value();
-        std::printf("== bf16 D=128 %s q%d B=4 H=32 S=4096, %-4s modeled on the %s: %.1f TFLOP/s "
-                    "(%.0f%% of the %.0f TFLOP/s %s peak), %.3f ms, bound: %s, %d waves/SIMD\n",
-                    causal ? "causal" : "full  ", s.block_q(),
-                    std::string(emit::backend_name(b)).c_str(), t.product.c_str(), t.tflops,
-                    100 * t.peak_fraction, t.peak / 1e12, t.peak_name.c_str(), t.seconds * 1e3,
-                    t.bound.c_str(), t.occupancy.waves_per_simd);
-        dev.set_timing_model(std::nullopt);
-        for (runtime::DevicePtr p : bufs)
-          dev.free(p);
+  for (const int64_t D : {128, 256})
+    for (bool causal : {false, true})
+      for (int waves : {4, 8}) {
+        const size_t bytes = size_t(B * H * S * D) * 2;
+        FlashAttnKernelSpec s;
+        s.waves = waves;
+        s.dtype = DType::bf16;
+        s.out = DType::bf16;
+        s.head_dim_pad = s.head_dim_v_pad = int(D);
+        s.windowed = causal;
+        s.vec_aligned = true;
+        s.v_transpose_loads = true;
+        s.k_clipped = true;
+        for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
+          set_gemm_target({b, Arch::gfx1201});
+          const emit::CodeObject co = compile_flash_attn_kernel(s);
+          FlashAttnLaunchArgs g;
+          std::vector<runtime::DevicePtr> bufs; // separate tensors: the DRAM bound counts each
+          for (int i = 0; i < 4; ++i)
+            bufs.push_back(dev.allocate(bytes));
+          g.q = bufs[0];
+          g.k = bufs[1];
+          g.v = bufs[2];
+          g.out = bufs[3];
+          g.batch = B;
+          g.seqlen_q = g.seqlen_k = S;
+          g.heads_q = g.heads_kv = H;
+          g.head_dim = g.head_dim_v = D;
+          g.q_ss = g.k_ss = g.v_ss = g.o_ss = H * D; // [B, S, H, D]
+          g.q_sh = g.k_sh = g.v_sh = g.o_sh = D;
+          g.q_sb = g.k_sb = g.v_sb = g.o_sb = S * H * D;
+          g.window_right = causal ? 0 : -1;
+          g.sm_scale = 0.125f;
+          emu::timing::TimingOptions o;
+          o.model_only = true;
+          // Useful work: 4 B H S^2 D (QK^T and PV), half of it under the causal mask.
+          o.work_flops = 4.0 * double(B * H * D) * double(S) * double(S) / (causal ? 2.0 : 1.0);
+          dev.set_timing_model(o);
+          const runtime::ModuleHandle mod = dev.load_code_object(co.elf);
+          dev.launch(dev.get_kernel(mod, co.kernel_name), flash_attn_grid(g, false, s.block_q()),
+                     {uint32_t(s.workgroup_threads())}, flash_attn_kernel_args(g).span());
+          const emu::timing::TimingReport t = dev.last_timing().value();
+          std::printf("== bf16 D=%lld %s q%d B=4 H=32 S=4096, %-4s modeled on the %s: %.1f TFLOP/s "
+                      "(%.0f%% of the %.0f TFLOP/s %s peak), %.3f ms, bound: %s, %d waves/SIMD\n",
+                      static_cast<long long>(D), causal ? "causal" : "full  ", s.block_q(),
+                      std::string(emit::backend_name(b)).c_str(), t.product.c_str(), t.tflops,
+                      100 * t.peak_fraction, t.peak / 1e12, t.peak_name.c_str(), t.seconds * 1e3,
+                      t.bound.c_str(), t.occupancy.waves_per_simd);
+          dev.set_timing_model(std::nullopt);
+          for (runtime::DevicePtr p : bufs)
+            dev.free(p);
+        }
       }
-    }
 }
 
 } // namespace

@@ -3,6 +3,8 @@
 #include <kernels/attention/linear_attn_kernel.hpp>
 #include <kernels/common/elem_dispatch.hpp>
 
+#include <dsl/copy/buffer_clipped_tile.hpp>
+#include <dsl/copy/transpose_load.hpp>
 #include <dsl/dsl.hpp>
 
 #include <stdexcept>
@@ -47,7 +49,12 @@ ir::Kernel build_body(const LinearAttnKernelSpec& s) {
   const Int64 hk = h / (Hq / Hkv); // GQA: the kv head of query head h
   const Int64 col0 = tile * Int64(vt);
   const Int64 cols = min(Int64(vt), Dv - col0);
-  const auto typed = [](const GlobalPtr<u8>& p) { return GlobalPtr<E>(p.ir(), elem_bytes<E>()); };
+  // (clipped: q and k 16-byte aligned, base and rows; V below keeps element alignment: its
+  // column offset col0 is not a multiple of 8 with the normalizer, and its loads are
+  // element-wise)
+  const auto typed = [&](const GlobalPtr<u8>& p) {
+    return GlobalPtr<E>(p.ir(), s.clipped ? 16 : elem_bytes<E>());
+  };
   // The sequence: batch b at batch strides, or (varlen) tokens cu[b] .. cu[b + 1] - 1.
   const attention_blocks::AttnSequence seq =
       s.varlen ? attention_blocks::varlen_sequence(CuSeqlens, CuSeqlens, cast<i32>(b))
@@ -59,7 +66,8 @@ ir::Kernel build_body(const LinearAttnKernelSpec& s) {
   const GlobalTensor<E> k =
       head_tensor(typed(Kp), bq * k_sb + first * k_ss + hk * k_sh, len, D, k_ss);
   const GlobalTensor<E> v =
-      head_tensor(typed(Vp), bq * v_sb + first * v_ss + hk * v_sh + col0, len, cols, v_ss);
+      head_tensor(GlobalPtr<E>(Vp.ir(), elem_bytes<E>()),
+                  bq * v_sb + first * v_ss + hk * v_sh + col0, len, cols, v_ss);
   // log2(lambda): lambda^n = exp2(n * log2(lambda)); 0 without decay.
   const Float32 log2_decay = s.decay ? log2(DecayP.load(h)) : Float32(0.0f);
   const auto decay_pow = [&](const Float32& n) {
@@ -69,36 +77,42 @@ ir::Kernel build_body(const LinearAttnKernelSpec& s) {
   const Int32 chunks = cast<i32>((len + Int64(chunk - 1)) / Int64(chunk));
   const int ones_col = vt; // the normalizer's column (normalize: 15)
 
-  using BFrag = typename decltype(mma)::BFrag;
+  using SAFrag = typename decltype(state_mma)::AFrag;
   auto [state] = for_range(
       Int32(0), chunks, Int32(1), carry(state_mma.make_accumulator(0.0f)),
       [&](const Int32& c, auto st) {
-        const auto q_tile = local_tile<chunk, Dp>(q, c, 0);
-        const auto k_tile = local_tile<chunk, Dp>(k, c, 0);
-        // Q^T as the B operand of every k step (of K Q^T and of S^T Q^T).
-        std::array<BFrag, R> qf;
-        for (int ks = 0; ks < R; ++ks)
-          qf[std::size_t(ks)] = mma.load_b(q_tile, ks);
-        // P^T = K Q^T (keys x queries), scaled, decayed and causal.
+        // P^T = K Q^T (keys x queries) and S^T Q^T (value columns x queries), k step by k step:
+        // each Q^T fragment (the B operand of both) is read once and used twice.
         auto pt = mma.make_accumulator(0.0f);
-        for (int ks = 0; ks < R; ++ks)
-          gemm(mma, mma.load_a(k_tile, ks), qf[std::size_t(ks)], pt);
+        auto ot = mma.make_accumulator(0.0f);
+        const auto qk_products = [&](const auto& q_tile, const auto& k_tile) {
+          for (int ks = 0; ks < R; ++ks) {
+            const auto qf = mma.load_b(q_tile, ks);
+            gemm(mma, mma.load_a(k_tile, ks), qf, pt);
+            gemm(mma, accumulator_as_operand<MmaOperand::A>(state_mma, st, mma, ks), qf, ot);
+          }
+        };
+        if (s.clipped)
+          qk_products(buffer_clipped_tile<chunk, Dp>(q, c, 0),
+                      buffer_clipped_tile<chunk, Dp>(k, c, 0));
+        else
+          qk_products(local_tile<chunk, Dp>(q, c, 0), local_tile<chunk, Dp>(k, c, 0));
+        // scaled, decayed and causal
         pt = map(mma, pt, [&](const Float32& x, const Int32& j, const Int32& i) {
           return select(j <= i, x * scale * decay_pow(cast<f32>(i - j)), Float32(0.0f));
         });
         // V_c as an accumulator (keys x value columns); past the sequence / the tile it reads
         // 0, and the normalizer's column is 1 (rows past the sequence meet zero K rows).
-        const auto v_tile = local_tile<chunk, 16>(v, c, 0);
-        const auto vc = map(mma, mma.make_accumulator(0.0f),
-                            [&](const Float32&, const Int32& j, const Int32& n) {
-                              const Float32 x = cast<f32>(v_tile.load(j, n));
-                              return s.normalize ? select(n == ones_col, Float32(1.0f), x) : x;
-                            });
+        const auto v_value = [&](const auto& v_tile) {
+          return map(
+              mma, mma.make_accumulator(0.0f), [&](const Float32&, const Int32& j, const Int32& n) {
+                const Float32 x = cast<f32>(Scalar<E>(v_tile.template load_run<1>(j, n).ir()));
+                return s.normalize ? select(n == ones_col, Float32(1.0f), x) : x;
+              });
+        };
+        const auto vc = s.clipped ? v_value(buffer_clipped_tile<chunk, 16>(v, c, 0))
+                                  : v_value(local_tile<chunk, 16>(v, c, 0));
         // O^T = S^T Q^T * scale * lambda^(i + 1) + V^T P^T (value columns x queries).
-        auto ot = mma.make_accumulator(0.0f);
-        for (int ks = 0; ks < R; ++ks)
-          gemm(mma, accumulator_as_operand<MmaOperand::A>(state_mma, st, mma, ks),
-               qf[std::size_t(ks)], ot);
         ot = map(mma, ot, [&](const Float32& x, const Int32&, const Int32& i) {
           return x * scale * decay_pow(cast<f32>(i + 1));
         });
@@ -113,11 +127,12 @@ ir::Kernel build_body(const LinearAttnKernelSpec& s) {
           ot = broadcast_cols(ot, den,
                               [&](const Float32& x, const Float32& d) { return x / (d + eps); });
         }
+        // O^T leaves as O: a lane's values are consecutive value columns of one query.
         with_out_elem(s.out, [&]<class O>(Tag<O>) {
           const GlobalTensor<O> out =
               head_tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
                           bq * o_sb + first * o_ss + h * o_sh + col0, len, cols, o_ss);
-          mma.store(ot, local_tile<16, chunk>(out.transposed(), 0, c));
+          mma.store_transposed(ot, local_tile<chunk, 16>(out, c, 0));
         });
         // S = lambda^16 S + K^T (lambda^(15 - j) V_c).
         if (s.decay)
@@ -128,8 +143,20 @@ ir::Kernel build_body(const LinearAttnKernelSpec& s) {
                                         return x * decay_pow(cast<f32>(Int32(chunk - 1) - j));
                                       })
                                 : vc;
-        gemm(state_mma, state_mma.load_a(local_tile<Dp, chunk>(k.transposed(), 0, c), 0),
-             accumulator_as_operand<MmaOperand::B>(mma, vd, state_mma, 0), st);
+        // K^T's A operand: head dims x keys. Clipped: one transpose load per tile, clamped
+        // into k (no mask): the copies of k's elements it reads past the head's last dim land in
+        // state rows that only ever meet Q's zero columns (Q's dims past the head read 0), and
+        // those past the last key only in the update after the last chunk, which nothing reads.
+        const auto kt = [&] {
+          if (!s.clipped)
+            return state_mma.load_a(local_tile<Dp, chunk>(k.transposed(), 0, c), 0);
+          SAFrag f;
+          for (int i = 0; i < R; ++i)
+            f.at(i, 0) = load_operand_transposed_clamped<Atom, MmaOperand::A>(
+                k, cast<i64>(c) * Int64(chunk), Int64(16 * i));
+          return f;
+        }();
+        gemm(state_mma, kt, accumulator_as_operand<MmaOperand::B>(mma, vd, state_mma, 0), st);
         return carry(st);
       });
   (void)state;
@@ -180,6 +207,8 @@ std::string LinearAttnKernelSpec::name() const {
     n += "_norm";
   if (varlen)
     n += "_varlen";
+  if (clipped)
+    n += "_clip";
   return n;
 }
 

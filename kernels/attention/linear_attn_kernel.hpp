@@ -10,6 +10,10 @@
 //   O^T = S^T Q_c^T * scale * lambda^(i + 1)  +  V_c^T P^T                       (WMMA)
 //   S   = lambda^16 S + K_c^T (lambda^(15 - j) V_c)                              (WMMA)
 // where S^T and V_c^T reach the WMMA straight from accumulators (accumulator_as_operand).
+// The two products with Q_c^T share each k step's Q^T fragment (one loop over the head), and
+// K_c^T, whose A operand wants the keys of one head dim in a lane, comes from gfx12 transpose
+// loads (one global_load_tr_b128 per 16 x 16 tile) when the spec is `clipped`; element-wise
+// loads otherwise. No VGPR spills at any head dim (docs/kernels.md "Linear attention").
 #include <dsl/ir/kernel.hpp>
 #include <kernels/common/dtype.hpp>
 
@@ -27,6 +31,12 @@ struct LinearAttnKernelSpec {
   bool decay = false;
   bool normalize = false;
   bool varlen = false; // packed sequences: cu_seqlens [B + 1] (the token strides in *_ss)
+  // q, k and v: base and every row start 16-byte aligned, rows not overlapping, the head dim a
+  // multiple of 8 and a chunk's byte offsets below 2^31 (dsl::buffer_clipped_tile_fits): Q and
+  // K through clipped buffer descriptors (no mask, no branch, no 64-bit VALU address), V's
+  // elements by buffer loads, K^T by transpose loads (the edge chunk masked). Otherwise
+  // masked global loads.
+  bool clipped = false;
 
   // Value columns per workgroup: 16, or 15 next to the normalizer's column of ones.
   int value_tile() const { return normalize ? 15 : 16; }

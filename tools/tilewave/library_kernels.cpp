@@ -187,6 +187,10 @@ ir::Kernel build_linear_attn(const emit::ParamReader& p) {
   s.head_dim_pad = lk::padded_head_dim(p.one_of("d", {32, 64, 96, 100, 128, 160, 192, 224, 256}));
   s.decay = flag(p, "decay");
   s.normalize = flag(p, "normalize");
+  // clipped Q / K and transpose-loaded K^T, as linear_attn picks it for 16-byte aligned rows
+  // whose head dim is a multiple of 8
+  s.clipped =
+      flag(p, "aligned") && p.one_of("d", {32, 64, 96, 100, 128, 160, 192, 224, 256}) % 8 == 0;
   return lk::build_linear_attn_kernel(s); // rejects unsupported dtypes
 }
 
@@ -389,7 +393,10 @@ void register_library_kernels(emit::KernelRegistry& registry) {
                    {"out", "bf16", "output dtype: bf16, f16 or f32"},
                    {"d", "128", "head dim (padded to a multiple of 32 in the kernel)"},
                    {"decay", "0", "1: per-head decay lambda^(i - j)"},
-                   {"normalize", "0", "1: divide by the normalizer (a column of ones)"}},
+                   {"normalize", "0", "1: divide by the normalizer (a column of ones)"},
+                   {"aligned", "1",
+                    "1: q / k / v rows 16-byte aligned (clipped buffer loads, K^T by transpose "
+                    "loads)"}},
                   build_linear_attn,
                   {{},
                    {{"decay", "1"}},
