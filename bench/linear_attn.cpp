@@ -3,7 +3,8 @@
 // normalizer, bf16. Per launch the emulator's statistics: global bytes read against the
 // minimum (q, k and v each read once; every value-column tile re-reads q and k, so the ratio
 // grows with Dv / 16), instructions per WMMA, and WMMA count. Figures are emulator counts,
-// not timings.
+// not timings. Last, the timing model's modeled time (gfx1201) at B 1, H 32, S 2048 for D = 128
+// (plain, decay, decay + normalizer) and D = 256 (decay + normalizer).
 #include <kernels/attention/linear_attn_api.hpp>
 
 #include <runtime/emu/stats.hpp>
@@ -64,5 +65,39 @@ int main(int argc, char** argv) {
     }
   for (runtime::DevicePtr p : ptrs)
     dev.free(p);
+  ptrs.clear();
+  // The timing model (runtime/emu/timing, docs/timing.md) at B 1, H 32, S 2048: the real grid
+  // with 3 sampled workgroups emulated (model only); modeled, not measured.
+  const int64_t mh = 32, ms = 2048;
+  for (const int64_t d : {128, 256})
+    for (const int mode : {0, 1, 2}) {
+      if (d == 256 && mode != 2) // D = 256: the shipped decay + normalize configuration
+        continue;
+      LinearAttnArgs a{make(DType::bf16, {1, ms, mh, d}), make(DType::bf16, {1, ms, mh, d}),
+                       make(DType::bf16, {1, ms, mh, d}), make(DType::bf16, {1, ms, mh, d})};
+      if (mode >= 1) {
+        a.decay = make(DType::f32, {mh});
+        const std::vector<float> lam(size_t(mh), 0.95f);
+        dev.copy_to_device(a.decay->device_address, lam.data(), lam.size() * sizeof(float));
+      }
+      a.normalize = mode == 2;
+      emu::timing::TimingOptions o;
+      o.model_only = true;
+      dev.set_timing_model(o);
+      linear_attn(dev, a);
+      const emu::timing::TimingReport t = dev.last_timing().value();
+      dev.set_timing_model(std::nullopt);
+      std::printf("D = Dv = %3lld %-15s B 1, H %lld, S %lld: modeled on the %s: %.3f ms, bound: "
+                  "%s, %d waves/SIMD\n",
+                  static_cast<long long>(d),
+                  mode == 0   ? "plain"
+                  : mode == 1 ? "decay"
+                              : "decay+normalize",
+                  static_cast<long long>(mh), static_cast<long long>(ms), t.product.c_str(),
+                  t.seconds * 1e3, t.bound.c_str(), t.occupancy.waves_per_simd);
+      for (runtime::DevicePtr p : ptrs)
+        dev.free(p);
+      ptrs.clear();
+    }
   return 0;
 }

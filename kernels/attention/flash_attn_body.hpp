@@ -83,12 +83,20 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
   constexpr int row_pad = 16 / elem_bytes<LE>();
   // S^T = K Q^T (keys x queries, one 16-query column of atoms per wave) and O^T = V^T P^T;
   // scores, P and O live in f32 in the C layouts of s_f32 / o_f32 (int8: see attn_products).
-  using Products = AttnProducts<Atom, waves, kb, Dvp>;
+  // A wide head passes over the keys once per slice of o_dims value dims (o_pass_dims: D = 256
+  // takes two passes of 128, each recomputing S), so that Q's fragments and O fit in the
+  // registers beside the K fetch, the scores and V^T's tiles (no spills).
+  constexpr int o_dims = AttnProducts<Atom, waves, kb, Dvp>::o_pass_dims(Dp);
+  using Products = AttnProducts<Atom, waves, kb, o_dims>;
   constexpr auto s_mma = Products::s_mma;
   constexpr auto o_mma = Products::o_mma;
   constexpr auto s_f32 = Products::s_f32;
   constexpr auto o_f32 = Products::o_f32;
   static_assert(s_mma.tile_n == block_q && o_mma.tile_n == block_q);
+  // Within a pass V^T is read in passes of pv_pass value dims (the whole pass up to D = 192;
+  // D = 256: 64 of each 128), so that the V^T tiles in flight fit as well
+  constexpr int pv_pass = Products::pv_pass_dims(Dp, o_dims < Dvp);
+  constexpr int pv_per_o = o_dims / pv_pass; // V^T passes per pass over the keys
   constexpr auto plan = lds_plan(lds_buffer<LE>("sK", kb, Dp, stages(n_stages), pad(row_pad)));
   // 128-bit accesses (64-bit where 8 waves would outnumber a block's 128-bit runs,
   // k_copy_bits); a row of the head is split over the largest power of two of threads that
@@ -333,38 +341,9 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
     const VisibleKeys::WholeBlocks whole = packed ? vis.whole_blocks(vis_row0, block_q, kb)
                                                   : vis.whole_blocks(vis_row0 + wave_q0, 16, kb);
 
-    // ---- the KV loop: the algorithm ----
     using OFrag = typename decltype(o_f32)::CFrag;
     using Row = RegTensor<f32, 1, 1>;
-    const auto [o_acc, m_fin, l_fin, blocks_done] = pipeline<n_stages>(
-        num_blocks,
-        carry(o_f32.make_accumulator(0.0f), Row::filled(neg_inf), Row::filled(0.0f), Int32(0)),
-        fetch, commit, [&](const Int32& stage, OFrag o, Row m, Row l, Int32 t) {
-          const auto sK = lds_view<E, kb, Dp>(lds.template tile<"sK">(stage));
-          const auto st = Products::scores([&](int ks) { return s_mma.load_a(sK, ks); }, qf);
-          // V^T's operand tiles, in flight while the softmax is computed
-          const auto vt = kv.template load_vt<Atom, kb, Dvp>(first_block + t, s.v_transpose_loads);
-          const Int32 key0 = (first_block + t) * kb;
-          // Interior blocks take the unmasked path; only the edges pay for the mask. The test
-          // is per wave (its own 16 queries; packed rows: the whole tile): on the causal
-          // diagonal a wave whose queries see the whole block skips the mask (wave-uniform).
-          const auto sc = if_(
-              whole.contains(key0), [&] { return scores(st, key0, false); },
-              [&] { return scores(st, key0, true); });
-          auto sm = online_softmax_step(sc, plain ? s_to_log2 : Float32(1.0f), m, l, rescale_slack);
-          if (s.dropout) // P of P V only (m and l keep every probability)
-            sm.p = map(s_f32, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
-              const Int32 row = row0_32 + c; // packed: (group head, query) -> g * Sq + i
-              return dropout.apply(
-                  p, packed ? packed->group_head(row) * cast<i32>(Sq) + packed->query(row) : row,
-                  key0 + r);
-            });
-          Products::rescale_and_accumulate_pv(o, t, sm.alpha, vt, sm.p, p_scale);
-          return carry(o, sm.m, sm.l, t + 1);
-        });
-    (void)blocks_done;
-
-    // ---- epilogue block: normalized O and lse, or the split's partials ----
+    // ---- epilogue block: normalized O (each pass's slice) and lse, or the split's partials ----
     const Float32 pv_scale = [&]() -> Float32 {
       if constexpr (Products::integer)
         return v_descale * rcp(p_scale);
@@ -409,26 +388,85 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
       else
         store_with(o, tile, out_convert);
     };
-    if (!s.split) {
-      RegTensor<f32, 1, 1> inv_l;
-      inv_l(0, 0) = select(l_fin(0, 0) == zero, zero, pv_scale * rcp(l_fin(0, 0)));
-      const OFrag o_n =
-          broadcast_cols(o_acc, inv_l, [](const Float32& x, const Float32& a) { return x * a; });
-      with_out_elem(s.out, [&]<class O>(Tag<O>) {
+    // ---- the KV loop: the algorithm ----
+    Row m_fin, l_fin;
+    for (int vp = 0; vp < Dvp / o_dims; ++vp) { // passes over the keys (one but for D = 256)
+      const auto [o_acc, m_pass, l_pass, blocks_done] = pipeline<n_stages>(
+          num_blocks,
+          carry(o_f32.make_accumulator(0.0f), Row::filled(neg_inf), Row::filled(0.0f), Int32(0)),
+          fetch, commit, [&](const Int32& stage, OFrag o, Row m, Row l, Int32 t) {
+            const auto sK = lds_view<E, kb, Dp>(lds.template tile<"sK">(stage));
+            const auto st = Products::scores([&](int ks) { return s_mma.load_a(sK, ks); }, qf);
+            // V^T's operand tiles (of the pass's first pv_pass value dims), in flight while the
+            // softmax is computed
+            const auto vt = kv.template load_vt<Atom, kb, pv_pass>(
+                first_block + t, s.v_transpose_loads, Int32(vp * pv_per_o));
+            const Int32 key0 = (first_block + t) * kb;
+            // Interior blocks take the unmasked path; only the edges pay for the mask. The test
+            // is per wave (its own 16 queries; packed rows: the whole tile): on the causal
+            // diagonal a wave whose queries see the whole block skips the mask (wave-uniform).
+            const auto sc = if_(
+                whole.contains(key0), [&] { return scores(st, key0, false); },
+                [&] { return scores(st, key0, true); });
+            auto sm =
+                online_softmax_step(sc, plain ? s_to_log2 : Float32(1.0f), m, l, rescale_slack);
+            if (s.dropout) // P of P V only (m and l keep every probability)
+              sm.p = map(s_f32, sm.p, [&](const Float32& p, const Int32& r, const Int32& c) {
+                const Int32 row = row0_32 + c; // packed: (group head, query) -> g * Sq + i
+                return dropout.apply(
+                    p, packed ? packed->group_head(row) * cast<i32>(Sq) + packed->query(row) : row,
+                    key0 + r);
+              });
+            Products::template rescale_and_accumulate_pv_passes<pv_pass>(
+                o, t, sm.alpha, vt,
+                [&](int pass) {
+                  return kv.template load_vt<Atom, kb, pv_pass>(
+                      first_block + t, s.v_transpose_loads, Int32(vp * pv_per_o + pass));
+                },
+                sm.p, p_scale);
+            return carry(o, sm.m, sm.l, t + 1);
+          });
+      (void)blocks_done;
+      m_fin = m_pass; // the same in every pass
+      l_fin = l_pass;
+
+      if (!s.split) {
+        RegTensor<f32, 1, 1> inv_l;
+        inv_l(0, 0) = select(l_fin(0, 0) == zero, zero, pv_scale * rcp(l_fin(0, 0)));
+        const OFrag o_n =
+            broadcast_cols(o_acc, inv_l, [](const Float32& x, const Float32& a) { return x * a; });
+        with_out_elem(s.out, [&]<class O>(Tag<O>) {
+          if (packed) {
+            o_f32.store_transposed(
+                o_n,
+                local_tile<block_q, o_dims>(packed->tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
+                                                           bq * o_sb + seq.q_first * o_ss, Dv, o_ss,
+                                                           o_sh),
+                                            qt, vp),
+                out_convert);
+            return;
+          }
+          const GlobalTensor<O> out =
+              head_tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
+                          bq * o_sb + seq.q_first * o_ss + cast<i64>(h) * o_sh, seq.sq, Dv, o_ss);
+          store_tile(o_n, local_tile<block_q, o_dims>(out, qt, vp));
+        });
+      }
+      if (s.split) {
+        // o_part [S, B, Hq, Sq, Dv]: the unnormalized O (times v_descale) of this split.
+        const OFrag o_s = broadcast_cols(o_acc, RegTensor<f32, 1, 1>::filled(pv_scale),
+                                         [](const Float32& x, const Float32& a) { return x * a; });
+        const Int64 sb = (cast<i64>(split) * B + cast<i64>(b)) * Hq;
         if (packed) {
-          o_f32.store_transposed(o_n,
-                                 local_tile<block_q, Dvp>(
-                                     packed->tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
-                                                    bq * o_sb + seq.q_first * o_ss, Dv, o_ss, o_sh),
-                                     qt, 0),
-                                 out_convert);
-          return;
+          o_f32.store_transposed(
+              o_s, local_tile<block_q, o_dims>(packed->tensor(OPart, sb * Sq * Dv, Dv, Dv, Sq * Dv),
+                                               qt, vp));
+        } else {
+          const Int64 base = (sb + cast<i64>(h)) * Sq * Dv;
+          const GlobalTensor<f32> part = head_tensor(OPart, base, seq.sq, Dv, Dv);
+          store_tile(o_s, local_tile<block_q, o_dims>(part, qt, vp));
         }
-        const GlobalTensor<O> out =
-            head_tensor(GlobalPtr<O>(Op.ir(), elem_bytes<O>()),
-                        bq * o_sb + seq.q_first * o_ss + cast<i64>(h) * o_sh, seq.sq, Dv, o_ss);
-        store_tile(o_n, local_tile<block_q, Dvp>(out, qt, 0));
-      });
+      }
     }
     // Per query (lanes of the first half-wave): lse, or m and l of the split.
     const auto [wm, wn] = o_f32.wave_coord();
@@ -451,21 +489,6 @@ ir::Kernel build_body(const FlashAttnKernelSpec& s) {
         LseP.store(cast<i64>(b) * lse_sb + cast<i64>(row_head) * lse_sh + seq.q_first + i, lse);
       }
     });
-    if (s.split) {
-      // o_part [S, B, Hq, Sq, Dv]: the unnormalized O (times v_descale) of this split.
-      const OFrag o_s = broadcast_cols(o_acc, RegTensor<f32, 1, 1>::filled(pv_scale),
-                                       [](const Float32& x, const Float32& a) { return x * a; });
-      const Int64 sb = (cast<i64>(split) * B + cast<i64>(b)) * Hq;
-      if (packed) {
-        o_f32.store_transposed(
-            o_s,
-            local_tile<block_q, Dvp>(packed->tensor(OPart, sb * Sq * Dv, Dv, Dv, Sq * Dv), qt, 0));
-      } else {
-        const Int64 base = (sb + cast<i64>(h)) * Sq * Dv;
-        const GlobalTensor<f32> part = head_tensor(OPart, base, seq.sq, Dv, Dv);
-        store_tile(o_s, local_tile<block_q, Dvp>(part, qt, 0));
-      }
-    }
   });
   return kb_.finish();
 }

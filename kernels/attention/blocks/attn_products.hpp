@@ -12,10 +12,13 @@
 //   auto st = Pr::scores(sK fragments, Q fragments);  // f32, the C layout of Pr::s_f32
 //   Pr::accumulate_pv(o, load_vt, p);                 // o: f32, the C layout of Pr::o_f32
 //   Pr::rescale_and_accumulate_pv(o, t, alpha, vt, p, p_scale); // a KV block's whole O update
+//   Pr::rescale_and_accumulate_pv_passes<64>(o, t, alpha, vt0, load_pass, p, p_scale);
+//                                          // the same, V^T read 64 value dims at a time
 #include <dsl/dsl.hpp>
 #include <dsl/mma/scale_cols.hpp>
 
 #include <concepts>
+#include <stdexcept>
 
 namespace tw::kernels::attention_blocks {
 
@@ -46,6 +49,14 @@ struct AttnProducts {
       detail::f32_c_atom<Atom>{}, dsl::wave_layout<1, Waves>, dsl::repeat<KeysPerBlock / 16, 1>);
   static constexpr auto o_f32 = dsl::make_tiled_mma(
       detail::f32_c_atom<Atom>{}, dsl::wave_layout<1, Waves>, dsl::repeat<ValueDims / 16, 1>);
+  // O^T's products over `Dims` of the value dims (a pass of rescale_and_accumulate_pv_passes).
+  template <int Dims>
+  static constexpr auto o_mma_dims = dsl::make_tiled_mma(Atom{}, dsl::wave_layout<1, Waves>,
+                                                         dsl::repeat<Dims / 16, 1>);
+  template <int Dims>
+  static constexpr auto o_f32_dims = dsl::make_tiled_mma(detail::f32_c_atom<Atom>{},
+                                                         dsl::wave_layout<1, Waves>,
+                                                         dsl::repeat<Dims / 16, 1>);
   using SMma = std::remove_cvref_t<decltype(s_mma)>;
   using OMma = std::remove_cvref_t<decltype(o_mma)>;
   using SF32 = std::remove_cvref_t<decltype(s_f32)>;
@@ -83,29 +94,66 @@ struct AttnProducts {
 
   // O^T += V^T P^T over the block's KeysPerBlock / 16 k steps; load_vt(ks) is V^T's A operand.
   // p_scale: int8 only (p_quant_scale); float atoms round P to their operand type.
-  template <class LoadVt>
-  static void accumulate_pv(typename OF32::CFrag& o, LoadVt&& load_vt,
-                            const typename SF32::CFrag& p, const dsl::Float32& p_scale) {
+  // Dims: the value dims o holds (all of them, or one pass's).
+  template <int Dims = ValueDims, class LoadVt>
+  static void accumulate_pv(typename std::remove_cvref_t<decltype(o_f32_dims<Dims>)>::CFrag& o,
+                            LoadVt&& load_vt, const typename SF32::CFrag& p,
+                            const dsl::Float32& p_scale) {
+    constexpr auto mma = o_mma_dims<Dims>;
     if constexpr (integer) {
       // p_scale p rounds to nearest even in accumulator_as_operand; the block's sum is exact in
       // i32 (|sum| <= 127 * 128 * KeysPerBlock).
       const auto pq = scaled(p, p_scale);
-      auto pv = o_mma.make_accumulator(0);
+      auto pv = mma.make_accumulator(0);
       for (int ks = 0; ks < KeysPerBlock / 16; ++ks)
-        product(o_mma, load_vt(ks),
-                dsl::accumulator_as_operand<dsl::MmaOperand::B>(s_f32, pq, o_mma, ks), pv);
-      const auto pv_f = to_f32<typename OF32::CFrag>(pv);
+        product(mma, load_vt(ks),
+                dsl::accumulator_as_operand<dsl::MmaOperand::B>(s_f32, pq, mma, ks), pv);
+      const auto pv_f = to_f32<std::remove_cvref_t<decltype(o)>>(pv);
       o = add(o, pv_f);
     } else {
       // P rounds without a NaN check: a NaN p is also summed into l (unrounded), so its query's
       // l, O and lse are NaN whatever P's rounding made of it (docs/kernels.md).
       (void)p_scale;
       for (int ks = 0; ks < KeysPerBlock / 16; ++ks)
-        product(o_mma, load_vt(ks),
+        product(mma, load_vt(ks),
                 dsl::accumulator_as_operand<dsl::MmaOperand::B>(
-                    s_mma, p, o_mma, ks, dsl::OperandRounding::nan_unchecked),
+                    s_mma, p, mma, ks, dsl::OperandRounding::nan_unchecked),
                 o);
     }
+  }
+
+  // VGPRs of one lane's operand tile (8 elements).
+  static constexpr int operand_vgprs = 8 * Lanes::a_elem::bits / 32;
+
+  // The value dims of one pass over the keys (a composition's O slice): the whole value head
+  // when a wave's Q fragments (dp / 16 B tiles) and O (ValueDims / 16 f32 tiles) take at most
+  // 160 of its 256 VGPRs, otherwise the widest multiple of 16 dividing the head that does: the
+  // K fetch, the scores, V^T's tiles, the softmax and the addresses need the rest (bf16 D = 128:
+  // 32 + 64; D = 256: 64 + 128 would leave 64, and spilled, so it takes two passes of 128, each
+  // recomputing S).
+  static constexpr int o_pass_dims(int dp) {
+    const int q = dp / 16 * operand_vgprs;
+    for (int pass = ValueDims; pass > 16; pass -= 16)
+      if (ValueDims % pass == 0 && q + pass / 16 * 8 <= 160)
+        return pass;
+    return 16;
+  }
+
+  // The value dims of one pass of O's update (rescale_and_accumulate_pv_passes) for an O of
+  // ValueDims: all of them when Q's fragments, O, the V^T tiles of the pass and (int8) its i32
+  // sum take at most `budget` VGPRs, otherwise the widest multiple of 16 dividing ValueDims
+  // that does. A composition whose head fits in one pass over the keys allows 224 (every head
+  // up to 128 reads its V^T at once, 235-254 VGPRs without spills); one that splits the head
+  // (o_pass_dims) 160, the other 96 being the K fetch's, the scores' and the softmax's (bf16
+  // D = 256: 64 + 64 + 32, V^T 64 dims at a time).
+  static constexpr int pv_pass_dims(int dp, bool split_head) {
+    const int budget = split_head ? 160 : 224;
+    const int fixed = dp / 16 * operand_vgprs + ValueDims / 16 * 8;
+    for (int pass = ValueDims; pass > 16; pass -= 16)
+      if (ValueDims % pass == 0 &&
+          fixed + pass / 16 * (KeysPerBlock / 16 * operand_vgprs + (integer ? 8 : 0)) <= budget)
+        return pass;
+    return 16;
   }
 
   // One KV block's update of O, as the loop body of every attention composition: O's rescale
@@ -118,18 +166,46 @@ struct AttnProducts {
                                         const Alpha& alpha, const Vt& vt,
                                         const typename SF32::CFrag& p,
                                         const dsl::Float32& p_scale) {
+    rescale_and_accumulate_pv_passes<ValueDims>(
+        o, block, alpha, vt,
+        [](int) -> Vt { throw std::logic_error("AttnProducts: one pass has no second"); }, p,
+        p_scale);
+  }
+
+  // The same update with V^T's tiles in passes of PassDims value dims, so that only one pass's
+  // tiles are live (a wide head: pv_pass_dims): vt0 holds the first pass's (loaded ahead of the
+  // softmax, as one pass's would be); load_pass(pass) returns the A operands of value dims
+  // pass * PassDims .. (pass >= 1) and is called right before that pass's products.
+  template <int PassDims, class Alpha, class Vt, class LoadPass>
+  static void rescale_and_accumulate_pv_passes(typename OF32::CFrag& o, const dsl::Int32& block,
+                                               const Alpha& alpha, const Vt& vt0,
+                                               LoadPass&& load_pass, const typename SF32::CFrag& p,
+                                               const dsl::Float32& p_scale) {
+    static_assert(PassDims % 16 == 0 && ValueDims % PassDims == 0,
+                  "AttnProducts: a pass covers a multiple of 16 value dims that divides the head");
     Alpha applied;
     applied(0, 0) = select(block == dsl::Int32(0), dsl::Float32(1.0f), alpha(0, 0));
     o = dsl::scale_cols_unless_one(o, applied);
-    accumulate_pv(
-        o,
-        [&](int ks) {
-          typename OMma::AFrag a;
-          for (int i = 0; i < ValueDims / 16; ++i)
-            a.at(i, 0) = vt.at(i, ks);
-          return a;
-        },
-        p, p_scale);
+    constexpr int atoms = PassDims / 16;
+    using Part = typename std::remove_cvref_t<decltype(o_f32_dims<PassDims>)>::CFrag;
+    using PartA = typename std::remove_cvref_t<decltype(o_mma_dims<PassDims>)>::AFrag;
+    for (int pass = 0; pass < ValueDims / PassDims; ++pass) {
+      const Vt vt = pass == 0 ? vt0 : load_pass(pass);
+      Part part;
+      for (int i = 0; i < atoms; ++i)
+        part.at(i, 0) = o.at(pass * atoms + i, 0);
+      accumulate_pv<PassDims>(
+          part,
+          [&](int ks) {
+            PartA a;
+            for (int i = 0; i < atoms; ++i)
+              a.at(i, 0) = vt.at(i, ks);
+            return a;
+          },
+          p, p_scale);
+      for (int i = 0; i < atoms; ++i)
+        o.at(pass * atoms + i, 0) = part.at(i, 0);
+    }
   }
 
 private:

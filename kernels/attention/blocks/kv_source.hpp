@@ -171,7 +171,7 @@ public:
           }
         return f;
       };
-      const Bool whole = (key0 + Int64(KB) <= v.rows()) && (v.cols() == c0 + Int64(DVP));
+      const Bool whole = (key0 + Int64(KB) <= v.rows()) && (c0 + Int64(DVP) <= v.cols());
       return if_(
           whole, [&] { return transposed(false); }, [&] { return transposed(true); });
     };
