@@ -6,6 +6,7 @@
 // B = 1, H = 2, Sq = Sk = 256 on the emulator, with zero inputs and with random inputs (every
 // executed instruction counts: waits, s_delay_alu and s_nop included). bench/attention prints
 // the same figures for every dtype and head dim.
+#include <kernels/attention/blocks/attn_products.hpp>
 #include <kernels/attention/flash_attn_kernel.hpp>
 
 #include <emit/compile.hpp>
@@ -153,6 +154,39 @@ TEST_CASE("flash_attn static quality: bf16 D 128 with 128-row query tiles, no sc
                   r.vgprs, static_cast<long long>(r.lds_bytes), r.waves_per_simd, r64.vgprs);
       CHECK(r.scratch_bytes == 0);
       CHECK(r.lds_bytes == r64.lds_bytes);
+      CHECK(r.lds_bytes <= 65536);
+    }
+}
+
+// D = 256 (issue 14): Q's 16 fragments (64 VGPRs) and O's 16 tiles (128) left too little of a
+// wave's 256 VGPRs for the rest and spilled (712 / 728 B, hip / llvm, 64-row tiles). The
+// composition walks the keys once per 128-dim slice of O (AttnProducts::o_pass_dims) and reads
+// V^T 64 dims at a time (pv_pass_dims): no scratch with either query tile, on both backends.
+TEST_CASE("flash_attn static quality: bf16 D 256 with 64- and 128-row query tiles, no scratch") {
+  using tw::kernels::attention_blocks::AttnProducts;
+  using Atom = tw::atoms::wmma_f32_16x16x16_bf16;
+  static_assert(AttnProducts<Atom, 4, 32, 256>::o_pass_dims(256) == 128);
+  static_assert(AttnProducts<Atom, 4, 32, 128>::pv_pass_dims(256, true) == 64);
+  static_assert(AttnProducts<Atom, 4, 32, 128>::o_pass_dims(128) == 128); // D = 128: one pass
+  static_assert(AttnProducts<Atom, 4, 32, 128>::pv_pass_dims(128, false) == 128);
+  for (int waves : {4, 8})
+    for (emit::Backend backend : {emit::Backend::hip, emit::Backend::llvm}) {
+      CAPTURE(waves);
+      CAPTURE(emit::backend_name(backend));
+      FlashAttnKernelSpec s;
+      s.dtype = s.out = DType::bf16;
+      s.head_dim_pad = s.head_dim_v_pad = 256;
+      s.vec_aligned = s.v_transpose_loads = s.k_clipped = true;
+      s.waves = waves;
+      const emit::ResourceReport r =
+          emit::compile_with_artifacts(build_flash_attn_kernel(s), backend, Arch::gfx1201)
+              .code_object.resources;
+      std::printf("flash_attn bf16 D=256 full q%d (%s): %d VGPRs, %lld B LDS, %lld B scratch, %d "
+                  "waves/SIMD\n",
+                  s.block_q(), std::string(emit::backend_name(backend)).c_str(), r.vgprs,
+                  static_cast<long long>(r.lds_bytes), static_cast<long long>(r.scratch_bytes),
+                  r.waves_per_simd);
+      CHECK(r.scratch_bytes == 0);
       CHECK(r.lds_bytes <= 65536);
     }
 }
