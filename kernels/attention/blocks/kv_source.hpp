@@ -171,7 +171,9 @@ public:
           }
         return f;
       };
-      const Bool whole = (key0 + Int64(KB) <= v.rows()) && (c0 + Int64(DVP) <= v.cols());
+      // (the columns compared in 32 bits: one SALU compare, where a 64-bit <= is a VALU one)
+      const Bool whole =
+          (key0 + Int64(KB) <= v.rows()) && (cast<i32>(c0) + Int32(DVP) <= cast<i32>(v.cols()));
       return if_(
           whole, [&] { return transposed(false); }, [&] { return transposed(true); });
     };
