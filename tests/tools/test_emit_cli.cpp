@@ -271,9 +271,8 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
   CHECK(linear == 16);
   CHECK(linear_symbols.size() == 4);
   // the shipped linear attention reads aligned rows through clipped loads (the spec's `_clip`)
-  CHECK(std::all_of(linear_symbols.begin(), linear_symbols.end(), [](const std::string& sym) {
-    return sym.find("_clip") != std::string::npos;
-  }));
+  CHECK(std::all_of(linear_symbols.begin(), linear_symbols.end(),
+                    [](const std::string& sym) { return sym.find("_clip") != std::string::npos; }));
 }
 
 TEST_CASE("tilewave aot: selection and argument errors") {
