@@ -157,8 +157,11 @@ void print_cost(runtime::EmuDevice& dev, const Case& c, runtime::DevicePtr aux, 
                 const std::string& backend) {
   const GemmConfig config = gemm_config_for(c.spec, c.m, c.n, c.k);
   std::vector<double> rec, mod, plain, ratio;
+  double skipped = 0;
   for (int i = 0; i < repeats; ++i) {
     const emu::timing::TimingReport t = modeled(dev, c, config, aux).main;
+    skipped =
+        double(t.skipped_instructions) / double(std::max<uint64_t>(t.simulated_instructions, 1));
     rec.push_back(t.recording_cpu_seconds);
     mod.push_back(t.host_cpu_seconds);
     plain.push_back(t.plain_cpu_seconds);
@@ -169,10 +172,11 @@ void print_cost(runtime::EmuDevice& dev, const Case& c, runtime::DevicePtr aux, 
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
   };
   std::printf("  %-4s model cost, median of %d: %.4f s CPU recording + %.4f s CPU modeling vs "
-              "%.4f s CPU plain emulation: %.2fx (runs %.2fx to %.2fx)\n",
+              "%.4f s CPU plain emulation: %.2fx (runs %.2fx to %.2fx); the simulation "
+              "fast-forwarded %.0f%% of its instructions\n",
               backend.c_str(), repeats, median(rec), median(mod), median(plain), median(ratio),
               *std::min_element(ratio.begin(), ratio.end()),
-              *std::max_element(ratio.begin(), ratio.end()));
+              *std::max_element(ratio.begin(), ratio.end()), 100 * skipped);
 }
 
 struct Shape {
