@@ -124,7 +124,7 @@ struct Wave {
   const uint32_t* program = nullptr; // Sim::Program::ops: per event its op id (and taken)
   const uint32_t* mem = nullptr;     // Sim::Program::mem: per memory event its pipe / level
   size_t mem_pc = 0;
-  size_t n_events = 0, n_mem = 0;
+  size_t n_events = 0;
   const SimOp* op = nullptr; // of the current instruction
   size_t pc = 0;
   int group = 0;
@@ -140,6 +140,7 @@ struct Wave {
   // next WMMA's C without the extra latency.
   std::array<uint64_t, kRegIds> reg{};
   std::array<Pending, kCounters> pending; // completion times per counter
+  size_t n_mem = 0;                       // memory events (the fast-forward's bound)
 };
 
 Stall wait_reason(Counter c) {
@@ -226,10 +227,11 @@ public:
           simd_list_[static_cast<size_t>(simd_of_[i])].push_back(static_cast<uint32_t>(i));
         dirty_ = simd_best_.size() == 64 ? ~uint64_t(0) : (uint64_t(1) << simd_best_.size()) - 1;
         finished_ = 0;
-        detector_.clear(); // other waves: the marks before are not comparable
+        if (fast_forward_)
+          detector_.clear(); // other waves: the marks before are not comparable
       }
       rescan(simd, true);
-      if (mark_) {
+      if (mark_) [[unlikely]] { // out of line: the issue loop's code stays as it was
         mark_ = false;
         fast_forward(at);
       }
@@ -665,7 +667,7 @@ private:
     return low;
   }
 
-  void fast_forward(uint64_t now) {
+  [[gnu::noinline, gnu::cold]] void fast_forward(uint64_t now) {
     uint64_t floor = kNever;
     for (const auto& wp : waves_)
       if (!wp->done)
