@@ -1,5 +1,6 @@
 #include <runtime/emu/timing/steady_state.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace tw::emu::timing {
@@ -38,6 +39,8 @@ PeriodDetector::offer(StateSnapshot s,
     if (forward)
       found = std::move(p);
   }
+  gap_ = detailed ? 1 : std::min(2 * gap_, kMaxGap); // detailed: a shape matched
+  wait_ = gap_ - 1;
   history_.push_back(std::move(s));
   if (history_.size() > kHistory)
     history_.pop_front();

@@ -45,6 +45,17 @@ struct Period {
 class PeriodDetector {
 public:
   static constexpr size_t kHistory = 16;
+  static constexpr uint32_t kMaxGap = 8;
+  // Whether the simulation should take the current mark: after a mark whose shape matched
+  // no earlier one, the next marks are thinned out (every 2nd, 4th, .. kMaxGap-th), every
+  // mark again after a match. Any marks may be compared (a period found between any two is
+  // exact), so this only bounds the cost where no period appears.
+  bool take_mark() {
+    if (wait_ == 0)
+      return true;
+    --wait_;
+    return false;
+  }
   // `fill_detail(detail)` appends the detail of the current state; it is called (once) only
   // when the shape equals an earlier mark's. Returns the period when the whole state equals
   // an earlier mark's up to the time shift (the latest such mark), else nothing; the snapshot
@@ -52,10 +63,15 @@ public:
   std::optional<Period> offer(StateSnapshot s,
                               const std::function<void(std::vector<int64_t>&)>& fill_detail);
   // Forgets every mark (after the state jumped, or when the marks are no longer comparable).
-  void clear() { history_.clear(); }
+  void clear() {
+    history_.clear();
+    gap_ = 1;
+    wait_ = 0;
+  }
 
 private:
   std::deque<StateSnapshot> history_; // oldest first
+  uint32_t gap_ = 1, wait_ = 0;
 };
 
 // Whole periods of `period` words that repeat from `from` on, at most `limit`: the largest k

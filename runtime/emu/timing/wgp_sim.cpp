@@ -204,8 +204,7 @@ public:
       }
       Wave& w = *waves_[best & ((uint64_t(1) << kIndexBits) - 1)];
       const size_t simd = static_cast<size_t>(w.simd);
-      const uint64_t at = best >> kIndexBits;
-      issue(w, at);
+      issue(w, best >> kIndexBits);
       if (finished_ > 0) { // drop the waves of finished workgroups from the scan
         size_t kept = 0;
         for (size_t i = 0; i < waves_.size(); ++i)
@@ -231,10 +230,8 @@ public:
           detector_.clear(); // other waves: the marks before are not comparable
       }
       rescan(simd, true);
-      if (mark_) [[unlikely]] { // out of line: the issue loop's code stays as it was
-        mark_ = false;
-        fast_forward(at);
-      }
+      if (mark_ != kNever) [[unlikely]] // out of line: the issue loop stays as it was
+        fast_forward();
     }
     WgpSimResult out = r_;
     for (size_t s = 0; s < kStalls; ++s) // integer sums below 2^53: exact as doubles
@@ -612,7 +609,8 @@ private:
     }
     case Unit::Branch:
       if (w.program[w.pc] & kTaken) {
-        mark_ = fast_forward_ && w.idx == 0; // a period mark: the oldest wave's taken branch
+        if (w.idx == 0 && fast_forward_) // a period mark: the oldest wave's taken branch
+          mark_ = at;
         next_base = at + uint64_t(m_.branch_taken);
         stall_[static_cast<size_t>(Stall::Branch)] += uint64_t(m_.branch_taken - 1);
       }
@@ -667,7 +665,11 @@ private:
     return low;
   }
 
-  [[gnu::noinline, gnu::cold]] void fast_forward(uint64_t now) {
+  [[gnu::noinline, gnu::cold]] void fast_forward() {
+    const uint64_t now = mark_;
+    mark_ = kNever;
+    if (!detector_.take_mark())
+      return;
     uint64_t floor = kNever;
     for (const auto& wp : waves_)
       if (!wp->done)
@@ -840,9 +842,6 @@ private:
   int resident_;
   TimingCache& cache_;
   const LevelModel* levels_;
-  bool fast_forward_ = true;
-  bool mark_ = false; // the last issue was a period mark
-  PeriodDetector detector_;
   std::unordered_map<const WorkgroupTrace*, std::vector<Program>> programs_;
   const SimOp* ops_ = nullptr;       // cache_.ops(), by id
   std::vector<uint64_t> wmma_count_; // WMMA events per op id (build_programs)
@@ -864,6 +863,9 @@ private:
   std::array<uint64_t, kStalls> stall_{}; // wave-cycles by reason (WgpSimResult::stall)
   uint64_t wave_cycles_ = 0;
   WgpSimResult r_;
+  bool fast_forward_ = true;
+  uint64_t mark_ = kNever; // the cycle of the last issue when it was a period mark
+  PeriodDetector detector_;
 };
 
 } // namespace

@@ -161,6 +161,28 @@ TEST_CASE("steady state: a period is confirmed over two marks with equal shape a
   CHECK_FALSE(d.offer(snapshot(200, {5}, 11, 5), detail(1)).has_value());
 }
 
+TEST_CASE("steady state: marks are thinned out while no shape matches, all taken after one") {
+  PeriodDetector d;
+  auto none = [](std::vector<int64_t>&) {};
+  auto skipped_before_next = [&d]() {
+    int skipped = 0;
+    while (!d.take_mark())
+      ++skipped;
+    return skipped;
+  };
+  CHECK(d.take_mark());
+  uint64_t now = 100;
+  for (int expected : {1, 3, 7, 7}) { // gaps 2, 4, 8, 8 (kMaxGap)
+    d.offer(snapshot(now, {int64_t(now)}, 0, 0), none);
+    CHECK(skipped_before_next() == expected);
+    now += 100;
+  }
+  d.offer(snapshot(now, {100}, 0, 0), none); // the first mark's shape: every mark again
+  CHECK(d.take_mark());
+  d.clear();
+  CHECK(d.take_mark());
+}
+
 TEST_CASE("steady state: a dependent VALU chain loop models the same with the fast-forward") {
   check_identical_and_skipped("no_barrier_pair", 32,
                               [](test::EmuRun& r) { return rounds_args(r, 64); });
