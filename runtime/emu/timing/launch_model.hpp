@@ -29,9 +29,12 @@ struct TimingOptions {
                                    // recording, to report the model's own cost against that
                                    // (TimingReport::*_cpu_seconds; needs model_only: the
                                    // sampled workgroups then run twice)
-  bool fast_forward = true;        // jump over the periods of an exactly periodic steady
+  bool fast_forward = false;       // jump over the periods of an exactly periodic steady
                                    // state in the WGP simulation (steady_state.hpp): the
-                                   // modeled figures are identical, the modeling is cheaper
+                                   // modeled figures are identical. Off by default: the
+                                   // shipped GEMMs and attention never reach such a state
+                                   // and its hooks cost ~4% of their modeling (docs/timing.md,
+                                   // Cost, twelfth session)
 };
 
 struct TimingReport {

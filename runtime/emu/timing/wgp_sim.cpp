@@ -140,19 +140,20 @@ struct Wave {
   // next WMMA's C without the extra latency.
   std::array<uint64_t, kRegIds> reg{};
   std::array<Pending, kCounters> pending; // completion times per counter
-  size_t n_mem = 0;                       // memory events (the fast-forward's bound)
 };
 
 Stall wait_reason(Counter c) {
   return c == Counter::Ds ? Stall::WaitLds : c == Counter::Km ? Stall::WaitSmem : Stall::WaitVmem;
 }
 
+// kFastForward: with the steady-state fast-forward (without it the issue loop has no trace
+// of it).
+template <bool kFastForward>
 class Sim {
 public:
   Sim(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue, int resident,
-      TimingCache& cache, const LevelModel* levels, bool fast_forward)
-      : m_(m), queue_(queue), resident_(resident), cache_(cache), levels_(levels),
-        fast_forward_(fast_forward) {
+      TimingCache& cache, const LevelModel* levels)
+      : m_(m), queue_(queue), resident_(resident), cache_(cache), levels_(levels) {
     const int simds = m.simds_per_wgp();
     issue_free_.assign(simds, 0);
     valu_free_.assign(simds, 0);
@@ -204,7 +205,8 @@ public:
       }
       Wave& w = *waves_[best & ((uint64_t(1) << kIndexBits) - 1)];
       const size_t simd = static_cast<size_t>(w.simd);
-      issue(w, best >> kIndexBits);
+      const uint64_t at = best >> kIndexBits;
+      issue(w, at);
       if (finished_ > 0) { // drop the waves of finished workgroups from the scan
         size_t kept = 0;
         for (size_t i = 0; i < waves_.size(); ++i)
@@ -226,12 +228,15 @@ public:
           simd_list_[static_cast<size_t>(simd_of_[i])].push_back(static_cast<uint32_t>(i));
         dirty_ = simd_best_.size() == 64 ? ~uint64_t(0) : (uint64_t(1) << simd_best_.size()) - 1;
         finished_ = 0;
-        if (fast_forward_)
+        if constexpr (kFastForward)
           detector_.clear(); // other waves: the marks before are not comparable
       }
       rescan(simd, true);
-      if (mark_ != kNever) [[unlikely]] // out of line: the issue loop stays as it was
-        fast_forward();
+      // A period mark: the oldest wave's taken branch (pc moved past it; a wave of a finished
+      // workgroup may have moved in its place).
+      if constexpr (kFastForward)
+        if (waves_[0].get() == &w && !w.done && (w.program[w.pc - 1] & kTaken)) [[unlikely]]
+          fast_forward(at);
     }
     WgpSimResult out = r_;
     for (size_t s = 0; s < kStalls; ++s) // integer sums below 2^53: exact as doubles
@@ -381,7 +386,6 @@ private:
       w->n_events = ev.size();
       w->program = progs[wv].ops.data();
       w->mem = progs[wv].mem.data();
-      w->n_mem = progs[wv].mem.size();
       w->group = gi;
       w->simd = static_cast<int>(std::min_element(simd_waves_.begin(), simd_waves_.end()) -
                                  simd_waves_.begin());
@@ -609,8 +613,6 @@ private:
     }
     case Unit::Branch:
       if (w.program[w.pc] & kTaken) {
-        if (w.idx == 0 && fast_forward_) // a period mark: the oldest wave's taken branch
-          mark_ = at;
         next_base = at + uint64_t(m_.branch_taken);
         stall_[static_cast<size_t>(Stall::Branch)] += uint64_t(m_.branch_taken - 1);
       }
@@ -665,9 +667,7 @@ private:
     return low;
   }
 
-  [[gnu::noinline, gnu::cold]] void fast_forward() {
-    const uint64_t now = mark_;
-    mark_ = kNever;
+  [[gnu::noinline, gnu::cold]] void fast_forward(uint64_t now) {
     if (!detector_.take_mark())
       return;
     uint64_t floor = kNever;
@@ -760,12 +760,22 @@ private:
       if (dmem > 0) { // a load reads the level of its workgroup's round only
         const bool first_round = groups_[static_cast<size_t>(w.group)].slot < resident_;
         const uint32_t read = ~(uint32_t(3) << (first_round ? kLaterShift : kFirstShift));
-        k = std::min(k, repeated_periods(w.mem, w.n_mem, w.mem_pc, dmem, 0, k, read));
+        k = std::min(k, repeated_periods(w.mem, memory_words(w), w.mem_pc, dmem, 0, k, read));
       }
       if (k == 0)
         return;
     }
     advance(k, *period, gen_low);
+  }
+
+  // The length of the wave's memory words (not kept in Wave: the issue loop's data stays as
+  // it was).
+  size_t memory_words(const Wave& w) const {
+    const WorkgroupTrace* tr = queue_[static_cast<size_t>(groups_[size_t(w.group)].slot)];
+    for (const Program& p : programs_.at(tr))
+      if (p.ops.data() == w.program)
+        return p.mem.size();
+    throw std::logic_error("simulate_wgp: a wave without its program");
   }
 
   // Moves the state k periods on: every time by k x the period's cycles (clamped times too:
@@ -863,8 +873,6 @@ private:
   std::array<uint64_t, kStalls> stall_{}; // wave-cycles by reason (WgpSimResult::stall)
   uint64_t wave_cycles_ = 0;
   WgpSimResult r_;
-  bool fast_forward_ = true;
-  uint64_t mark_ = kNever; // the cycle of the last issue when it was a period mark
   PeriodDetector detector_;
 };
 
@@ -875,7 +883,8 @@ WgpSimResult simulate_wgp(const MachineModel& m, const std::vector<const Workgro
                           bool fast_forward) {
   if (resident < 1)
     throw std::invalid_argument("simulate_wgp: resident workgroups must be >= 1");
-  return Sim(m, queue, resident, cache, levels, fast_forward).run();
+  return fast_forward ? Sim<true>(m, queue, resident, cache, levels).run()
+                      : Sim<false>(m, queue, resident, cache, levels).run();
 }
 
 } // namespace tw::emu::timing
