@@ -254,8 +254,13 @@ void print_table(const std::vector<Row>& rows, const MachineModel& m) {
       mod.push_back(t);
       fmt::print("| {} | {} | {:.2f} | {:.2f} | {:+.0f}% |\n", r.kernel, r.shape, r.published, t,
                  100 * err);
-      if (verbose)
-        fmt::print("{}", report(r, m).to_string());
+      if (verbose) {
+        const TimingReport v = report(r, m);
+        fmt::print("{}", v.to_string());
+        if (fast_forward)
+          fmt::print("fast-forward: {} of the simulation's {} instructions in {} periods\n",
+                     v.skipped_instructions, v.simulated_instructions, v.skipped_periods);
+      }
       if (exact)
         fmt::print("{}", report(r, m).exact());
     }

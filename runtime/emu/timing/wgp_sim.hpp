@@ -123,9 +123,10 @@ struct WgpSimResult {
 // `levels` gives each vector load the latency of the level serving it; without it every
 // load takes the L2 latency. Stores complete at the L2 latency. Throws std::runtime_error if
 // the waves deadlock at a barrier. `fast_forward`: jump over the periods of an exactly
-// periodic steady state (steady_state.hpp; the result is identical either way).
+// periodic steady state (steady_state.hpp; the result is identical either way;
+// TimingOptions::fast_forward).
 WgpSimResult simulate_wgp(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue,
                           int resident, TimingCache& cache, const LevelModel* levels = nullptr,
-                          bool fast_forward = true);
+                          bool fast_forward = false);
 
 } // namespace tw::emu::timing
