@@ -66,23 +66,39 @@ runtime::KernelArgs rounds_args(test::EmuRun& r, int rounds) {
   return a;
 }
 
-// Workgroup 0's trace of no_barrier_pair (`threads` / 32 waves, `rounds` rounds of a 32-op
-// dependent chain); `co` keeps the decoded instructions it points to.
-WorkgroupTrace chain_trace(uint32_t threads, int rounds, std::shared_ptr<emu::CodeObject>& co) {
+// Workgroup 0's trace of `kernel` (`threads` threads); `args` allocates its buffers and
+// returns its kernel arguments. `co` keeps the decoded instructions the trace points to.
+WorkgroupTrace trace_of(const std::string& kernel, uint32_t threads,
+                        const std::function<std::vector<uint8_t>(emu::GlobalMemory&)>& args,
+                        std::shared_ptr<emu::CodeObject>& co) {
   co = emu::CodeObject::load(test::read_file_bytes(kPath));
   emu::GlobalMemory memory;
-  const uint64_t out = memory.allocate(threads * 4);
   emu::LaunchConfig cfg;
   cfg.block = {threads, 1, 1};
-  cfg.kernargs.resize(12);
-  std::memcpy(cfg.kernargs.data(), &out, 8);
-  std::memcpy(cfg.kernargs.data() + 8, &rounds, 4);
+  cfg.kernargs = args(memory);
   TimingCapture capture({{0, 0, 0}}, 128, 32);
   cfg.observer = &capture;
-  emu::launch(*co, co->kernel("no_barrier_pair"), memory, cfg);
+  emu::launch(*co, co->kernel(kernel), memory, cfg);
   auto traces = capture.take();
   REQUIRE(traces.size() == 1);
   return std::move(traces[0]);
+}
+
+// Kernel arguments: the pointers, then one 4-byte int.
+std::vector<uint8_t> pointers_and_int(std::vector<uint64_t> pointers, int32_t value) {
+  std::vector<uint8_t> bytes(pointers.size() * 8 + 4);
+  std::memcpy(bytes.data(), pointers.data(), pointers.size() * 8);
+  std::memcpy(bytes.data() + pointers.size() * 8, &value, 4);
+  return bytes;
+}
+
+// pointer_chase's `next` words: each lane follows a chain of `lap` lines of its own.
+std::vector<uint32_t> chase_chains(uint32_t lap) {
+  std::vector<uint32_t> next(size_t(lap) * 32 * 32, 0);
+  for (uint32_t k = 0; k < lap; ++k)
+    for (uint32_t lane = 0; lane < 32; ++lane)
+      next[(size_t(k) * 32 + lane) * 32] = ((k + 1) % lap * 32 + lane) * 32;
+  return next;
 }
 
 void check_same(const WgpSimResult& a, const WgpSimResult& b) {
@@ -212,10 +228,7 @@ TEST_CASE("steady state: dependent loads with waits model the same with the fast
   // pointer_chase: each lane follows a chain of 4 lines, 64 laps (the first lap misses to
   // DRAM, the re-read laps hit the L0: the same words each step from the second lap on).
   constexpr uint32_t kLap = 4;
-  std::vector<uint32_t> next(size_t(kLap) * 32 * 32, 0);
-  for (uint32_t k = 0; k < kLap; ++k)
-    for (uint32_t lane = 0; lane < 32; ++lane)
-      next[(size_t(k) * 32 + lane) * 32] = ((k + 1) % kLap * 32 + lane) * 32;
+  const std::vector<uint32_t> next = chase_chains(kLap);
   check_identical_and_skipped("pointer_chase", 32, [&](test::EmuRun& r) {
     runtime::KernelArgs a;
     a.ptr(r.upload(next));
@@ -230,7 +243,9 @@ TEST_CASE("steady state: a queue of workgroups in turn simulates the same with t
   // another, and the next is admitted after a jump.
   const MachineModel m = machine_by_name("gfx1201");
   std::shared_ptr<emu::CodeObject> co;
-  const WorkgroupTrace t = chain_trace(64, 48, co);
+  const WorkgroupTrace t = trace_of(
+      "no_barrier_pair", 64,
+      [](emu::GlobalMemory& mem) { return pointers_and_int({mem.allocate(64 * 4)}, 48); }, co);
   for (int resident : {1, 2}) {
     CAPTURE(resident);
     TimingCache cache(m);
@@ -240,4 +255,36 @@ TEST_CASE("steady state: a queue of workgroups in turn simulates the same with t
     CHECK(on.skipped_periods > 0);
     CHECK(off.skipped_periods == 0);
   }
+}
+
+TEST_CASE("steady state: later-round loads read their own level words, and jump the same") {
+  // pointer_chase (laps of 4 lines, 32 laps) three times in turn on one WGP with half of the
+  // first touches missing to DRAM: the first workgroup's first lap reads the first-round
+  // levels (all DRAM), the later ones' the later-round levels (DRAM or L2 per load); the
+  // re-read laps hit the L0 in every round. Identical on and off, and jumps in each round.
+  const MachineModel m = machine_by_name("gfx1201");
+  std::shared_ptr<emu::CodeObject> co;
+  const std::vector<uint32_t> next = chase_chains(4);
+  const WorkgroupTrace t = trace_of(
+      "pointer_chase", 32,
+      [&](emu::GlobalMemory& mem) {
+        const uint64_t n = mem.allocate(next.size() * 4);
+        std::memcpy(reinterpret_cast<void*>(n), next.data(), next.size() * 4); // host memory
+        return pointers_and_int({n, mem.allocate(32 * 4)}, 4 * 32);
+      },
+      co);
+  const LevelModel levels(m, 1, 1, 1.0, 0.5);
+  TimingCache cache(m);
+  const WgpSimResult on = simulate_wgp(m, {&t, &t, &t}, 1, cache, &levels, true);
+  const WgpSimResult off = simulate_wgp(m, {&t, &t, &t}, 1, cache, &levels, false);
+  check_same(on, off);
+  CHECK(on.loads_by_level[static_cast<size_t>(Level::L0)] > 0);
+  CHECK(on.loads_by_level[static_cast<size_t>(Level::Dram)] > 0);
+  CHECK(on.loads_by_level[static_cast<size_t>(Level::L2)] > 0); // later rounds only
+  // Each workgroup jumps as the first one alone does (the later ones too).
+  const WgpSimResult alone = simulate_wgp(m, {&t}, 1, cache, &levels, true);
+  CHECK(alone.skipped_periods > 0);
+  CHECK(on.skipped_periods == 3 * alone.skipped_periods);
+  CHECK(on.skipped_instructions == 3 * alone.skipped_instructions);
+  CHECK(off.skipped_periods == 0);
 }
