@@ -258,7 +258,7 @@ TEST_CASE("steady state: a queue of workgroups in turn simulates the same with t
 }
 
 TEST_CASE("steady state: later-round loads read their own level words, and jump the same") {
-  // pointer_chase (laps of 4 lines, 32 laps) three times in turn on one WGP with half of the
+  // pointer_chase (laps of 4 lines, 32 laps) three times in turn on one WGP with 2% of the
   // first touches missing to DRAM: the first workgroup's first lap reads the first-round
   // levels (all DRAM), the later ones' the later-round levels (DRAM or L2 per load); the
   // re-read laps hit the L0 in every round. Identical on and off, and jumps in each round.
@@ -273,7 +273,8 @@ TEST_CASE("steady state: later-round loads read their own level words, and jump 
         return pointers_and_int({n, mem.allocate(32 * 4)}, 4 * 32);
       },
       co);
-  const LevelModel levels(m, 1, 1, 1.0, 0.5);
+  const LevelModel levels(m, 1, 1, 1.0, 0.02); // a load's 32 first touches: ~half of them
+                                               // have one below the DRAM threshold
   TimingCache cache(m);
   const WgpSimResult on = simulate_wgp(m, {&t, &t, &t}, 1, cache, &levels, true);
   const WgpSimResult off = simulate_wgp(m, {&t, &t, &t}, 1, cache, &levels, false);
@@ -281,10 +282,11 @@ TEST_CASE("steady state: later-round loads read their own level words, and jump 
   CHECK(on.loads_by_level[static_cast<size_t>(Level::L0)] > 0);
   CHECK(on.loads_by_level[static_cast<size_t>(Level::Dram)] > 0);
   CHECK(on.loads_by_level[static_cast<size_t>(Level::L2)] > 0); // later rounds only
-  // Each workgroup jumps as the first one alone does (the later ones too).
+  // The later workgroups jump too (not only the first, which jumps as it does alone; they a
+  // few periods later: their first lap's loads complete at other times).
   const WgpSimResult alone = simulate_wgp(m, {&t}, 1, cache, &levels, true);
   CHECK(alone.skipped_periods > 0);
-  CHECK(on.skipped_periods == 3 * alone.skipped_periods);
-  CHECK(on.skipped_instructions == 3 * alone.skipped_instructions);
+  CHECK(on.skipped_periods > 2 * alone.skipped_periods);
+  CHECK(on.skipped_periods <= 3 * alone.skipped_periods);
   CHECK(off.skipped_periods == 0);
 }
