@@ -72,6 +72,7 @@ void print_modeled_headline() {
           g.sm_scale = 0.125f;
           emu::timing::TimingOptions o;
           o.model_only = true;
+          o.compare_plain = true; // the model's cost line
           // Useful work: 4 B H S^2 D (QK^T and PV), half of it under the causal mask.
           o.work_flops = 4.0 * double(B * H * D) * double(S) * double(S) / (causal ? 2.0 : 1.0);
           dev.set_timing_model(o);
@@ -85,6 +86,13 @@ void print_modeled_headline() {
                       std::string(emit::backend_name(b)).c_str(), t.product.c_str(), t.tflops,
                       100 * t.peak_fraction, t.peak / 1e12, t.peak_name.c_str(), t.seconds * 1e3,
                       t.bound.c_str(), t.occupancy.waves_per_simd);
+          // The model's cost (as bench_gemm's): recording + modeling against the plain
+          // emulation of the same sampled workgroups, CPU seconds of all threads.
+          std::printf("   model cost: %.3f s CPU recording + %.3f s CPU modeling vs %.3f s CPU "
+                      "plain emulation of the %llu sampled workgroups: %.2fx\n",
+                      t.recording_cpu_seconds, t.host_cpu_seconds, t.plain_cpu_seconds,
+                      static_cast<unsigned long long>(t.sampled),
+                      (t.recording_cpu_seconds + t.host_cpu_seconds) / t.plain_cpu_seconds);
           dev.set_timing_model(std::nullopt);
           for (runtime::DevicePtr p : bufs)
             dev.free(p);

@@ -33,6 +33,10 @@ using namespace tw::kernels::gemm_kernel;
 
 namespace {
 
+// --fast-forward: model with TimingOptions::fast_forward on (the same figures; for
+// comparing the model's cost with and without it, and scripts/check_timing_exact.sh).
+bool g_fast_forward = false;
+
 struct Case {
   const char* kernel;
   GemmKernelSpec spec;
@@ -119,6 +123,7 @@ Modeled modeled(runtime::EmuDevice& dev, const Case& c, GemmConfig config, runti
   for (size_t i = 0; i < passes.size(); ++i) {
     emu::timing::TimingOptions o;
     o.model_only = true;
+    o.fast_forward = g_fast_forward;
     o.work_flops = 2.0 * double(c.m) * double(c.n) * double(c.k);
     o.compare_plain = c.m == 4096 && c.n == 4096 && i == 0; // 4096^3 prints the model's cost
     dev.set_timing_model(o);
@@ -157,8 +162,11 @@ void print_cost(runtime::EmuDevice& dev, const Case& c, runtime::DevicePtr aux, 
                 const std::string& backend) {
   const GemmConfig config = gemm_config_for(c.spec, c.m, c.n, c.k);
   std::vector<double> rec, mod, plain, ratio;
+  double skipped = 0;
   for (int i = 0; i < repeats; ++i) {
     const emu::timing::TimingReport t = modeled(dev, c, config, aux).main;
+    skipped =
+        double(t.skipped_instructions) / double(std::max<uint64_t>(t.simulated_instructions, 1));
     rec.push_back(t.recording_cpu_seconds);
     mod.push_back(t.host_cpu_seconds);
     plain.push_back(t.plain_cpu_seconds);
@@ -169,10 +177,13 @@ void print_cost(runtime::EmuDevice& dev, const Case& c, runtime::DevicePtr aux, 
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
   };
   std::printf("  %-4s model cost, median of %d: %.4f s CPU recording + %.4f s CPU modeling vs "
-              "%.4f s CPU plain emulation: %.2fx (runs %.2fx to %.2fx)\n",
+              "%.4f s CPU plain emulation: %.2fx (runs %.2fx to %.2fx)",
               backend.c_str(), repeats, median(rec), median(mod), median(plain), median(ratio),
               *std::min_element(ratio.begin(), ratio.end()),
               *std::max_element(ratio.begin(), ratio.end()));
+  if (g_fast_forward)
+    std::printf("; the simulation fast-forwarded %.0f%% of its instructions", 100 * skipped);
+  std::printf("\n");
 }
 
 struct Shape {
@@ -264,6 +275,8 @@ int main(int argc, char** argv) {
       exact = true;
     } else if (a == "--sweep") {
       sweep = true;
+    } else if (a == "--fast-forward") {
+      g_fast_forward = true;
     } else if (a == "--cost" && i + 1 < argc) {
       cost_repeats = std::atoi(argv[++i]);
       if (cost_repeats < 1) {
@@ -271,7 +284,9 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else if (a.starts_with("--")) {
-      std::fprintf(stderr, "bench_gemm: unknown option %s (known: --cost R, --exact, --sweep)\n",
+      std::fprintf(stderr,
+                   "bench_gemm: unknown option %s (known: --cost R, --exact, --sweep, "
+                   "--fast-forward)\n",
                    a.c_str());
       return 2;
     } else if (only.empty()) {

@@ -8,6 +8,9 @@
 # (OUT_DIR keeps both builds' outputs; the base's are reused when already there.)
 # Each build dir must hold bench/bench_gemm and bench/timing/bench_timing_calibration built
 # with --exact support. Exit 0 when identical, 1 with the first differences otherwise.
+# NEW_FLAGS (environment, optional): extra options of the new build's two benches, e.g.
+# NEW_FLAGS=--fast-forward to compare the WGP simulation's fast-forward against a base
+# without it.
 set -euo pipefail
 if [ $# -lt 2 ]; then
   echo "usage: $0 BASE_BUILD_DIR NEW_BUILD_DIR [OUT_DIR]" >&2
@@ -25,10 +28,12 @@ for b in "$base" "$new"; do
     fi
   done
 done
-run() { # build-dir name
+run() { # build-dir name [extra options]
   # bench_gemm's cost lines are host timings: not compared.
-  "$1/bench/bench_gemm" --exact | grep -v 'model cost' >"$out/$2.gemm.txt"
-  "$1/bench/timing/bench_timing_calibration" --exact >"$out/$2.calibration.txt"
+  # shellcheck disable=SC2086
+  "$1/bench/bench_gemm" --exact ${3:-} | grep -v 'model cost' >"$out/$2.gemm.txt"
+  # shellcheck disable=SC2086
+  "$1/bench/timing/bench_timing_calibration" --exact ${3:-} >"$out/$2.calibration.txt"
 }
 # The base build's outputs are kept in OUT_DIR: a second check against the same base reuses
 # them (delete OUT_DIR to re-run the base).
@@ -37,7 +42,7 @@ if [ -s "$out/base.gemm.txt" ] && [ -s "$out/base.calibration.txt" ]; then
 else
   run "$base" base
 fi
-run "$new" new
+run "$new" new "${NEW_FLAGS:-}"
 status=0
 for f in gemm calibration; do
   lines=$(wc -l <"$out/base.$f.txt")

@@ -13,6 +13,8 @@
 //   bench_timing_calibration --verbose  each row's full report (bound, stalls, levels)
 //   bench_timing_calibration --exact    each row's report at full precision (for
 //                                       scripts/check_timing_exact.sh)
+//   --fast-forward                      the WGP simulation with its steady-state
+//                                       fast-forward (the same figures)
 //   --scale S / --lds L                 with --fit: search only that latency scale / that
 //                                       LDS latency (one of the grid's values)
 //
@@ -147,10 +149,13 @@ Row wmma_loop(Group g) {
   return r;
 }
 
+bool fast_forward = false; // --fast-forward: TimingOptions::fast_forward on (the same figures)
+
 TimingReport report(const Row& r, const MachineModel& m) {
   TimingOptions o;
   o.model_only = true;
   o.work_flops = r.flops;
+  o.fast_forward = fast_forward;
   return model_launch(m, r.co->kernel(r.kernel_name), r.cfg, r.traces, *r.memory, o);
 }
 
@@ -249,8 +254,13 @@ void print_table(const std::vector<Row>& rows, const MachineModel& m) {
       mod.push_back(t);
       fmt::print("| {} | {} | {:.2f} | {:.2f} | {:+.0f}% |\n", r.kernel, r.shape, r.published, t,
                  100 * err);
-      if (verbose)
-        fmt::print("{}", report(r, m).to_string());
+      if (verbose) {
+        const TimingReport v = report(r, m);
+        fmt::print("{}", v.to_string());
+        if (fast_forward)
+          fmt::print("fast-forward: {} of the simulation's {} instructions in {} periods\n",
+                     v.skipped_instructions, v.simulated_instructions, v.skipped_periods);
+      }
       if (exact)
         fmt::print("{}", report(r, m).exact());
     }
@@ -273,14 +283,17 @@ int main(int argc, char** argv) {
       verbose = true;
     } else if (a == "--exact") {
       exact = true;
+    } else if (a == "--fast-forward") {
+      fast_forward = true;
     } else if ((a == "--scale" || a == "--lds") && i + 1 < argc) {
       const double v = std::stod(argv[++i]);
       if (!(v > 0))
         throw std::invalid_argument("bench_timing_calibration: " + a + " must be > 0");
       (a == "--scale" ? only_scale : only_lds) = v;
     } else {
-      throw std::invalid_argument("bench_timing_calibration: unknown option " + a +
-                                  " (known: --fit, --verbose, --exact, --scale S, --lds L)");
+      throw std::invalid_argument(
+          "bench_timing_calibration: unknown option " + a +
+          " (known: --fit, --verbose, --exact, --fast-forward, --scale S, --lds L)");
     }
   }
   std::vector<Row> rows;

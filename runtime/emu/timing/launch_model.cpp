@@ -159,7 +159,10 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
     queue.push_back(&traces[i % traces.size()]);
   r.simulated = queue.size();
   TimingCache cache(m);
-  const WgpSimResult sim = simulate_wgp(m, queue, resident, cache, &levels);
+  const WgpSimResult sim = simulate_wgp(m, queue, resident, cache, &levels, o.fast_forward);
+  r.simulated_instructions = sim.issued;
+  r.skipped_instructions = sim.skipped_instructions;
+  r.skipped_periods = sim.skipped_periods;
   double cycles = double(sim.cycles);
   if (r.groups_per_wgp > sim_groups) {
     std::vector<uint64_t> f = sim.finish;

@@ -29,6 +29,12 @@ struct TimingOptions {
                                    // recording, to report the model's own cost against that
                                    // (TimingReport::*_cpu_seconds; needs model_only: the
                                    // sampled workgroups then run twice)
+  bool fast_forward = false;       // jump over the periods of an exactly periodic steady
+                                   // state in the WGP simulation (steady_state.hpp): the
+                                   // modeled figures are identical. Off by default: the
+                                   // shipped GEMMs and attention never reach such a state
+                                   // and its hooks cost ~4% of their modeling (docs/timing.md,
+                                   // Cost, twelfth session)
 };
 
 struct TimingReport {
@@ -49,6 +55,9 @@ struct TimingReport {
   uint64_t wgp_cycles = 0;     // busiest WGP, extrapolated
   double host_seconds = 0;     // wall time of the modeling (after the recorded launch)
   double host_cpu_seconds = 0; // CPU time of the modeling (one thread)
+  // Host statistics (not in exact()): instructions of the WGP simulation, those the
+  // fast-forward jumped over among them, and in how many periods.
+  uint64_t simulated_instructions = 0, skipped_instructions = 0, skipped_periods = 0;
   // With TimingOptions::compare_plain (else 0): CPU seconds (all threads) of the recorded
   // launch and of the same sampled workgroups emulated without recording.
   double recording_cpu_seconds = 0, plain_cpu_seconds = 0;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -145,6 +146,9 @@ Stall wait_reason(Counter c) {
   return c == Counter::Ds ? Stall::WaitLds : c == Counter::Km ? Stall::WaitSmem : Stall::WaitVmem;
 }
 
+// kFastForward: with the steady-state fast-forward (without it the issue loop has no trace
+// of it).
+template <bool kFastForward>
 class Sim {
 public:
   Sim(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue, int resident,
@@ -201,7 +205,8 @@ public:
       }
       Wave& w = *waves_[best & ((uint64_t(1) << kIndexBits) - 1)];
       const size_t simd = static_cast<size_t>(w.simd);
-      issue(w, best >> kIndexBits);
+      const uint64_t at = best >> kIndexBits;
+      issue(w, at);
       if (finished_ > 0) { // drop the waves of finished workgroups from the scan
         size_t kept = 0;
         for (size_t i = 0; i < waves_.size(); ++i)
@@ -223,8 +228,15 @@ public:
           simd_list_[static_cast<size_t>(simd_of_[i])].push_back(static_cast<uint32_t>(i));
         dirty_ = simd_best_.size() == 64 ? ~uint64_t(0) : (uint64_t(1) << simd_best_.size()) - 1;
         finished_ = 0;
+        if constexpr (kFastForward)
+          detector_.clear(); // other waves: the marks before are not comparable
       }
       rescan(simd, true);
+      // A period mark: the oldest wave's taken branch (pc moved past it; a wave of a finished
+      // workgroup may have moved in its place).
+      if constexpr (kFastForward)
+        if (waves_[0].get() == &w && !w.done && (w.program[w.pc - 1] & kTaken)) [[unlikely]]
+          fast_forward(at);
     }
     WgpSimResult out = r_;
     for (size_t s = 0; s < kStalls; ++s) // integer sums below 2^53: exact as doubles
@@ -627,6 +639,214 @@ private:
     prepare(w, false); // run() rescans w's SIMD with refresh_all next
   }
 
+  // The fast-forward (steady_state.hpp) at a period mark of cycle `now`, after the mark's
+  // rescan (every wave's next_issue_ is complete then). The state is written relative to
+  // `now`, and a time that can no longer matter is clamped to one value: every later issue,
+  // register read, counter wait and pipe start compares a time against a cycle at or above
+  // the earliest base of a live wave (`floor`; a wave's base never decreases, an admitted
+  // wave starts at a wave's end), so any time below it acts as any other (a barrier's
+  // arrival or end: below it minus the barrier latency, which the release adds).
+  struct Floors {
+    int64_t now = 0, time = 0, barrier = 0;
+    int64_t rel(uint64_t t) const { return int64_t(t) - now; }
+    int64_t clamped(uint64_t t) const { return std::max(int64_t(t), time) - now; }
+    int64_t clamped_barrier(uint64_t t) const { return std::max(int64_t(t), barrier) - now; }
+  };
+  static constexpr size_t kWavePositions = 3 + kCounters; // pc, mem_pc, signals, counts
+  static constexpr size_t kSumIssued = kStalls;           // r_.issued among the sums
+
+  // Per group: the oldest barrier generation a live wave of it may still read (kNever for a
+  // finished group).
+  std::vector<uint64_t> generation_floors() const {
+    std::vector<uint64_t> low(groups_.size(), kNever);
+    for (const auto& wp : waves_)
+      if (!wp->done) {
+        uint64_t& l = low[static_cast<size_t>(wp->group)];
+        l = std::min(l, uint64_t(std::max(wp->signals, 1) - 1));
+      }
+    return low;
+  }
+
+  [[gnu::noinline, gnu::cold]] void fast_forward(uint64_t now) {
+    if (!detector_.take_mark())
+      return;
+    uint64_t floor = kNever;
+    for (const auto& wp : waves_)
+      if (!wp->done)
+        floor = std::min(floor, wp->base);
+    if (floor == kNever)
+      return;
+    Floors f;
+    f.now = int64_t(now);
+    f.time = int64_t(floor) - 1;
+    f.barrier = f.time - int64_t(m_.barrier_latency);
+    const std::vector<uint64_t> gen_low = generation_floors();
+    StateSnapshot s;
+    s.now = now;
+    std::vector<int64_t>& sh = s.shape;
+    sh.insert(sh.end(), {int64_t(next_), int64_t(live_groups_), int64_t(waves_.size())});
+    for (size_t i = 0; i < issue_free_.size(); ++i)
+      sh.insert(sh.end(),
+                {f.clamped(issue_free_[i]), f.clamped(valu_free_[i]), f.clamped(trans_free_[i]),
+                 f.clamped(salu_free_[i]), int64_t(simd_waves_[i])});
+    for (size_t i = 0; i < lds_free_.size(); ++i)
+      sh.insert(sh.end(), {f.clamped(lds_free_[i]), f.clamped(vmem_free_[i])});
+    for (const auto& wp : waves_) {
+      const Wave& w = *wp;
+      sh.insert(sh.end(), {int64_t(reinterpret_cast<uintptr_t>(w.program)), int64_t(w.done)});
+      if (w.done)
+        continue;
+      const uint64_t next = next_issue_[w.idx];
+      sh.insert(sh.end(),
+                {int64_t(w.blocked), int64_t(w.group), int64_t(w.simd), int64_t(w.program[w.pc]),
+                 int64_t(w.reason), f.rel(w.base), f.rel(w.ready), f.clamped(w.load_horizon),
+                 next == kNever ? std::numeric_limits<int64_t>::max() : f.rel(next),
+                 int64_t(unit_of_[w.idx]),
+                 int64_t(w.signals) - int64_t(gen_low[static_cast<size_t>(w.group)])});
+      s.positions.insert(s.positions.end(), {w.pc, w.mem_pc, uint64_t(w.signals)});
+      for (const Pending& q : w.pending)
+        s.positions.push_back(q.n);
+    }
+    for (size_t gi = 0; gi < groups_.size(); ++gi) {
+      const Group& g = groups_[gi];
+      if (g.live == 0)
+        continue;
+      sh.insert(sh.end(), {int64_t(gi), int64_t(g.slot), int64_t(g.waves), int64_t(g.live),
+                           int64_t(g.arrived.size()) - int64_t(gen_low[gi])});
+      s.positions.push_back(gen_low[gi]);
+    }
+    s.sums.assign(stall_.begin(), stall_.end());
+    s.sums.insert(s.sums.end(), {r_.issued, r_.valu_busy, r_.wmma_busy, r_.trans_busy, r_.lds_busy,
+                                 r_.vmem_busy, wave_cycles_});
+    s.sums.insert(s.sums.end(), r_.loads_by_level.begin(), r_.loads_by_level.end());
+
+    auto detail = [&](std::vector<int64_t>& d) {
+      for (const auto& wp : waves_) {
+        const Wave& w = *wp;
+        if (w.done)
+          continue;
+        for (const uint64_t v : w.reg) { // the writer's reason matters only for a later time
+          const int64_t c = f.clamped(v & kCycleMask);
+          d.push_back(c == f.time - f.now ? c : c * 256 + int64_t(v >> kReasonShift));
+        }
+        for (const Pending& q : w.pending)
+          for (uint64_t j = 0; j < 64; ++j) // the last 64 completions, a missing one as a past
+            d.push_back(j < q.n ? f.clamped(q.at(q.n - 1 - j)) : f.time - f.now);
+      }
+      for (size_t gi = 0; gi < groups_.size(); ++gi) {
+        const Group& g = groups_[gi];
+        if (g.live == 0)
+          continue;
+        d.push_back(g.waves > g.live ? f.clamped_barrier(g.last_end) : 0);
+        for (size_t gen = static_cast<size_t>(gen_low[gi]); gen < g.arrived.size(); ++gen)
+          d.insert(d.end(), {int64_t(g.arrived[gen]), f.clamped_barrier(g.arrival_max[gen])});
+      }
+    };
+    const std::optional<Period> period = detector_.offer(std::move(s), detail);
+    if (!period)
+      return;
+    // Whole periods while every wave's instruction and memory words repeat (the words a
+    // period reads: its instructions and the next one's, its memory instructions').
+    uint64_t k = (kMaxCycle - now) / period->cycles;
+    size_t pos = 0;
+    for (const auto& wp : waves_) {
+      const Wave& w = *wp;
+      if (w.done)
+        continue;
+      const uint64_t dpc = period->positions[pos], dmem = period->positions[pos + 1];
+      pos += kWavePositions;
+      if (dpc > 0)
+        k = std::min(k, repeated_periods(w.program, w.n_events, w.pc, dpc, 1, k));
+      if (dmem > 0) { // a load reads the level of its workgroup's round only
+        const bool first_round = groups_[static_cast<size_t>(w.group)].slot < resident_;
+        const uint32_t read = ~(uint32_t(3) << (first_round ? kLaterShift : kFirstShift));
+        k = std::min(k, repeated_periods(w.mem, memory_words(w), w.mem_pc, dmem, 0, k, read));
+      }
+      if (k == 0)
+        return;
+    }
+    advance(k, *period, gen_low);
+  }
+
+  // The length of the wave's memory words (not kept in Wave: the issue loop's data stays as
+  // it was).
+  size_t memory_words(const Wave& w) const {
+    const WorkgroupTrace* tr = queue_[static_cast<size_t>(groups_[size_t(w.group)].slot)];
+    for (const Program& p : programs_.at(tr))
+      if (p.ops.data() == w.program)
+        return p.mem.size();
+    throw std::logic_error("simulate_wgp: a wave without its program");
+  }
+
+  // Moves the state k periods on: every time by k x the period's cycles (clamped times too:
+  // they stay below the moved floor), every position and sum by k x its increment.
+  void advance(uint64_t k, const Period& p, const std::vector<uint64_t>& gen_low) {
+    const uint64_t shift = k * p.cycles;
+    for (auto* v : {&issue_free_, &valu_free_, &trans_free_, &salu_free_, &lds_free_, &vmem_free_})
+      for (uint64_t& t : *v)
+        t += shift;
+    size_t pos = 0;
+    for (const auto& wp : waves_) {
+      Wave& w = *wp;
+      if (w.done)
+        continue;
+      const uint64_t* d = p.positions.data() + pos;
+      pos += kWavePositions;
+      w.base += shift;
+      w.ready += shift;
+      w.load_horizon += shift;
+      for (uint64_t& v : w.reg) {
+        if ((v & kCycleMask) + shift >= kMaxReady)
+          throw std::runtime_error("timing model: a register's ready cycle passed 2^48");
+        v += shift; // the cycle bits: below 2^48, no carry into the reason
+      }
+      w.pc += static_cast<size_t>(k * d[0]);
+      w.mem_pc += static_cast<size_t>(k * d[1]);
+      w.signals += static_cast<int>(k * d[2]);
+      for (size_t c = 0; c < kCounters; ++c) {
+        Pending& q = w.pending[c];
+        Pending moved;
+        moved.n = q.n + k * d[3 + c];
+        for (uint64_t j = 0; j < 64 && j < q.n; ++j)
+          moved.ring[(moved.n - 1 - j) & 63] = q.at(q.n - 1 - j) + shift;
+        q = moved;
+      }
+      w.op = &ops_[w.program[w.pc] & ~kTaken];
+      if (next_issue_[w.idx] != kNever)
+        next_issue_[w.idx] += shift;
+    }
+    for (size_t gi = 0; gi < groups_.size(); ++gi) {
+      Group& g = groups_[gi];
+      if (g.live == 0)
+        continue;
+      const size_t moved = static_cast<size_t>(k * p.positions[pos++]);
+      const size_t low = static_cast<size_t>(gen_low[gi]), n = g.arrived.size();
+      g.last_end += shift;
+      g.arrived.resize(n + moved, g.waves);
+      g.arrival_max.resize(n + moved, 0);
+      for (size_t gen = n; gen-- > low;) { // the live generations, moved up
+        g.arrived[gen + moved] = g.arrived[gen];
+        g.arrival_max[gen + moved] = g.arrival_max[gen] + shift;
+      }
+      for (size_t gen = low; gen < low + moved && gen < n; ++gen) { // passed: never read again
+        g.arrived[gen] = g.waves;
+        g.arrival_max[gen] = 0;
+      }
+    }
+    for (size_t i = 0; i < kStalls; ++i)
+      stall_[i] += k * p.sums[i];
+    uint64_t* sums[] = {&r_.issued,   &r_.valu_busy, &r_.wmma_busy, &r_.trans_busy,
+                        &r_.lds_busy, &r_.vmem_busy, &wave_cycles_};
+    for (size_t i = 0; i < std::size(sums); ++i)
+      *sums[i] += k * p.sums[kStalls + i];
+    for (size_t l = 0; l < kLevels; ++l)
+      r_.loads_by_level[l] += k * p.sums[kStalls + std::size(sums) + l];
+    r_.skipped_periods += k;
+    r_.skipped_instructions += k * p.sums[kSumIssued];
+    dirty_ = simd_best_.size() == 64 ? ~uint64_t(0) : (uint64_t(1) << simd_best_.size()) - 1;
+    detector_.clear();
+  }
+
   const MachineModel& m_;
   const std::vector<const WorkgroupTrace*>& queue_;
   int resident_;
@@ -653,15 +873,18 @@ private:
   std::array<uint64_t, kStalls> stall_{}; // wave-cycles by reason (WgpSimResult::stall)
   uint64_t wave_cycles_ = 0;
   WgpSimResult r_;
+  PeriodDetector detector_;
 };
 
 } // namespace
 
 WgpSimResult simulate_wgp(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue,
-                          int resident, TimingCache& cache, const LevelModel* levels) {
+                          int resident, TimingCache& cache, const LevelModel* levels,
+                          bool fast_forward) {
   if (resident < 1)
     throw std::invalid_argument("simulate_wgp: resident workgroups must be >= 1");
-  return Sim(m, queue, resident, cache, levels).run();
+  return fast_forward ? Sim<true>(m, queue, resident, cache, levels).run()
+                      : Sim<false>(m, queue, resident, cache, levels).run();
 }
 
 } // namespace tw::emu::timing

@@ -10,6 +10,7 @@
 #include <runtime/emu/timing/capture.hpp>
 #include <runtime/emu/timing/instr_timing.hpp>
 #include <runtime/emu/timing/machine.hpp>
+#include <runtime/emu/timing/steady_state.hpp>
 
 #include <array>
 #include <cstdint>
@@ -113,12 +114,19 @@ struct WgpSimResult {
   // particular order (launch_model's matching peak).
   std::vector<std::pair<const DecodedInstr*, uint64_t>> wmma;
   std::vector<const WorkgroupTrace*> counted;
+  // The fast-forward (steady_state.hpp): periods jumped over and the instructions they hold
+  // (counted in `issued`, not simulated one by one). Host statistics: the figures above are
+  // the same with it off.
+  uint64_t skipped_periods = 0, skipped_instructions = 0;
 };
 
 // `levels` gives each vector load the latency of the level serving it; without it every
 // load takes the L2 latency. Stores complete at the L2 latency. Throws std::runtime_error if
-// the waves deadlock at a barrier.
+// the waves deadlock at a barrier. `fast_forward`: jump over the periods of an exactly
+// periodic steady state (steady_state.hpp; the result is identical either way;
+// TimingOptions::fast_forward).
 WgpSimResult simulate_wgp(const MachineModel& m, const std::vector<const WorkgroupTrace*>& queue,
-                          int resident, TimingCache& cache, const LevelModel* levels = nullptr);
+                          int resident, TimingCache& cache, const LevelModel* levels = nullptr,
+                          bool fast_forward = false);
 
 } // namespace tw::emu::timing

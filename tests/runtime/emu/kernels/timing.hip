@@ -147,3 +147,29 @@ extern "C" __global__ void pointer_chase(const unsigned* next, unsigned* out, in
     i = next[i];
   out[tid_x()] = i;
 }
+
+// `rounds` times: two LDS loads (a WMMA's A and B, from alternating halves of the 2 KiB of
+// dynamic LDS: the stages of a double-buffered loop), waited for, then a WMMA accumulating
+// into one tile (the steady-state fast-forward's tests; one wave, launch with 2 KiB).
+extern "C" __global__ void wmma_lds_loop(const v8h* ab, v8f* out, int rounds) {
+  const unsigned addr = tid_x() * 16u;
+  const v8h x = ab[tid_x()], y = ab[tid_x() + 32];
+  asm volatile("ds_store_b128 %0, %1\nds_store_b128 %0, %2 offset:512\n"
+               "ds_store_b128 %0, %1 offset:1024\nds_store_b128 %0, %2 offset:1536\n"
+               "s_wait_dscnt 0x0"
+               :
+               : "v"(addr), "v"(x), "v"(y)
+               : "memory");
+  v8f acc = {};
+#pragma clang loop unroll(disable)
+  for (int r = 0; r < rounds; ++r) {
+    const unsigned stage = addr + (unsigned(r) & 1u) * 1024u;
+    v8h a, b;
+    asm volatile("ds_load_b128 %0, %2\nds_load_b128 %1, %2 offset:512\ns_wait_dscnt 0x0"
+                 : "=&v"(a), "=&v"(b) // early clobber: not in the address register
+                 : "v"(stage)
+                 : "memory");
+    asm volatile("v_wmma_f32_16x16x16_f16 %0, %1, %2, %0" : "+v"(acc) : "v"(a), "v"(b));
+  }
+  out[tid_x()] = acc;
+}
