@@ -1,6 +1,10 @@
 #pragma once
-// A scratch directory for one CLI test case that is also the tool's compile cache, so tests
-// never write into the user's ~/.cache; removed with everything in it at the end of the case.
+// A scratch directory for one CLI test case, removed with everything in it at the end of the
+// case. The tool's compile cache is not in it: the tool writes to $TILEWAVE_CACHE_DIR when the
+// caller set one, else to the build tree's TILEWAVE_TEST_CACHE_DIR (never the user's
+// ~/.cache). The cache is content-keyed (docs/compile.md), so a later run of the same kernels
+// reads the code objects back instead of compiling them again (`aot --all` compiles hundreds);
+// what the tests check is in the files the tool writes, whichever way they were made.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,14 +18,21 @@ struct ScratchDir {
   explicit ScratchDir(const std::string& prefix) {
     std::string tmpl = "/tmp/tilewave-" + prefix + "-XXXXXX";
     dir = mkdtemp(tmpl.data());
-    setenv("TILEWAVE_CACHE_DIR", (dir / "cache").c_str(), 1);
+    const char* given = std::getenv("TILEWAVE_CACHE_DIR");
+    set_cache_dir_ = given == nullptr || *given == '\0';
+    if (set_cache_dir_)
+      setenv("TILEWAVE_CACHE_DIR", TILEWAVE_TEST_CACHE_DIR, 1);
   }
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
   ~ScratchDir() {
-    unsetenv("TILEWAVE_CACHE_DIR");
+    if (set_cache_dir_)
+      unsetenv("TILEWAVE_CACHE_DIR");
     std::filesystem::remove_all(dir);
   }
+
+private:
+  bool set_cache_dir_ = false;
 };
 
 inline std::string slurp(const std::filesystem::path& p) {
