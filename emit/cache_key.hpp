@@ -14,6 +14,7 @@ struct CacheKeyParts {
   std::string toolchain_version; // toolchain_version()
   std::string tilewave_version;  // the project version
   std::string options;           // the compile options that change code ("O3")
+  std::string emitter_stamp;     // emitter_stamp(): the sources that lower IR to code
 };
 
 struct CacheKey {

@@ -13,6 +13,8 @@
 #include <dsl/ir/print.hpp>
 #include <dsl/ir/verify.hpp>
 
+#include <emit/emitter_stamp.hpp>
+
 #include <stdexcept>
 
 #ifndef TILEWAVE_VERSION
@@ -20,6 +22,10 @@
 #endif
 
 namespace tw::emit {
+
+std::string_view emitter_stamp() {
+  return TILEWAVE_EMITTER_STAMP;
+}
 
 std::string_view to_string(CacheOutcome o) {
   switch (o) {
@@ -147,7 +153,7 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
     {
       auto t = timer(&CompileStageTimes::key);
       key = make_cache_key({kernel_digest(kernel), backend, arch, toolchain, TILEWAVE_VERSION,
-                            options_key(options)});
+                            options_key(options), std::string(emitter_stamp())});
     }
     if (!dir.empty())
       disk.emplace(dir);

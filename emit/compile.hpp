@@ -25,6 +25,11 @@ enum class CacheOutcome {
 };
 std::string_view to_string(CacheOutcome o);
 
+// SHA-256 of the sources that lower IR to a code object (emit/, dsl/ir/, atoms/), taken at
+// build time: part of every cache key, so a build whose lowering changed never takes a code
+// object an older build compiled from the same kernel IR.
+std::string_view emitter_stamp();
+
 struct CompileOptions {
   int opt_level = 3;                        // 0..3; part of the cache key
   bool use_cache = true;                    // false: always compile (still no cache write)

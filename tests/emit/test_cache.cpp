@@ -22,7 +22,8 @@ using namespace tw::emit;
 namespace {
 
 CacheKeyParts base_parts() {
-  return {std::string(64, 'a'), Backend::llvm, Arch::gfx1201, "clang 22.1.8", "0.1.0", "O3"};
+  return {std::string(64, 'a'), Backend::llvm, Arch::gfx1201, "clang 22.1.8", "0.1.0", "O3",
+          std::string(64, 'c')};
 }
 
 std::vector<std::uint8_t> payload(std::size_t n, std::uint8_t seed) {
@@ -55,7 +56,8 @@ TEST_CASE("cache key: the digest is SHA-256 of the description, stable across ca
   CHECK(a.description.find("arch=gfx1201\n") != std::string::npos);
 }
 
-TEST_CASE("cache key: any change of IR, backend, arch, toolchain, version or options misses") {
+TEST_CASE(
+    "cache key: any change of IR, backend, arch, toolchain, version, options or emitter misses") {
   const std::string base = make_cache_key(base_parts()).digest;
   auto changed = [&](auto edit) {
     CacheKeyParts p = base_parts();
@@ -68,6 +70,7 @@ TEST_CASE("cache key: any change of IR, backend, arch, toolchain, version or opt
   CHECK(changed([](CacheKeyParts& p) { p.toolchain_version = "clang 22.1.9"; }) != base);
   CHECK(changed([](CacheKeyParts& p) { p.tilewave_version = "0.1.1"; }) != base);
   CHECK(changed([](CacheKeyParts& p) { p.options = "O2"; }) != base);
+  CHECK(changed([](CacheKeyParts& p) { p.emitter_stamp = std::string(64, 'e'); }) != base);
 }
 
 TEST_CASE("disk cache: miss, store, hit with the same bytes") {

@@ -112,9 +112,14 @@ TEST_CASE("compile: every part of the key misses (IR, backend, arch, options)") 
   CHECK(entries(tmp.path()).size() == 5);
   // The toolchain and tilewave versions enter the key the same way (test_cache.cpp checks
   // make_cache_key); here the key compile() uses names the running toolchain.
-  const CacheKey key = make_cache_key({kernel_digest(samples::vector_add(256, 1)), Backend::llvm,
-                                       Arch::gfx1201, "other toolchain", "0.1.0", "O3"});
+  const CacheKey key =
+      make_cache_key({kernel_digest(samples::vector_add(256, 1)), Backend::llvm, Arch::gfx1201,
+                      "other toolchain", "0.1.0", "O3", std::string(emitter_stamp())});
   CHECK_FALSE(fs::exists(DiskCache(tmp.path()).entry_path(key.digest)));
+  // The emitters' source stamp is a SHA-256 taken at build time (cmake/SourceStamp.cmake).
+  const std::string_view stamp = emitter_stamp();
+  CHECK(stamp.size() == 64);
+  CHECK(stamp.find_first_not_of("0123456789abcdef") == std::string_view::npos);
 }
 
 TEST_CASE("compile: a truncated or corrupt disk entry is rebuilt and replaced") {
