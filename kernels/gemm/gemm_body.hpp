@@ -267,6 +267,11 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   const auto commit = [&](const auto& regs, Int32 stage) {
     const auto& [regs_a, regs_b, kt] = regs;
     if constexpr (packed) {
+      if (s.k_whole) { // K even (gemm_k_whole): no nibble past K to clear, no branch
+        copy_ka.store(regs_a, lds.template tile<"sA">(stage));
+        copy_kb.store(regs_b, lds.template tile<"sB">(stage));
+        return;
+      }
       // Only the K tile holding the byte of nibble K - 1 (odd K) pays for the masking.
       const Int32 k32 = cast<i32>(K);
       const Bool odd_tail = (k32 & 1) == 1 && ((k32 - 1) / 2) / bk == kt;
@@ -298,12 +303,12 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       copy_tb.store(regs_b, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
   };
   using CFrag = typename decltype(mma)::CFrag;
-  // One LDS stage's WMMAs: the next operand fragment read ahead of the current WMMAs
-  // (dsl/mma/fragment_pipeline.hpp), except in W8A16, the activation-quantizing and the packed
-  // int4 kernels, where bench_gemm modeled the read-ahead slower (W8A16 4096^3 llvm 90.6 ->
-  // 87.5 TFLOP/s, its decode shapes and the fused kernels' by up to 1%) or it spilled more
-  // (iu4 4096^3 hip 64 -> 112 B of scratch; docs/kernels.md).
-  constexpr bool read_ahead = std::is_void_v<BGlobal> && !quant && !packed;
+  // One LDS stage's WMMAs: the next k step's operand fragments read ahead of the current
+  // WMMAs (dsl/mma/fragment_pipeline.hpp), except in W8A16 and the activation-quantizing
+  // kernels, where bench_gemm modeled the read-ahead slower (W8A16 4096^3 llvm 90.6 -> 87.5
+  // TFLOP/s, its decode shapes and the fused kernels' by up to 1%; docs/kernels.md). Packed
+  // int4 takes it since its operands are clipped (with masked copies it spilled).
+  constexpr bool read_ahead = std::is_void_v<BGlobal> && !quant;
   const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
     const auto run = [&](const ir::MmaMods& mods) {
       if constexpr (read_ahead) {
