@@ -13,8 +13,9 @@
 // explicit wait covers). Two fragment sets are live at a time (f16 128 x 128 tile, 4 waves:
 // 2 x 32 VGPRs).
 // The schedulers of both compilers move LDS loads down to their first use (fewer live
-// registers); sched_barrier fences (no machine code) between the load block and the WMMA
-// block keep the order as written. Each operand's fragment loads use SteppedOperandTiles: one
+// registers) and scalar instructions, waits included, up; sched_barrier fences (no machine
+// code) between the load block and the WMMA block, and before each k step's wait, keep the
+// order as written. Each operand's fragment loads use SteppedOperandTiles: one
 // LDS address per run and k step, the row tiles at immediate offsets.
 //   gemm_read_ahead(mma, lds_a_tile, lds_bt_tile, acc);             // f16 / bf16 / fp8
 //   gemm_read_ahead(mma, lds_a_tile, lds_bt_tile, acc, int8_mods);  // with WMMA modifiers
@@ -74,7 +75,13 @@ void gemm_read_ahead(const TM&, const TA& a, const TB& bt, FC& c, const ir::MmaM
   ir::OpBuilder& ops = KernelBuilder::current("gemm_read_ahead").ops();
   Set cur = load_set(0);
   for (int ks = 0; ks < k_steps; ++ks) {
-    wait_lds<0>(); // set ks is in registers; no later LDS access is counted
+    // Set ks is in registers (no later LDS access is counted). The wait is a scalar
+    // instruction, and SALU may cross the other fences: fences that nothing crosses keep it
+    // below the previous k step's WMMAs and above this k step's (at the last k step no LDS
+    // load follows to hold it up).
+    sched_barrier();
+    wait_lds<0>();
+    sched_barrier();
     Set next;
     if (ks + 1 < k_steps)
       next = load_set(ks + 1);
