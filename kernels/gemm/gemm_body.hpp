@@ -307,12 +307,16 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   // WMMAs (dsl/mma/fragment_pipeline.hpp), except in W8A16 and the activation-quantizing
   // kernels, where bench_gemm modeled the read-ahead slower (W8A16 4096^3 llvm 90.6 -> 87.5
   // TFLOP/s, its decode shapes and the fused kernels' by up to 1%; docs/kernels.md). Packed
-  // int4 takes it since its operands are clipped (with masked copies it spilled).
+  // int4 takes it too.
   constexpr bool read_ahead = std::is_void_v<BGlobal> && !quant;
+  // Only with both operands clipped: with masked copies (two copy paths live across the loop)
+  // the two fragment sets spilled (f16 t128x128w4: 16 B of scratch on both backends).
+  const bool ahead = read_ahead && s.a_clipped && s.b_clipped;
   const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
     const auto run = [&](const ir::MmaMods& mods) {
-      if constexpr (read_ahead) {
-        gemm_read_ahead(mma, fa, fb, acc, mods);
+      if (ahead) {
+        if constexpr (read_ahead)
+          gemm_read_ahead(mma, fa, fb, acc, mods);
       } else {
         // The quantizing kernels' next-stage buffer loads (traced by the pipeline before this
         // stage's WMMAs) stay above them: without the fence the schedulers sank them below the
@@ -377,7 +381,7 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     // (dsl/ops/pipeline_unrolled.hpp: constant LDS stages, their offsets immediate; odd K tile
     // counts compute one more tile, past K, of zeros). Not for a split-K range: the tile after
     // it is the next range's data, not zeros.
-    if (read_ahead && !k_range)
+    if (ahead && !k_range)
       acc = pipeline_unrolled<2>(k_tiles, mma.make_accumulator(0), fetch, commit, on_stage);
     else
       acc = pipeline<2>(k_tiles, mma.make_accumulator(0), fetch, commit, on_stage);
