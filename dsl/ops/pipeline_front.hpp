@@ -14,12 +14,15 @@ namespace tw::dsl::detail {
 // Commits a fetched tile into an LDS stage: one wait for the wave's global loads (all of them:
 // the tile's, issued before the compute that ran since; wait_global<0>), then the commit's
 // stores with no wait between them. Without it the compilers wait once per store, for the load
-// that store needs (8 s_wait_loadcnt per f16 GEMM K tile). The fence before the wait (nothing
-// crosses it) keeps it after the compute: a wait is a scalar instruction, which the schedulers
-// otherwise move up past WMMAs (then the tile's loads would have to land before the compute).
+// that store needs (8 s_wait_loadcnt per f16 GEMM K tile). The fence before the wait keeps it
+// after the compute's WMMAs: a wait is a scalar instruction, which the schedulers otherwise
+// move up past WMMAs (then the tile's loads would have to land before the compute). Vector
+// ALU and memory instructions may cross it (the quantizing commit's conversions: with a fence
+// that nothing crosses the fused int8 + LoRA kernel spilled 8 B on hip).
 template <class Commit, class Regs>
 void commit_fetched(Commit& commit, const Regs& regs, const Int32& stage) {
-  sched_barrier();
+  sched_barrier(ir::sched_kind::valu | ir::sched_kind::vmem | ir::sched_kind::lds |
+                ir::sched_kind::transcendental);
   wait_global<0>();
   commit(regs, stage);
 }
