@@ -39,6 +39,7 @@
 #include <dsl/ops/philox.hpp>
 #include <dsl/ops/pipeline_unrolled.hpp>
 #include <dsl/ops/trig.hpp>
+#include <dsl/ops/wait_counters.hpp>
 #include <dsl/tensor/clamped_load.hpp>
 #include <dsl/tensor/folded_rows.hpp>
 #include <dsl/tensor/gathered_rows.hpp>

@@ -138,6 +138,10 @@ std::string_view opcode_name(Opcode op) {
     return "barrier";
   case Opcode::sched_barrier:
     return "sched_barrier";
+  case Opcode::wait_lds:
+    return "wait_lds";
+  case Opcode::wait_global:
+    return "wait_global";
   case Opcode::for_:
     return "for";
   case Opcode::if_:

@@ -95,6 +95,11 @@ enum class Opcode : std::uint16_t {
   // a compilers' scheduling fence (no machine code): only the instruction kinds in the mask
   // attrs.int_value (README; 0: none) may be moved across it
   sched_barrier,
+  // waits of this wave (no fence, no barrier): until at most attrs.int_value (0..63) of its
+  // earlier LDS accesses (wait_lds: s_wait_dscnt) / global and buffer loads (wait_global:
+  // s_wait_loadcnt) are outstanding (README: the compilers' own waits still follow)
+  wait_lds,
+  wait_global,
   // --- structured control flow -------------------------------------------------------------
   for_,  // for(lb, ub, step, inits...) { ^(iv, carried...) ... yield(next...) } -> finals
   if_,   // if(i1 cond) { then ... yield(r...) } else { ... yield(r...) } -> r...
@@ -167,10 +172,12 @@ inline constexpr std::uint32_t none = 0, alu = 0x1, valu = 0x2, salu = 0x4, matr
                                lds_read = 0x100, lds_write = 0x200, transcendental = 0x400;
 } // namespace sched_kind
 inline constexpr std::int64_t sched_barrier_mask_all = 0x7FF;
+// The largest count wait_lds / wait_global take (the 6-bit DScnt / LOADcnt fields of gfx12).
+inline constexpr std::int64_t wait_count_max = 63;
 
 // Attributes: one flat struct; each opcode reads only the fields its comment names.
 struct Attrs {
-  std::int64_t int_value = 0;        // const_int; sched_barrier: the mask
+  std::int64_t int_value = 0;        // const_int; sched_barrier: the mask; wait_*: the count
   double float_value = 0;            // const_float
   std::int64_t index = 0;            // extract / insert / slice lane, lds_ptr byte offset
   CmpPred pred = CmpPred::eq;        // cmp

@@ -274,6 +274,18 @@ void OpBuilder::sched_barrier(std::uint32_t mask) {
   append(Opcode::sched_barrier, {}, {}, at);
 }
 
+void OpBuilder::wait_lds(int count) {
+  Attrs at;
+  at.int_value = count;
+  append(Opcode::wait_lds, {}, {}, at);
+}
+
+void OpBuilder::wait_global(int count) {
+  Attrs at;
+  at.int_value = count;
+  append(Opcode::wait_global, {}, {}, at);
+}
+
 // --- control flow -------------------------------------------------------------------------
 OpBuilder::ForScope OpBuilder::begin_for(Value lb, Value ub, Value step, std::vector<Value> inits) {
   std::vector<Value> operands{lb, ub, step};

@@ -130,6 +130,10 @@ public:
   // A scheduling fence for the compilers (no machine code): only the instruction kinds in
   // `mask` (SchedKind bits, README) may be moved across it; 0 keeps everything on its side.
   void sched_barrier(std::uint32_t mask = 0);
+  // Waits of this wave until at most `count` (0..63) of its earlier LDS accesses (wait_lds:
+  // s_wait_dscnt) / global and buffer loads (wait_global: s_wait_loadcnt) are outstanding.
+  void wait_lds(int count);
+  void wait_global(int count);
 
   // --- structured control flow -------------------------------------------------------------
   // for (iv = lb; iv < ub; iv += step) with loop-carried values. Either the scoped form:

@@ -90,6 +90,9 @@ private:
       return a.lds_only ? std::string(" lds_only") : std::string();
     case Opcode::sched_barrier:
       return cat(" mask(", std::to_string(a.int_value), ")");
+    case Opcode::wait_lds:
+    case Opcode::wait_global:
+      return cat(" ", std::to_string(a.int_value));
     case Opcode::dpp:
       return cat(" ", to_string(a.dpp), " row_mask(", std::to_string(a.row_mask), ") bank_mask(",
                  std::to_string(a.bank_mask), ")", a.bound_ctrl ? " bound_ctrl" : "");

@@ -450,6 +450,12 @@ private:
         return "mask " + std::to_string(op_.attrs.int_value) +
                " has bits outside 0x7ff (the instruction kinds of dsl/ir/README.md)";
       return counts(0, 0);
+    case Opcode::wait_lds:
+    case Opcode::wait_global:
+      if (op_.attrs.int_value < 0 || op_.attrs.int_value > wait_count_max)
+        return "count " + std::to_string(op_.attrs.int_value) +
+               " is outside 0..63 (the gfx12 DScnt / LOADcnt range)";
+      return counts(0, 0);
     case Opcode::for_:
       return check_for();
     case Opcode::if_:

@@ -1,26 +1,30 @@
 #pragma once
 // gemm_read_ahead: C += A * B over whole LDS operand tiles (like the tile gemm of
-// tiled_mma.hpp), with the operand fragments software-pipelined in registers. The WMMAs run in
-// groups per k step, each group the repeat_n WMMAs of each of its A row tiles: one row tile
-// per group for 128-bit A fragments (f16 / bf16), two for 64-bit ones (fp8, int8, int4: the
-// two row tiles' loads pair up into one ds_load_2addr). The loads of the next group's
-// fragments (its A row tiles, and at a k step's last group the next k step's B fragments) are
-// issued before the current group's WMMAs, so each group waits only for fragments loaded one
-// group earlier (s_wait_dscnt with the next group's loads still in flight, no full LDS drain
-// per group). Two fragment sets are live at a time (the current and the next): 2 sets of A
-// row tiles and, across a k step boundary, 2 sets of B fragments.
+// tiled_mma.hpp), with the operand fragments software-pipelined in registers one k step
+// ahead. A k step's fragments (its repeat_n B fragments and repeat_m A row tiles) are one
+// set; the WMMAs of k step ks run while the set of ks + 1 loads:
+//   load set 0
+//   for each k step ks:  wait_lds<0>   (set ks has arrived: one s_wait_dscnt per k step)
+//                        load set ks + 1 (if any)
+//                        the repeat_m x repeat_n WMMAs of set ks (no wait between them)
+// The wait comes before the next set's loads, so it counts no load of that set and holds
+// however the compiler pairs loads (64-bit fragments into one ds_load_2addr): the WMMAs of a
+// k step need no wait of their own (the compilers' waitcnt insertion adds none that the
+// explicit wait covers). Two fragment sets are live at a time (f16 128 x 128 tile, 4 waves:
+// 2 x 32 VGPRs).
 // The schedulers of both compilers move LDS loads down to their first use (fewer live
-// registers); sched_barrier fences (no machine code) between the load block and the WMMA
-// block of every group keep the order as written. Each operand's fragment loads use
-// SteppedOperandTiles: one LDS address per run and k step, the row tiles at immediate
-// offsets.
+// registers) and scalar instructions, waits included, up; sched_barrier fences (no machine
+// code) between the load block and the WMMA block, and before each k step's wait, keep the
+// order as written. Each operand's fragment loads use SteppedOperandTiles: one
+// LDS address per run and k step, the row tiles at immediate offsets.
 //   gemm_read_ahead(mma, lds_a_tile, lds_bt_tile, acc);             // f16 / bf16 / fp8
 //   gemm_read_ahead(mma, lds_a_tile, lds_bt_tile, acc, int8_mods);  // with WMMA modifiers
 #include <dsl/builder/ids.hpp>
 #include <dsl/mma/fragment.hpp>
 #include <dsl/mma/tiled_mma.hpp>
+#include <dsl/ops/wait_counters.hpp>
 
-#include <optional>
+#include <array>
 #include <vector>
 
 namespace tw::dsl {
@@ -41,14 +45,11 @@ void gemm_read_ahead(const TM&, const TA& a, const TB& bt, FC& c, const ir::MmaM
                     std::same_as<typename TB::elem_type, typename TM::b_elem>,
                 "gemm_read_ahead: the tiles' element types are not the atom's operand types");
   constexpr int k_steps = TA::cols / TM::tile_k_storage, rm = TM::repeat_m, rn = TM::repeat_n;
-  using AVec = typename SteppedOperandTiles<Atom, MmaOperand::A, TA>::vec;
-  // A row tiles per group: 128 bits of A fragments.
-  constexpr int a_bits = AVec::size * TA::elem_type::bits;
-  constexpr int rows = a_bits >= 128 || rm % (128 / a_bits) != 0 ? 1 : 128 / a_bits;
-  constexpr int groups = rm / rows;
   const auto [wm, wn] = TM::wave_coord();
   using ARows = SteppedOperandTiles<Atom, MmaOperand::A, TA>;
   using BCols = SteppedOperandTiles<Atom, MmaOperand::B, TB>;
+  using AVec = typename ARows::vec;
+  using BVec = typename BCols::vec;
   std::vector<ARows> a_rows;
   std::vector<BCols> b_cols;
   for (int ks = 0; ks < k_steps; ++ks) {
@@ -56,53 +57,44 @@ void gemm_read_ahead(const TM&, const TA& a, const TB& bt, FC& c, const ir::MmaM
     a_rows.emplace_back(a, wm * TM::wave_tile_m, k0, Lanes::M, false);
     b_cols.emplace_back(bt, k0, wn * TM::wave_tile_n, Lanes::N, true);
   }
-  using BVec = typename BCols::vec;
   // What may cross the fences: scalar and vector ALU (address and loop arithmetic), not the
   // LDS loads and not the WMMAs.
   constexpr std::uint32_t movable = ir::sched_kind::salu | ir::sched_kind::valu;
-  const auto load_b = [&](int ks) {
-    std::array<BVec, rn> f;
-    for (int j = 0; j < rn; ++j)
-      f[j] = b_cols[ks].load(j);
-    return f;
+  struct Set {
+    std::array<BVec, rn> b;
+    std::array<AVec, rm> a;
   };
-  const auto load_a = [&](int ks, int g) {
-    std::array<AVec, rows> f;
-    for (int r = 0; r < rows; ++r)
-      f[r] = a_rows[ks].load(g * rows + r);
+  const auto load_set = [&](int ks) { // B's fragments first, then A's row tiles
+    Set f;
+    for (int j = 0; j < rn; ++j)
+      f.b[j] = b_cols[ks].load(j);
+    for (int i = 0; i < rm; ++i)
+      f.a[i] = a_rows[ks].load(i);
     return f;
   };
   ir::OpBuilder& ops = KernelBuilder::current("gemm_read_ahead").ops();
-  std::array<BVec, rn> b_cur = load_b(0);
-  // B's fragments before A's first row tile: LDS loads return in order, so the first group
-  // waits once (for its A row tile) instead of once per B fragment.
-  sched_barrier(movable);
-  std::array<AVec, rows> a_cur = load_a(0, 0);
-  for (int ks = 0; ks < k_steps; ++ks)
-    for (int g = 0; g < groups; ++g) {
-      // The next group's fragments, ahead of this group's WMMAs.
-      std::optional<std::array<AVec, rows>> a_next;
-      std::optional<std::array<BVec, rn>> b_next;
-      if (g + 1 < groups) {
-        a_next = load_a(ks, g + 1);
-      } else if (ks + 1 < k_steps) {
-        b_next = load_b(ks + 1);
-        a_next = load_a(ks + 1, 0);
-      }
-      sched_barrier(movable);
-      for (int r = 0; r < rows; ++r)
-        for (int j = 0; j < rn; ++j) {
-          const int i = g * rows + r;
-          c.at(i, j) = typename FC::vec_type(
-              ops.wmma(Lanes::mnemonic, detail::mma_input<Lanes>(a_cur[r]),
-                       detail::mma_input<Lanes>(b_cur[j]), c.at(i, j).ir(), mods));
-        }
-      sched_barrier(movable);
-      if (a_next)
-        a_cur = *a_next;
-      if (b_next)
-        b_cur = *b_next;
-    }
+  Set cur = load_set(0);
+  for (int ks = 0; ks < k_steps; ++ks) {
+    // Set ks is in registers (no later LDS access is counted). The wait is a scalar
+    // instruction, and SALU may cross the other fences: fences that nothing crosses keep it
+    // below the previous k step's WMMAs and above this k step's (at the last k step no LDS
+    // load follows to hold it up).
+    sched_barrier();
+    wait_lds<0>();
+    sched_barrier();
+    Set next;
+    if (ks + 1 < k_steps)
+      next = load_set(ks + 1);
+    sched_barrier(movable);
+    for (int i = 0; i < rm; ++i)
+      for (int j = 0; j < rn; ++j)
+        c.at(i, j) = typename FC::vec_type(
+            ops.wmma(Lanes::mnemonic, detail::mma_input<Lanes>(cur.a[i]),
+                     detail::mma_input<Lanes>(cur.b[j]), c.at(i, j).ir(), mods));
+    sched_barrier(movable);
+    if (ks + 1 < k_steps)
+      cur = next;
+  }
 }
 
 } // namespace tw::dsl

@@ -15,31 +15,31 @@
 // (attention's O, m and l: compute(stage, O, m, l) returns carry(O', m', l')).
 // Fetches of tiles past num_tiles - 1 must be harmless: masked global tiles read 0 past the
 // tensor and their data is never computed on.
-#include <dsl/builder/control.hpp>
-#include <dsl/builder/ids.hpp>
+// Each commit starts with one wait for the wave's global loads (wait_global<0>,
+// wait_counters.hpp), so its LDS stores follow with no wait between them: fetch's loads and
+// any compute issued before the commit have all returned then.
+#include <dsl/ops/pipeline_front.hpp>
 
 namespace tw::dsl {
 
 namespace detail {
 template <int Stages, Carried... H, class Fetch, class Commit, class Compute>
-std::tuple<H...> pipeline_tuple(const Int32& num_tiles, const std::tuple<H...>& state,
-                                Fetch&& fetch, Commit&& commit, Compute&& compute) {
+std::tuple<H...> pipeline_tuple(const Int32& num_tiles, const std::tuple<H...>& state, Fetch& fetch,
+                                Commit& commit, Compute& compute) {
   static_assert(Stages >= 1 && Stages <= 8, "pipeline: 1 to 8 LDS stages");
   const auto step = [&](const Int32& stage, const std::tuple<H...>& s) {
     return std::apply([&](const auto&... h) { return compute(stage, h...); }, s);
   };
   if constexpr (Stages == 1) {
     return for_range(Int32(0), num_tiles, Int32(1), state, [&](Int32 t, H... h) {
-      commit(fetch(t), Int32(0));
+      commit_fetched(commit, fetch(t), Int32(0));
       lds_barrier();
       const std::tuple<H...> next = step(Int32(0), std::tuple<H...>(h...));
       lds_barrier();
       return next;
     });
   } else {
-    for (int t = 0; t < Stages - 1; ++t)
-      commit(fetch(Int32(t)), Int32(t));
-    lds_barrier();
+    pipeline_prologue<Stages>(fetch, commit);
     const auto stage_of = [](const Int32& t) {
       if constexpr ((Stages & (Stages - 1)) == 0)
         return t & (Stages - 1);
@@ -49,7 +49,7 @@ std::tuple<H...> pipeline_tuple(const Int32& num_tiles, const std::tuple<H...>& 
     return for_range(Int32(0), num_tiles, Int32(1), state, [&](Int32 t, H... h) {
       const auto next = fetch(t + (Stages - 1));
       const std::tuple<H...> s2 = step(stage_of(t), std::tuple<H...>(h...));
-      commit(next, stage_of(t + (Stages - 1)));
+      commit_fetched(commit, next, stage_of(t + (Stages - 1)));
       lds_barrier();
       return s2;
     });
@@ -57,26 +57,14 @@ std::tuple<H...> pipeline_tuple(const Int32& num_tiles, const std::tuple<H...>& 
 }
 } // namespace detail
 
-// One carried state: compute(stage, state) returns the new state.
-template <int Stages, Carried State, class Fetch, class Commit, class Compute>
+// state: one carried handle, compute(stage, state) returns the new state; or a std::tuple of
+// them, compute(stage, h...) returns carry(h'...).
+template <int Stages, detail::PipelineState State, class Fetch, class Commit, class Compute>
 State pipeline(const Int32& num_tiles, const State& state, Fetch&& fetch, Commit&& commit,
                Compute&& compute) {
-  static_assert(std::same_as<std::invoke_result_t<Compute&, Int32, State>, State>,
-                "pipeline: compute(stage, state) must return the new state (same type)");
-  auto [final_state] = detail::pipeline_tuple<Stages>(
-      num_tiles, std::tuple<State>(state), fetch, commit,
-      [&](const Int32& stage, const State& s) { return std::tuple<State>(compute(stage, s)); });
-  return final_state;
-}
-
-// Several carried states: compute(stage, h...) returns carry(h'...).
-template <int Stages, Carried... H, class Fetch, class Commit, class Compute>
-std::tuple<H...> pipeline(const Int32& num_tiles, const std::tuple<H...>& state, Fetch&& fetch,
-                          Commit&& commit, Compute&& compute) {
-  static_assert(std::same_as<std::invoke_result_t<Compute&, Int32, H...>, std::tuple<H...>>,
-                "pipeline: compute(stage, states...) must return carry(...) of the same handle "
-                "types");
-  return detail::pipeline_tuple<Stages>(num_tiles, state, fetch, commit, compute);
+  return detail::pipeline_front(state, compute, [&](const auto& tuple, auto&& tuple_compute) {
+    return detail::pipeline_tuple<Stages>(num_tiles, tuple, fetch, commit, tuple_compute);
+  });
 }
 
 } // namespace tw::dsl

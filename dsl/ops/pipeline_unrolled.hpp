@@ -14,15 +14,15 @@
 // and masked global tiles read past the tensor; adding +0 turns a -0 sum into +0). A tail after
 // the loop (a branch or a loop of 0 .. N - 1 tiles) instead merged two accumulators and made
 // LLVM spill (gfx1201 f16 GEMM: 292 B of scratch).
-#include <dsl/builder/control.hpp>
-#include <dsl/builder/ids.hpp>
+// Each commit waits once for the global loads first, as in pipeline<N>.
+#include <dsl/ops/pipeline_front.hpp>
 
 namespace tw::dsl {
 
 namespace detail {
 template <int Stages, Carried... H, class Fetch, class Commit, class Compute>
 std::tuple<H...> pipeline_unrolled_tuple(const Int32& num_tiles, const std::tuple<H...>& state,
-                                         Fetch&& fetch, Commit&& commit, Compute&& compute) {
+                                         Fetch& fetch, Commit& commit, Compute& compute) {
   static_assert(Stages >= 2 && Stages <= 8,
                 "pipeline_unrolled: 2 to 8 LDS stages (one stage has nothing to unroll: use "
                 "pipeline<1>)");
@@ -32,9 +32,7 @@ std::tuple<H...> pipeline_unrolled_tuple(const Int32& num_tiles, const std::tupl
   const auto step = [&](int stage, const std::tuple<H...>& s) { // a constant stage
     return std::apply([&](const auto&... h) { return compute(Int32(stage), h...); }, s);
   };
-  for (int t = 0; t < Stages - 1; ++t)
-    commit(fetch(Int32(t)), Int32(t));
-  lds_barrier();
+  pipeline_prologue<Stages>(fetch, commit);
   const Int32 rounds = (num_tiles + Int32(Stages - 1)) >> Int32(shift);
   return for_range(Int32(0), rounds, Int32(1), state, [&](Int32 round, H... h) {
     std::tuple<H...> cur(h...);
@@ -42,7 +40,7 @@ std::tuple<H...> pipeline_unrolled_tuple(const Int32& num_tiles, const std::tupl
     for (int i = 0; i < Stages; ++i) {
       const auto next = fetch(t0 + Int32(i + Stages - 1));
       cur = step(i, cur);
-      commit(next, Int32((i + Stages - 1) % Stages));
+      commit_fetched(commit, next, Int32((i + Stages - 1) % Stages));
       lds_barrier();
     }
     return cur;
@@ -50,26 +48,14 @@ std::tuple<H...> pipeline_unrolled_tuple(const Int32& num_tiles, const std::tupl
 }
 } // namespace detail
 
-// One carried state: compute(stage, state) returns the new state.
-template <int Stages, Carried State, class Fetch, class Commit, class Compute>
+// state: one carried handle, compute(stage, state) returns the new state; or a std::tuple of
+// them, compute(stage, h...) returns carry(h'...).
+template <int Stages, detail::PipelineState State, class Fetch, class Commit, class Compute>
 State pipeline_unrolled(const Int32& num_tiles, const State& state, Fetch&& fetch, Commit&& commit,
                         Compute&& compute) {
-  static_assert(std::same_as<std::invoke_result_t<Compute&, Int32, State>, State>,
-                "pipeline_unrolled: compute(stage, state) must return the new state (same type)");
-  auto [final_state] = detail::pipeline_unrolled_tuple<Stages>(
-      num_tiles, std::tuple<State>(state), fetch, commit,
-      [&](const Int32& stage, const State& s) { return std::tuple<State>(compute(stage, s)); });
-  return final_state;
-}
-
-// Several carried states: compute(stage, h...) returns carry(h'...).
-template <int Stages, Carried... H, class Fetch, class Commit, class Compute>
-std::tuple<H...> pipeline_unrolled(const Int32& num_tiles, const std::tuple<H...>& state,
-                                   Fetch&& fetch, Commit&& commit, Compute&& compute) {
-  static_assert(std::same_as<std::invoke_result_t<Compute&, Int32, H...>, std::tuple<H...>>,
-                "pipeline_unrolled: compute(stage, states...) must return carry(...) of the same "
-                "handle types");
-  return detail::pipeline_unrolled_tuple<Stages>(num_tiles, state, fetch, commit, compute);
+  return detail::pipeline_front(state, compute, [&](const auto& tuple, auto&& tuple_compute) {
+    return detail::pipeline_unrolled_tuple<Stages>(num_tiles, tuple, fetch, commit, tuple_compute);
+  });
 }
 
 } // namespace tw::dsl

@@ -137,6 +137,14 @@ private:
            "  unsigned short h = (unsigned short)(__builtin_bit_cast(unsigned int, x) >> 16);\n"
            "  if (x != x) h |= 0x40;\n"
            "  return __builtin_bit_cast(__bf16, h);\n}\n";
+    // The gfx12 wait intrinsics (llvm.amdgcn.s.wait.dscnt / .loadcnt) have no clang builtin;
+    // a declaration whose assembler name is the intrinsic's calls it.
+    if (used_helpers_.count("tw_wait_dscnt"))
+      h += "extern \"C\" __attribute__((device)) void tw_wait_dscnt(short)\n"
+           "    __asm(\"llvm.amdgcn.s.wait.dscnt\");\n";
+    if (used_helpers_.count("tw_wait_loadcnt"))
+      h += "extern \"C\" __attribute__((device)) void tw_wait_loadcnt(short)\n"
+           "    __asm(\"llvm.amdgcn.s.wait.loadcnt\");\n";
     if (used_helpers_.count("tw_tanh"))
       h += "// tanh as dsl/ir/README.md defines it: an odd polynomial below 2^-4, else\n"
            "// (1 - e) / (1 + e) with e = exp2(-2 log2(e) |x|) on the hardware exp2 / rcp.\n"
@@ -855,6 +863,13 @@ private:
     case Opcode::sched_barrier: // clang's form of llvm.amdgcn.sched.barrier (no machine code)
       line(depth, cat("__builtin_amdgcn_sched_barrier(", std::to_string(op.attrs.int_value), ");"));
       return;
+    case Opcode::wait_lds: // clang has no builtin for the gfx12 counters: helpers() names them
+    case Opcode::wait_global: {
+      const char* helper = op.opcode == Opcode::wait_lds ? "tw_wait_dscnt" : "tw_wait_loadcnt";
+      used_helpers_.insert(helper);
+      line(depth, cat(helper, "(", std::to_string(op.attrs.int_value), ");"));
+      return;
+    }
     case Opcode::for_:
       emit_for(op, depth);
       return;

@@ -493,6 +493,14 @@ private:
       call(Intr::amdgcn_sched_barrier, {},
            {b_.getInt32(static_cast<std::uint32_t>(op.attrs.int_value))});
       return nullptr;
+    case O::wait_lds: // s_wait_dscnt: SIInsertWaitcnts keeps it and adds none it covers
+      call(Intr::amdgcn_s_wait_dscnt, {},
+           {b_.getInt16(static_cast<std::uint16_t>(op.attrs.int_value))});
+      return nullptr;
+    case O::wait_global: // s_wait_loadcnt
+      call(Intr::amdgcn_s_wait_loadcnt, {},
+           {b_.getInt16(static_cast<std::uint16_t>(op.attrs.int_value))});
+      return nullptr;
     case O::for_:
     case O::if_:
     case O::yield:

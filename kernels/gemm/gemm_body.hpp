@@ -267,6 +267,11 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   const auto commit = [&](const auto& regs, Int32 stage) {
     const auto& [regs_a, regs_b, kt] = regs;
     if constexpr (packed) {
+      if (s.k_whole) { // K even (gemm_k_whole): no nibble past K to clear, no branch
+        copy_ka.store(regs_a, lds.template tile<"sA">(stage));
+        copy_kb.store(regs_b, lds.template tile<"sB">(stage));
+        return;
+      }
       // Only the K tile holding the byte of nibble K - 1 (odd K) pays for the masking.
       const Int32 k32 = cast<i32>(K);
       const Bool odd_tail = (k32 & 1) == 1 && ((k32 - 1) / 2) / bk == kt;
@@ -298,16 +303,20 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       copy_tb.store(regs_b, transposing_store_view<BS>(lds.template tile<"sB">(stage)));
   };
   using CFrag = typename decltype(mma)::CFrag;
-  // One LDS stage's WMMAs: the next operand fragment read ahead of the current WMMAs
-  // (dsl/mma/fragment_pipeline.hpp), except in W8A16, the activation-quantizing and the packed
-  // int4 kernels, where bench_gemm modeled the read-ahead slower (W8A16 4096^3 llvm 90.6 ->
-  // 87.5 TFLOP/s, its decode shapes and the fused kernels' by up to 1%) or it spilled more
-  // (iu4 4096^3 hip 64 -> 112 B of scratch; docs/kernels.md).
-  constexpr bool read_ahead = std::is_void_v<BGlobal> && !quant && !packed;
+  // One LDS stage's WMMAs: the next k step's operand fragments read ahead of the current
+  // WMMAs (dsl/mma/fragment_pipeline.hpp), except in W8A16 and the activation-quantizing
+  // kernels, where bench_gemm modeled the read-ahead slower (W8A16 4096^3 llvm 90.6 -> 87.5
+  // TFLOP/s, its decode shapes and the fused kernels' by up to 1%; docs/kernels.md). Packed
+  // int4 takes it too.
+  constexpr bool read_ahead = std::is_void_v<BGlobal> && !quant;
+  // Only with both operands clipped: with masked copies (two copy paths live across the loop)
+  // the two fragment sets spilled (f16 t128x128w4: 16 B of scratch on both backends).
+  const bool ahead = read_ahead && s.a_clipped && s.b_clipped;
   const auto mac = [&](const auto& fa, const auto& fb, CFrag& acc) {
     const auto run = [&](const ir::MmaMods& mods) {
-      if constexpr (read_ahead) {
-        gemm_read_ahead(mma, fa, fb, acc, mods);
+      if (ahead) {
+        if constexpr (read_ahead)
+          gemm_read_ahead(mma, fa, fb, acc, mods);
       } else {
         // The quantizing kernels' next-stage buffer loads (traced by the pipeline before this
         // stage's WMMAs) stay above them: without the fence the schedulers sank them below the
@@ -372,7 +381,7 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     // (dsl/ops/pipeline_unrolled.hpp: constant LDS stages, their offsets immediate; odd K tile
     // counts compute one more tile, past K, of zeros). Not for a split-K range: the tile after
     // it is the next range's data, not zeros.
-    if (read_ahead && !k_range)
+    if (ahead && !k_range)
       acc = pipeline_unrolled<2>(k_tiles, mma.make_accumulator(0), fetch, commit, on_stage);
     else
       acc = pipeline<2>(k_tiles, mma.make_accumulator(0), fetch, commit, on_stage);

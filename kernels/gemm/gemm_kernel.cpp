@@ -177,7 +177,9 @@ bool gemm_out_clips(const GemmKernelSpec& s, int64_t m, int64_t n, int64_t ldo) 
 bool gemm_k_whole(const GemmKernelSpec& s, int64_t k) {
   const bool k_contig_clipped = (s.a_clipped && s.a_order == MatrixOrder::row_major) ||
                                 (s.b_clipped && s.b_order == MatrixOrder::col_major);
-  return k_contig_clipped && k_storage_of(s.a, k) % gemm_tile_config(s).k_storage == 0;
+  // Packed int4: K even as well, so no K tile holds a high nibble past K to clear.
+  return k_contig_clipped && k_storage_of(s.a, k) % gemm_tile_config(s).k_storage == 0 &&
+         (!is_packed_int4(s.a) || k % 2 == 0);
 }
 
 void gemm_clip_edges(GemmKernelSpec& s, const GemmLaunchArgs& g) {

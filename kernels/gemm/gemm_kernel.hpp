@@ -53,6 +53,7 @@ struct GemmKernelSpec {
   // k-contiguous operand lies wholly inside K or wholly past it: its loads skip the per-run
   // K-edge choice (dsl ClippedCols::whole_or_none). Set by gemm_clip_edges (gemm_k_whole); a
   // kernel built with it reads garbage in the last K tile of a K that is not such a multiple.
+  // Packed int4: K (nibbles) is also even, so the commit has no odd-K nibble to clear.
   bool k_whole = false;
   // The output tile's stores through a clipped buffer descriptor (stores past M / N dropped by
   // the range check, no masks or branches): out's rows do not overlap (ldo >= N) and a tile's
@@ -143,7 +144,8 @@ bool gemm_operand_clips(const GemmKernelSpec& spec, bool a_operand, int64_t m_or
 // Whether out (m x n, leading stride ldo) can be stored clipped with the spec's tile.
 bool gemm_out_clips(const GemmKernelSpec& spec, int64_t m, int64_t n, int64_t ldo);
 // Whether a problem with K = k (elements; nibbles for packed int4) lets the spec (its clipped
-// flags set) take k_whole: a k-contiguous operand read clipped and k a multiple of the K tile.
+// flags set) take k_whole: a k-contiguous operand read clipped and k a multiple of the K tile
+// (packed int4: and k even).
 bool gemm_k_whole(const GemmKernelSpec& spec, int64_t k);
 struct GemmLaunchArgs;
 // Sets spec.a_clipped / b_clipped / out_clipped and k_whole for one problem (spec.tile and

@@ -155,6 +155,8 @@ TEST_CASE("ir print: attributes of every attributed op are spelled out") {
   Value big = b.const_float(Type::f32(), 0.1);
   (void)big;
   b.sched_barrier(sched_kind::salu | sched_kind::valu);
+  b.wait_lds(3);
+  b.wait_global(0);
   const std::string text = print(k);
   CHECK(text.find("%2 = cvt rne saturate %0 (f32) : e4m3\n") != std::string::npos);
   CHECK(text.find("%3 = cvt rne unsigned %1 (i32) : f32\n") != std::string::npos);
@@ -166,6 +168,8 @@ TEST_CASE("ir print: attributes of every attributed op are spelled out") {
         std::string::npos);
   CHECK(text.find("= const_float 0.10000000000000001 : f32\n") != std::string::npos);
   CHECK(text.find("  sched_barrier mask(6)\n") != std::string::npos);
+  CHECK(text.find("  wait_lds 3\n") != std::string::npos);
+  CHECK(text.find("  wait_global 0\n") != std::string::npos);
 }
 
 TEST_CASE("ir print: op numbers in the text are the verifier's op numbers") {

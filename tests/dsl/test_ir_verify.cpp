@@ -629,3 +629,18 @@ TEST_CASE("ir verify: a sched_barrier mask names instruction kinds of README (0 
   CHECK(fx.k.body.ops[1].attrs.int_value == 6);
   CHECK_NOTHROW(verify(fx.k));
 }
+
+TEST_CASE("ir verify: wait_lds and wait_global counts are 0 to 63 (the gfx12 counters)") {
+  expect_build_error([](Fixture& x) { x.b.wait_lds(64); }, "ir.verify: op #0 'wait_lds'",
+                     "count 64 is outside 0..63");
+  expect_build_error([](Fixture& x) { x.b.wait_global(-1); }, "ir.verify: op #0 'wait_global'",
+                     "count -1 is outside 0..63");
+  Fixture fx;
+  fx.b.wait_lds(0);
+  fx.b.wait_global(63);
+  CHECK(fx.k.body.ops.size() == 2);
+  CHECK(fx.k.body.ops[0].opcode == Opcode::wait_lds);
+  CHECK(fx.k.body.ops[1].opcode == Opcode::wait_global);
+  CHECK(fx.k.body.ops[1].attrs.int_value == 63);
+  CHECK_NOTHROW(verify(fx.k));
+}

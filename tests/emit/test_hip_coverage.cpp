@@ -299,6 +299,8 @@ TEST_CASE("hip coverage: every load / store width, address space, alignment and 
     Value sel = b.select(b.cmp(CmpPred::eq, tid, bytes), c, bl);
     b.buffer_store(rout, b.add(off, b.i32(slot * 1024)), sel);
   }
+  b.wait_global(0); // the gfx12 wait intrinsics, declared by name (no clang builtin)
+  b.wait_lds(1);
   b.barrier();
   slot = 0;
   for (auto [t, align] : accesses) {

@@ -172,6 +172,16 @@ TEST_CASE("gemm_clip_edges: k_whole for K a multiple of the K tile and a clipped
   GemmKernelSpec part = gemm_partial_pass(aligned(DType::f16, DType::f16));
   gemm_clip_edges(part, problem(64, 64, 64, 64, 64, 64));
   CHECK(part.k_whole);
+  // Packed int4 (K tile 64 bytes = 128 nibbles): K even as well. K = 127 nibbles is 64-byte
+  // rows (clipped, one whole K tile) whose last high nibble lies past K: no flag, the commit
+  // clears that nibble.
+  GemmKernelSpec iu4 = aligned(DType::int4, DType::int4);
+  gemm_clip_edges(iu4, problem(72, 40, 128, 64, 64, 40));
+  CHECK(iu4.k_whole);
+  gemm_clip_edges(iu4, problem(72, 40, 127, 64, 64, 40));
+  CHECK(iu4.a_clipped);
+  CHECK(iu4.b_clipped);
+  CHECK_FALSE(iu4.k_whole);
 }
 
 TEST_CASE("gemm kernel: k_whole without a clipped k-contiguous operand is refused") {

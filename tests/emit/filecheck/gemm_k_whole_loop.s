@@ -19,5 +19,6 @@
 ; CHECK: s_barrier_signal -1
 ; CHECK-NOT: {{v_cndmask|v_med3|v_cmp|v_add|v_mov|v_or|v_and|v_lshl}}
 ; CHECK: s_barrier_signal -1
-; CHECK-NEXT: s_barrier_wait -1
+; CHECK-NOT: {{ds_load|ds_store|v_wmma|buffer_load|v_}}
+; CHECK: s_barrier_wait -1
 ; CHECK-NEXT: s_cbranch_scc{{[01]}} .LBB0_{{[0-9]+}}
