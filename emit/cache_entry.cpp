@@ -9,6 +9,7 @@ namespace tw::emit {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'W', 'C', 'O', 'D', 'E', '1', '\0'};
+constexpr char kArtifactsMagic[8] = {'T', 'W', 'A', 'R', 'T', 'S', '1', '\0'};
 
 class Writer {
 public:
@@ -138,6 +139,40 @@ CodeObject decode_cache_entry(const std::vector<std::uint8_t>& payload, Backend 
   if (!in.done())
     throw std::runtime_error("compile cache entry: bytes after the ELF");
   return co;
+}
+
+std::vector<std::uint8_t> encode_artifacts_entry(const CompileArtifacts& a) {
+  Writer w;
+  w.raw(kArtifactsMagic, sizeof kArtifactsMagic);
+  for (const std::string* t :
+       {&a.ir, &a.hip_source, &a.llvm_ir_before_opt, &a.llvm_ir_after_opt, &a.assembly})
+    w.text(*t);
+  const std::vector<std::uint8_t> co = encode_cache_entry(a.code_object);
+  w.i64(static_cast<std::int64_t>(co.size()));
+  w.raw(co.data(), co.size());
+  return w.take();
+}
+
+CompileArtifacts decode_artifacts_entry(const std::vector<std::uint8_t>& payload, Backend backend,
+                                        Arch arch, const std::string& kernel_name) {
+  Reader in(payload);
+  if (payload.size() < sizeof kArtifactsMagic ||
+      std::memcmp(payload.data(), kArtifactsMagic, sizeof kArtifactsMagic) != 0)
+    throw std::runtime_error("compile cache entry: not a TWARTS1 (artifacts) entry");
+  in.take(sizeof kArtifactsMagic, "magic");
+  CompileArtifacts a;
+  a.ir = in.text("IR text");
+  a.hip_source = in.text("HIP source");
+  a.llvm_ir_before_opt = in.text("LLVM IR before optimization");
+  a.llvm_ir_after_opt = in.text("LLVM IR after optimization");
+  a.assembly = in.text("assembly");
+  const std::size_t co_size = in.count("code object entry size");
+  const std::uint8_t* co = in.take(co_size, "code object entry");
+  if (!in.done())
+    throw std::runtime_error("compile cache entry: bytes after the code object entry");
+  a.code_object =
+      decode_cache_entry(std::vector<std::uint8_t>(co, co + co_size), backend, arch, kernel_name);
+  return a;
 }
 
 } // namespace tw::emit

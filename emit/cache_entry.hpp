@@ -9,7 +9,11 @@
 // kernarg_size, max_flat_workgroup_size | u64 arg count | per arg: string name, value_kind,
 // address_space, i64 offset, size | u64 ELF size | ELF. A string is u64 length + bytes.
 // Occupancy is not stored: it is recomputed from the stored resources (atoms/occupancy.hpp).
+//
+// The artifacts entry (compile_with_artifacts): "TWARTS1\0" | string ir, hip_source,
+// llvm_ir_before_opt, llvm_ir_after_opt, assembly | u64 size | the code object entry above.
 #include <emit/code_object.hpp>
+#include <emit/compile.hpp>
 
 #include <cstdint>
 #include <string>
@@ -24,5 +28,11 @@ std::vector<std::uint8_t> encode_cache_entry(const CodeObject& co);
 // (an entry of an older format included): the caller then rebuilds it.
 CodeObject decode_cache_entry(const std::vector<std::uint8_t>& payload, Backend backend, Arch arch,
                               const std::string& kernel_name);
+
+std::vector<std::uint8_t> encode_artifacts_entry(const CompileArtifacts& artifacts);
+
+// The texts and code object an artifacts entry holds; throws like decode_cache_entry.
+CompileArtifacts decode_artifacts_entry(const std::vector<std::uint8_t>& payload, Backend backend,
+                                        Arch arch, const std::string& kernel_name);
 
 } // namespace tw::emit

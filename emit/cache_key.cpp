@@ -17,7 +17,8 @@ CacheKey make_cache_key(const CacheKeyParts& p) {
   // ambiguously because the IR enters only as its fixed-length digest). v2: the IR's digest
   // is kernel_digest (v1 hashed the printed IR), so no v1 entry is ever read as a v2 one. v3:
   // the entry's payload is emit/cache_entry.hpp's (description + ELF), not the bare ELF. v4:
-  // the emitters' source stamp, so a changed lowering of unchanged IR misses.
+  // the emitters' source stamp, so a changed lowering of unchanged IR misses. An artifacts
+  // entry (code object and the pipeline's texts) adds one last line to the code object's key.
   CacheKey key;
   key.description = "tilewave-code-object-key-v4\n";
   key.description += "ir-blake3=" + p.ir_digest + "\n";
@@ -27,6 +28,8 @@ CacheKey make_cache_key(const CacheKeyParts& p) {
   key.description += "tilewave=" + p.tilewave_version + "\n";
   key.description += "options=" + p.options + "\n";
   key.description += "emitter=" + p.emitter_stamp + "\n";
+  if (p.artifacts)
+    key.description += "entry=artifacts\n";
   key.digest = sha256_hex(key.description);
   return key;
 }

@@ -15,6 +15,7 @@ struct CacheKeyParts {
   std::string tilewave_version;  // the project version
   std::string options;           // the compile options that change code ("O3")
   std::string emitter_stamp;     // emitter_stamp(): the sources that lower IR to code
+  bool artifacts = false;        // true: the entry of compile_with_artifacts (code object + texts)
 };
 
 struct CacheKey {

@@ -118,8 +118,48 @@ CompileArtifacts run_backend(const ir::Kernel& kernel, Backend backend, Arch arc
 CompileArtifacts compile_with_artifacts(const ir::Kernel& kernel, Backend backend, Arch arch,
                                         const CompileOptions& options) {
   check_options(options);
+  auto report = [&](CacheOutcome o) {
+    if (options.cache_outcome)
+      *options.cache_outcome = o;
+  };
+  const bool dumping = options.dump_dir.has_value() || dump_dir_from_environment().has_value();
+  const bool cached = options.use_cache && cache_enabled_by_environment() && !dumping;
+  const std::string dir =
+      cached ? (options.cache_dir ? *options.cache_dir : default_cache_dir()) : std::string();
+  if (dir.empty()) {
+    // No cache (as before: a dumping compile always runs the backend).
+    ir::verify(kernel);
+    CompileArtifacts a = run_backend(kernel, backend, arch, options.opt_level, true);
+    report(cached || dumping ? CacheOutcome::miss : CacheOutcome::disabled);
+    return a;
+  }
+  // The code object's key plus the artifacts marker: an entry of its own, never confused with
+  // the code object entry compile() makes.
+  const CacheKey key =
+      make_cache_key({kernel_digest(kernel), backend, arch, toolchain_version(dir),
+                      TILEWAVE_VERSION, options_key(options), std::string(emitter_stamp()), true});
+  const DiskCache disk(dir);
+  DiskLookup lookup = DiskLookup::miss;
+  if (std::optional<std::vector<std::uint8_t>> bytes = disk.load(key.digest, &lookup)) {
+    try {
+      CompileArtifacts a = decode_artifacts_entry(*bytes, backend, arch, kernel.name);
+      adopt_kernarg_layout(a.code_object, kernel);
+      report(CacheOutcome::disk_hit);
+      return a;
+    } catch (const std::exception&) {
+      // Intact bytes that are not this kernel's artifacts: replace them.
+      disk.discard(key.digest);
+      lookup = DiskLookup::corrupt;
+    }
+  }
+  if (!disk.problem().empty())
+    warn_cache_unusable_once(disk.problem());
   ir::verify(kernel);
-  return run_backend(kernel, backend, arch, options.opt_level, true);
+  CompileArtifacts a = run_backend(kernel, backend, arch, options.opt_level, true);
+  if (!disk.store(key.digest, encode_artifacts_entry(a)) && !disk.problem().empty())
+    warn_cache_unusable_once(disk.problem());
+  report(lookup == DiskLookup::corrupt ? CacheOutcome::rebuilt : CacheOutcome::miss);
+  return a;
 }
 
 CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,

@@ -50,8 +50,8 @@ void clear_memory_cache();
 //   TILEWAVE_CACHE=0      disables the cache (memory and disk)
 //   TILEWAVE_CACHE_DIR    on-disk cache directory (default ~/.cache/tilewave)
 //   TILEWAVE_DUMP=DIR     writes DIR/<kernel>.<backend>.<arch>/NN_<stage> for every stage;
-//                         a dumping compile always runs the backend (the cache holds only
-//                         code objects) and then refreshes the cache entry.
+//                         a dumping compile always runs the backend (compile()'s entries
+//                         hold only code objects) and then refreshes the cache entry.
 CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
                    const CompileOptions& options = {});
 
@@ -67,7 +67,11 @@ struct CompileArtifacts {
   CodeObject code_object;         // 05
 };
 
-// Runs the whole pipeline without the cache and keeps every stage.
+// Runs the whole pipeline and keeps every stage. Cached on disk (not in memory) under the code
+// object's key plus an "artifacts" marker: one entry holds the texts and the code object, so a
+// hit returns them byte for byte as the compile that stored them. cache_dir, use_cache,
+// TILEWAVE_CACHE and cache_outcome work as for compile(); with a dump directory set
+// (CompileOptions::dump_dir or TILEWAVE_DUMP) the cache is bypassed and the backend always runs.
 CompileArtifacts compile_with_artifacts(const ir::Kernel& kernel, Backend backend, Arch arch,
                                         const CompileOptions& options = {});
 

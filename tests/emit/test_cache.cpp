@@ -71,6 +71,16 @@ TEST_CASE(
   CHECK(changed([](CacheKeyParts& p) { p.tilewave_version = "0.1.1"; }) != base);
   CHECK(changed([](CacheKeyParts& p) { p.options = "O2"; }) != base);
   CHECK(changed([](CacheKeyParts& p) { p.emitter_stamp = std::string(64, 'e'); }) != base);
+  CHECK(changed([](CacheKeyParts& p) { p.artifacts = true; }) != base);
+}
+
+TEST_CASE("cache key: an artifacts entry's key is the code object's plus one line") {
+  CacheKeyParts p = base_parts();
+  const CacheKey code_object = make_cache_key(p);
+  p.artifacts = true;
+  const CacheKey artifacts = make_cache_key(p);
+  CHECK(artifacts.description == code_object.description + "entry=artifacts\n");
+  CHECK(artifacts.digest == sha256_hex(artifacts.description));
 }
 
 TEST_CASE("disk cache: miss, store, hit with the same bytes") {

@@ -96,3 +96,44 @@ TEST_CASE("cache entry: a truncated, extended, foreign or bare-ELF payload is re
   CHECK_THROWS_WITH_AS(decode(huge_length), doctest::Contains("runs past the entry"),
                        std::runtime_error);
 }
+
+TEST_CASE("cache entry: an artifacts entry gives back every text and the code object") {
+  CompileOptions options;
+  options.use_cache = false;
+  const CompileArtifacts a =
+      compile_with_artifacts(samples::loop_sum(64), Backend::llvm, Arch::gfx1201, options);
+  REQUIRE(!a.assembly.empty());
+  REQUIRE(!a.llvm_ir_before_opt.empty());
+  const std::vector<std::uint8_t> entry = encode_artifacts_entry(a);
+  const CompileArtifacts back =
+      decode_artifacts_entry(entry, Backend::llvm, Arch::gfx1201, a.code_object.kernel_name);
+  CHECK(back.ir == a.ir);
+  CHECK(back.hip_source == a.hip_source);
+  CHECK(back.llvm_ir_before_opt == a.llvm_ir_before_opt);
+  CHECK(back.llvm_ir_after_opt == a.llvm_ir_after_opt);
+  CHECK(back.assembly == a.assembly);
+  check_same(back.code_object, a.code_object);
+
+  auto decode = [&](const std::vector<std::uint8_t>& bytes) {
+    return decode_artifacts_entry(bytes, Backend::llvm, Arch::gfx1201, a.code_object.kernel_name);
+  };
+  for (std::size_t cut :
+       {std::size_t(0), std::size_t(7), std::size_t(12), entry.size() / 2, entry.size() - 1}) {
+    CAPTURE(cut);
+    CHECK_THROWS_AS(decode(std::vector<std::uint8_t>(
+                        entry.begin(), entry.begin() + static_cast<std::ptrdiff_t>(cut))),
+                    std::runtime_error);
+  }
+  std::vector<std::uint8_t> longer = entry;
+  longer.push_back(0);
+  CHECK_THROWS_WITH_AS(decode(longer), doctest::Contains("bytes after the code object entry"),
+                       std::runtime_error);
+  // A code object entry is not an artifacts entry, and the reverse.
+  CHECK_THROWS_WITH_AS(decode(encode_cache_entry(a.code_object)), doctest::Contains("TWARTS1"),
+                       std::runtime_error);
+  CHECK_THROWS_AS(
+      decode_cache_entry(entry, Backend::llvm, Arch::gfx1201, a.code_object.kernel_name),
+      std::runtime_error);
+  CHECK_THROWS_WITH_AS(decode_artifacts_entry(entry, Backend::llvm, Arch::gfx1201, "other"),
+                       doctest::Contains("holds kernel"), std::runtime_error);
+}

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -152,6 +153,140 @@ TEST_CASE("compile: a truncated or corrupt disk entry is rebuilt and replaced") 
   clear_memory_cache();
   p.run(k, Backend::hip, Arch::gfx1200);
   CHECK(p.outcome == CacheOutcome::disk_hit);
+}
+
+namespace {
+
+// compile_with_artifacts with a private cache directory; records the outcome.
+struct ArtifactsProbe {
+  std::string dir;
+  CacheOutcome outcome = CacheOutcome::disabled;
+  CompileArtifacts run(const ir::Kernel& k, Backend b, int opt = 3) {
+    CompileOptions o;
+    o.cache_dir = dir;
+    o.opt_level = opt;
+    o.cache_outcome = &outcome;
+    return compile_with_artifacts(k, b, Arch::gfx1201, o);
+  }
+};
+
+// The hip backend's LLVM IR names the compile's temporary directory (ModuleID,
+// source_filename), which differs between two uncached compiles: `same_temp_dir` false
+// compares that text with the directory's name masked.
+std::string masked_temp_dir(const std::string& text) {
+  return std::regex_replace(text, std::regex("tilewave-hip-[0-9a-zA-Z]+"), "tilewave-hip-*");
+}
+
+void check_same_artifacts(const CompileArtifacts& a, const CompileArtifacts& b,
+                          bool same_temp_dir = true) {
+  CHECK(a.ir == b.ir);
+  CHECK(a.hip_source == b.hip_source);
+  CHECK(a.llvm_ir_before_opt == b.llvm_ir_before_opt);
+  if (same_temp_dir)
+    CHECK(a.llvm_ir_after_opt == b.llvm_ir_after_opt);
+  else
+    CHECK(masked_temp_dir(a.llvm_ir_after_opt) == masked_temp_dir(b.llvm_ir_after_opt));
+  CHECK(a.assembly == b.assembly);
+  CHECK(a.code_object.elf == b.code_object.elf);
+  CHECK(a.code_object.kernel_name == b.code_object.kernel_name);
+  CHECK(a.code_object.resources.vgprs == b.code_object.resources.vgprs);
+  CHECK(a.code_object.resources.sgprs == b.code_object.resources.sgprs);
+  CHECK(a.code_object.resources.waves_per_simd == b.code_object.resources.waves_per_simd);
+  REQUIRE(a.code_object.args.size() == b.code_object.args.size());
+  for (std::size_t i = 0; i < a.code_object.args.size(); ++i) {
+    CHECK(a.code_object.args[i].name == b.code_object.args[i].name);
+    CHECK(a.code_object.args[i].offset == b.code_object.args[i].offset);
+  }
+}
+
+} // namespace
+
+TEST_CASE("compile_with_artifacts: miss, then a disk hit with byte-identical texts and code "
+          "object, for each backend") {
+  ScopedEnv no_dump("TILEWAVE_DUMP", nullptr), cache_on("TILEWAVE_CACHE", nullptr);
+  TempDir tmp("tilewave-test-compile");
+  ArtifactsProbe p{tmp.path()};
+  const ir::Kernel k = samples::loop_sum(64);
+  std::size_t expected_entries = 0;
+  for (Backend backend : {Backend::hip, Backend::llvm}) {
+    CAPTURE(backend_name(backend));
+    const CompileArtifacts first = p.run(k, backend);
+    CHECK(p.outcome == CacheOutcome::miss);
+    CHECK(entries(tmp.path()).size() == ++expected_entries);
+    CHECK(!first.assembly.empty());
+    CHECK(!first.llvm_ir_after_opt.empty());
+    CHECK((backend == Backend::hip ? first.hip_source : first.llvm_ir_before_opt) != "");
+    const CompileArtifacts hit = p.run(k, backend);
+    CHECK(p.outcome == CacheOutcome::disk_hit);
+    check_same_artifacts(hit, first);
+    CHECK(hit.code_object.args[2].name == "len");
+    // What the hit returns is what an uncached compile of the same kernel gives.
+    CompileOptions uncached;
+    uncached.use_cache = false;
+    CacheOutcome outcome = CacheOutcome::miss;
+    uncached.cache_outcome = &outcome;
+    check_same_artifacts(hit, compile_with_artifacts(k, backend, Arch::gfx1201, uncached),
+                         /*same_temp_dir=*/false);
+    CHECK(outcome == CacheOutcome::disabled);
+  }
+  // compile()'s code object entry is another file: the artifacts entries do not satisfy it.
+  clear_memory_cache();
+  Probe co{tmp.path()};
+  co.run(k, Backend::llvm, Arch::gfx1201);
+  CHECK(co.outcome == CacheOutcome::miss);
+  CHECK(entries(tmp.path()).size() == expected_entries + 1);
+}
+
+TEST_CASE("compile_with_artifacts: a truncated or corrupt entry is rebuilt and replaced") {
+  ScopedEnv no_dump("TILEWAVE_DUMP", nullptr), cache_on("TILEWAVE_CACHE", nullptr);
+  TempDir tmp("tilewave-test-compile");
+  ArtifactsProbe p{tmp.path()};
+  const ir::Kernel k = samples::lds_reverse(256);
+  const CompileArtifacts good = p.run(k, Backend::llvm);
+  const auto files = entries(tmp.path());
+  REQUIRE(files.size() == 1);
+  const fs::path entry = files.front();
+  const auto full_size = fs::file_size(entry);
+
+  fs::resize_file(entry, full_size / 2);
+  check_same_artifacts(p.run(k, Backend::llvm), good);
+  CHECK(p.outcome == CacheOutcome::rebuilt);
+  CHECK(fs::file_size(entry) == full_size);
+
+  { // one flipped byte in the middle of the payload
+    std::fstream f(entry, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(static_cast<std::streamoff>(full_size / 2));
+    f.put(static_cast<char>(f.peek() ^ 0x5a));
+  }
+  check_same_artifacts(p.run(k, Backend::llvm), good);
+  CHECK(p.outcome == CacheOutcome::rebuilt);
+  check_same_artifacts(p.run(k, Backend::llvm), good);
+  CHECK(p.outcome == CacheOutcome::disk_hit);
+}
+
+TEST_CASE("compile_with_artifacts: other options, kernel or backend miss, a dump bypasses") {
+  ScopedEnv no_dump("TILEWAVE_DUMP", nullptr), cache_on("TILEWAVE_CACHE", nullptr);
+  TempDir tmp("tilewave-test-compile"), dump("tilewave-test-dump");
+  ArtifactsProbe p{tmp.path()};
+  p.run(samples::vector_add(256, 1), Backend::llvm);
+  CHECK(p.outcome == CacheOutcome::miss);
+  const CompileArtifacts o2 = p.run(samples::vector_add(256, 1), Backend::llvm, 2);
+  CHECK(p.outcome == CacheOutcome::miss);
+  p.run(samples::vector_add(128, 1), Backend::llvm);
+  CHECK(p.outcome == CacheOutcome::miss);
+  p.run(samples::vector_add(256, 1), Backend::hip);
+  CHECK(p.outcome == CacheOutcome::miss);
+  CHECK(entries(tmp.path()).size() == 4);
+  check_same_artifacts(p.run(samples::vector_add(256, 1), Backend::llvm, 2), o2);
+  CHECK(p.outcome == CacheOutcome::disk_hit);
+
+  // A dumping compile runs the backend and writes no artifacts entry.
+  ScopedEnv dump_env("TILEWAVE_DUMP", dump.path().c_str());
+  p.run(samples::vector_add(64, 1), Backend::llvm);
+  CHECK(p.outcome == CacheOutcome::miss);
+  p.run(samples::vector_add(256, 1), Backend::llvm, 2);
+  CHECK(p.outcome == CacheOutcome::miss);
+  CHECK(entries(tmp.path()).size() == 4);
 }
 
 TEST_CASE("compile: TILEWAVE_CACHE=0 and use_cache=false bypass both layers") {
