@@ -2,6 +2,7 @@
 // arguments; split-KV runs the partial kernel into a workspace, then the combine kernel.
 #include <kernels/attention/flash_attn_launch.hpp>
 #include <kernels/attention/split_kv_combine.hpp>
+#include <kernels/common/rows_aligned.hpp>
 
 #include <dsl/copy/buffer_clipped_tile.hpp>
 
@@ -11,17 +12,6 @@
 namespace tw::kernels {
 
 namespace flash_attn_kernel {
-
-namespace {
-bool aligned16(const TensorView& t) {
-  if (t.address() % 16 != 0)
-    return false;
-  for (int d = 0; d + 1 < t.rank(); ++d)
-    if (dtype_storage_bytes(t.dtype, t.strides[size_t(d)]) % 16 != 0)
-      return false;
-  return true;
-}
-} // namespace
 
 FlashAttnKernelSpec spec_of(const FlashAttnArgs& a, const FlashAttnProblem& p) {
   FlashAttnKernelSpec s;
@@ -40,8 +30,8 @@ FlashAttnKernelSpec spec_of(const FlashAttnArgs& a, const FlashAttnProblem& p) {
   s.dropout = p.dropout_p > 0.0f;
   s.split = p.num_splits > 1;
   s.waves = p.query_tile / 16;
-  s.vec_aligned = aligned16(a.q) && aligned16(a.k) && aligned16(a.v);
-  s.v_transpose_loads = aligned16(a.v) && p.head_dim_v % 8 == 0;
+  s.vec_aligned = rows_aligned(a.q, 16) && rows_aligned(a.k, 16) && rows_aligned(a.v, 16);
+  s.v_transpose_loads = rows_aligned(a.v, 16) && p.head_dim_v % 8 == 0;
   // K through a clipped buffer descriptor (FlashAttnKernelSpec::k_clipped): 128-bit runs
   // wholly inside or outside the head, rows not overlapping, a block's offsets and its
   // num_records below 2^31 (dsl::buffer_clipped_tile_fits states the rules).
@@ -50,7 +40,7 @@ FlashAttnKernelSpec spec_of(const FlashAttnArgs& a, const FlashAttnProblem& p) {
   const int64_t k_rows = p.varlen ? a.k.shape[0] : p.seqlen_k;
   s.k_clipped =
       dsl::buffer_clipped_tile_fits(k_rows, p.head_dim, k_row_stride, k_bytes, kv_block(s),
-                                    s.head_dim_pad, 16 / k_bytes, aligned16(a.k));
+                                    s.head_dim_pad, 16 / k_bytes, rows_aligned(a.k, 16));
   return s;
 }
 

@@ -4,6 +4,7 @@
 #include <kernels/attention/linear_attn_api.hpp>
 #include <kernels/attention/linear_attn_kernel.hpp>
 #include <kernels/common/compile_traced.hpp>
+#include <kernels/common/rows_aligned.hpp>
 
 #include <dsl/copy/buffer_clipped_tile.hpp>
 #include <runtime/kernel_args.hpp>
@@ -27,16 +28,6 @@ void check_bshd(const ArgChecker& check, const TensorView& t, std::string_view a
   if (!t.empty())
     check.on_device(t, arg, device);
   check.naturally_aligned(t, arg);
-}
-
-// Base and every row start of t 16-byte aligned.
-bool aligned16(const TensorView& t) {
-  if (t.address() % 16 != 0)
-    return false;
-  for (int d = 0; d + 1 < t.rank(); ++d)
-    if (dtype_storage_bytes(t.dtype, t.strides[size_t(d)]) % 16 != 0)
-      return false;
-  return true;
 }
 
 } // namespace
@@ -132,7 +123,7 @@ void linear_attn(runtime::Device& device, const LinearAttnArgs& a) {
   const auto fits = [&](const TensorView& t, int64_t cols, int tile_cols, int run) {
     return dsl::buffer_clipped_tile_fits(varlen ? t.shape[0] : S, cols, t.strides[varlen ? 0 : 1],
                                          2, linear_attn_kernel::chunk, tile_cols, run,
-                                         run == 1 || aligned16(t));
+                                         run == 1 || rows_aligned(t, 16));
   };
   spec.clipped = fits(a.q, D, spec.head_dim_pad, 8) && fits(a.k, D, spec.head_dim_pad, 8) &&
                  fits(a.v, Dv, 16, 1);

@@ -8,6 +8,7 @@
 #include <kernels/attention/mla_decode_kernel.hpp>
 #include <kernels/attention/paged_kv_validate.hpp>
 #include <kernels/attention/split_kv_combine.hpp>
+#include <kernels/common/rows_aligned.hpp>
 
 #include <cmath>
 #include <string>
@@ -52,15 +53,6 @@ FlashAttnProblem flash_problem(const MlaDecodeProblem& p) {
   f.return_lse = p.return_lse;
   f.num_splits = p.num_splits;
   return f;
-}
-
-bool aligned16(const TensorView& t, int rows_from) {
-  if (t.device_address % 16 != 0)
-    return false;
-  for (int d = rows_from; d + 1 < t.rank(); ++d)
-    if ((t.strides[size_t(d)] * int64_t(dtype_bits(t.dtype) / 8)) % 16 != 0)
-      return false;
-  return true;
 }
 
 } // namespace
@@ -160,7 +152,8 @@ void mla_decode(Device& device, const MlaDecodeArgs& args) {
   spec.lse = p.return_lse;
   spec.split = p.num_splits > 1;
   spec.csr = p.csr;
-  spec.vec_aligned = aligned16(args.q, 0) && aligned16(args.kv_cache, 0) && aligned16(args.out, 0);
+  spec.vec_aligned =
+      rows_aligned(args.q, 16) && rows_aligned(args.kv_cache, 16) && rows_aligned(args.out, 16);
 
   MlaDecodeLaunchArgs g;
   g.q = args.q.device_address;
