@@ -113,15 +113,25 @@ CompileArtifacts run_backend(const ir::Kernel& kernel, Backend backend, Arch arc
   return a;
 }
 
+// The key of a kernel's disk entry: its code object (compile) or its code object and texts
+// (compile_with_artifacts, `artifacts`).
+CacheKey entry_key(const ir::Kernel& kernel, Backend backend, Arch arch,
+                   const std::string& toolchain, const CompileOptions& options, bool artifacts) {
+  return make_cache_key({kernel_digest(kernel), backend, arch, toolchain, TILEWAVE_VERSION,
+                         options_key(options), std::string(emitter_stamp()), artifacts});
+}
+
+// Tells the caller where the code object came from, when it asked.
+void report_outcome(const CompileOptions& options, CacheOutcome o) {
+  if (options.cache_outcome)
+    *options.cache_outcome = o;
+}
+
 } // namespace
 
 CompileArtifacts compile_with_artifacts(const ir::Kernel& kernel, Backend backend, Arch arch,
                                         const CompileOptions& options) {
   check_options(options);
-  auto report = [&](CacheOutcome o) {
-    if (options.cache_outcome)
-      *options.cache_outcome = o;
-  };
   const bool dumping = options.dump_dir.has_value() || dump_dir_from_environment().has_value();
   const bool cached = options.use_cache && cache_enabled_by_environment() && !dumping;
   const std::string dir =
@@ -130,21 +140,20 @@ CompileArtifacts compile_with_artifacts(const ir::Kernel& kernel, Backend backen
     // No cache (as before: a dumping compile always runs the backend).
     ir::verify(kernel);
     CompileArtifacts a = run_backend(kernel, backend, arch, options.opt_level, true);
-    report(cached || dumping ? CacheOutcome::miss : CacheOutcome::disabled);
+    report_outcome(options, cached || dumping ? CacheOutcome::miss : CacheOutcome::disabled);
     return a;
   }
   // The code object's key plus the artifacts marker: an entry of its own, never confused with
   // the code object entry compile() makes.
   const CacheKey key =
-      make_cache_key({kernel_digest(kernel), backend, arch, toolchain_version(dir),
-                      TILEWAVE_VERSION, options_key(options), std::string(emitter_stamp()), true});
+      entry_key(kernel, backend, arch, toolchain_version(dir), options, /*artifacts=*/true);
   const DiskCache disk(dir);
   DiskLookup lookup = DiskLookup::miss;
   if (std::optional<std::vector<std::uint8_t>> bytes = disk.load(key.digest, &lookup)) {
     try {
       CompileArtifacts a = decode_artifacts_entry(*bytes, backend, arch, kernel.name);
       adopt_kernarg_layout(a.code_object, kernel);
-      report(CacheOutcome::disk_hit);
+      report_outcome(options, CacheOutcome::disk_hit);
       return a;
     } catch (const std::exception&) {
       // Intact bytes that are not this kernel's artifacts: replace them.
@@ -158,17 +167,14 @@ CompileArtifacts compile_with_artifacts(const ir::Kernel& kernel, Backend backen
   CompileArtifacts a = run_backend(kernel, backend, arch, options.opt_level, true);
   if (!disk.store(key.digest, encode_artifacts_entry(a)) && !disk.problem().empty())
     warn_cache_unusable_once(disk.problem());
-  report(lookup == DiskLookup::corrupt ? CacheOutcome::rebuilt : CacheOutcome::miss);
+  report_outcome(options,
+                 lookup == DiskLookup::corrupt ? CacheOutcome::rebuilt : CacheOutcome::miss);
   return a;
 }
 
 CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
                    const CompileOptions& options) {
   check_options(options);
-  auto report = [&](CacheOutcome o) {
-    if (options.cache_outcome)
-      *options.cache_outcome = o;
-  };
   CompileStageTimes* times = options.stage_times;
   auto timer = [times](StageTime CompileStageTimes::*slot) {
     return StageTimer(times ? &(times->*slot) : nullptr);
@@ -192,8 +198,7 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
     }();
     {
       auto t = timer(&CompileStageTimes::key);
-      key = make_cache_key({kernel_digest(kernel), backend, arch, toolchain, TILEWAVE_VERSION,
-                            options_key(options), std::string(emitter_stamp())});
+      key = entry_key(kernel, backend, arch, toolchain, options, /*artifacts=*/false);
     }
     if (!dir.empty())
       disk.emplace(dir);
@@ -205,7 +210,7 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
         hit = process_memory_cache().find(key.digest);
       }
       if (hit) {
-        report(CacheOutcome::memory_hit);
+        report_outcome(options, CacheOutcome::memory_hit);
         return *hit;
       }
       if (disk) {
@@ -221,7 +226,7 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
             CodeObject co = decode_cache_entry(*bytes, backend, arch, kernel.name);
             adopt_kernarg_layout(co, kernel);
             process_memory_cache().insert(key.digest, co);
-            report(CacheOutcome::disk_hit);
+            report_outcome(options, CacheOutcome::disk_hit);
             return co;
           } catch (const std::exception&) {
             // Intact bytes that are not this kernel's code object: replace them.
@@ -252,7 +257,7 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
       warn_cache_unusable_once(disk->problem());
     process_memory_cache().insert(key.digest, a.code_object);
   }
-  report(outcome);
+  report_outcome(options, outcome);
   return std::move(a.code_object);
 }
 
