@@ -53,7 +53,7 @@ void print_modeled_headline() {
         for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
           set_gemm_target({b, Arch::gfx1201});
           const emit::CodeObject co = compile_flash_attn_kernel(s);
-          FlashAttnLaunchArgs g;
+          FlashAttnLaunchArgs g = dense_bshd_args(B, S, H, D);
           std::vector<runtime::DevicePtr> bufs; // separate tensors: the DRAM bound counts each
           for (int i = 0; i < 4; ++i)
             bufs.push_back(dev.allocate(bytes));
@@ -61,13 +61,6 @@ void print_modeled_headline() {
           g.k = bufs[1];
           g.v = bufs[2];
           g.out = bufs[3];
-          g.batch = B;
-          g.seqlen_q = g.seqlen_k = S;
-          g.heads_q = g.heads_kv = H;
-          g.head_dim = g.head_dim_v = D;
-          g.q_ss = g.k_ss = g.v_ss = g.o_ss = H * D; // [B, S, H, D]
-          g.q_sh = g.k_sh = g.v_sh = g.o_sh = D;
-          g.q_sb = g.k_sb = g.v_sb = g.o_sb = S * H * D;
           g.window_right = causal ? 0 : -1;
           g.sm_scale = 0.125f;
           emu::timing::TimingOptions o;
@@ -177,15 +170,8 @@ int main(int argc, char** argv) {
                       "waves/SIMD\n",
                       be.c_str(), r.vgprs, r.sgprs, static_cast<long long>(r.lds_bytes),
                       static_cast<long long>(r.scratch_bytes), r.waves_per_simd);
-          FlashAttnLaunchArgs g;
+          FlashAttnLaunchArgs g = dense_bshd_args(B, S, H, d);
           g.q = g.k = g.v = g.out = buf;
-          g.batch = B;
-          g.seqlen_q = g.seqlen_k = S;
-          g.heads_q = g.heads_kv = H;
-          g.head_dim = g.head_dim_v = d;
-          g.q_ss = g.k_ss = g.v_ss = g.o_ss = H * d;
-          g.q_sh = g.k_sh = g.v_sh = g.o_sh = d;
-          g.q_sb = g.k_sb = g.v_sb = g.o_sb = S * H * d;
           g.window_right = causal ? 0 : -1;
           g.sm_scale = 0.125f;
           const runtime::KernelArgs args = flash_attn_kernel_args(g);

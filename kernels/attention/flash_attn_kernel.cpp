@@ -90,6 +90,19 @@ emit::CodeObject compile_flash_attn_kernel(const FlashAttnKernelSpec& spec) {
   return compile_traced(spec.name(), [&] { return build_flash_attn_kernel(spec); });
 }
 
+FlashAttnLaunchArgs dense_bshd_args(int64_t batch, int64_t seqlen, int64_t heads,
+                                    int64_t head_dim) {
+  FlashAttnLaunchArgs g;
+  g.batch = batch;
+  g.seqlen_q = g.seqlen_k = seqlen;
+  g.heads_q = g.heads_kv = heads;
+  g.head_dim = g.head_dim_v = head_dim;
+  g.q_ss = g.k_ss = g.v_ss = g.o_ss = heads * head_dim;
+  g.q_sh = g.k_sh = g.v_sh = g.o_sh = head_dim;
+  g.q_sb = g.k_sb = g.v_sb = g.o_sb = seqlen * heads * head_dim;
+  return g;
+}
+
 runtime::KernelArgs flash_attn_kernel_args(const FlashAttnLaunchArgs& g) {
   runtime::KernelArgs a;
   for (runtime::DevicePtr p : {g.q, g.k, g.v, g.out, g.lse, g.bias, g.alibi_slopes, g.cu_seqlens_q,

@@ -97,6 +97,10 @@ struct FlashAttnLaunchArgs {
   int32_t page_size = 0;
 };
 
+// The shapes and strides of self-attention over dense, contiguous [B, S, H, D] tensors (q, k, v
+// and out alike, as the public flash_attn entry takes them); pointers and options stay unset.
+FlashAttnLaunchArgs dense_bshd_args(int64_t batch, int64_t seqlen, int64_t heads, int64_t head_dim);
+
 emit::CodeObject compile_flash_attn_kernel(const FlashAttnKernelSpec& spec);
 runtime::KernelArgs flash_attn_kernel_args(const FlashAttnLaunchArgs& args);
 // (ceil(rows / rows_per_tile), heads, batch [* splits]); rows_per_tile is the spec's block_q().

@@ -14,6 +14,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
@@ -76,14 +77,7 @@ TEST_CASE(
       runtime::EmuDevice dev;
       const runtime::ModuleHandle mod = dev.load_code_object(art.code_object.elf);
       const runtime::KernelHandle fn = dev.get_kernel(mod, art.code_object.kernel_name);
-      FlashAttnLaunchArgs g;
-      g.batch = B;
-      g.seqlen_q = g.seqlen_k = S;
-      g.heads_q = g.heads_kv = H;
-      g.head_dim = g.head_dim_v = D;
-      g.q_ss = g.k_ss = g.v_ss = g.o_ss = H * D; // [B, S, H, D]
-      g.q_sh = g.k_sh = g.v_sh = g.o_sh = D;
-      g.q_sb = g.k_sb = g.v_sb = g.o_sb = S * H * D;
+      FlashAttnLaunchArgs g = dense_bshd_args(B, S, H, D);
       g.window_right = causal ? 0 : -1;
       g.sm_scale = 0.125f;
       const std::int64_t blocks_per_tile = causal ? 0 : S / 32; // causal: below
@@ -189,4 +183,22 @@ TEST_CASE("flash_attn static quality: bf16 D 256 with 64- and 128-row query tile
       CHECK(r.scratch_bytes == 0);
       CHECK(r.lds_bytes <= 65536);
     }
+}
+
+TEST_CASE("flash_attn dense_bshd_args: the strides of contiguous [B, S, H, D] tensors") {
+  const std::int64_t B = 3, S = 5, H = 7, D = 96;
+  const FlashAttnLaunchArgs g = dense_bshd_args(B, S, H, D);
+  CHECK(g.batch == B);
+  CHECK((g.seqlen_q == S && g.seqlen_k == S));
+  CHECK((g.heads_q == H && g.heads_kv == H));
+  CHECK((g.head_dim == D && g.head_dim_v == D));
+  // Element (b, s, h, d) of a row-major [B, S, H, D] array sits at ((b S + s) H + h) D + d.
+  for (auto [b, s, h] : {std::array<std::int64_t, 3>{0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {2, 4, 6}}) {
+    const std::int64_t want = ((b * S + s) * H + h) * D;
+    CHECK(b * g.q_sb + s * g.q_ss + h * g.q_sh == want);
+    CHECK(b * g.k_sb + s * g.k_ss + h * g.k_sh == want);
+    CHECK(b * g.v_sb + s * g.v_ss + h * g.v_sh == want);
+    CHECK(b * g.o_sb + s * g.o_ss + h * g.o_sh == want);
+  }
+  CHECK((g.q == 0 && g.out == 0 && g.window_right == -1 && g.sm_scale == 1.0f));
 }
