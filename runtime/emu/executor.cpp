@@ -404,6 +404,8 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
     nthreads = 1; // trace output in program order
   nthreads = static_cast<unsigned>(std::min<uint64_t>(nthreads, total));
 
+  if (cfg.observer)
+    cfg.observer->begin_launch(co.program().data(), co.program().size());
   std::atomic<uint64_t> next{0}, done{0};
   std::atomic<bool> stop{false};
   // Clock checks only when a progress line or a time limit asks for them.

@@ -5,6 +5,7 @@
 // instruction and per memory access.
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -48,6 +49,9 @@ public:
 class LaunchObserver {
 public:
   virtual ~LaunchObserver() = default;
+  // Once per launch, before any workgroup runs: the decoded program (CodeObject::program())
+  // every instruction given to on_instruction is an entry of.
+  virtual void begin_launch(const DecodedInstr* /*program*/, size_t /*size*/) {}
   // Called from the worker thread that runs workgroup `id`: one observer per wave, or an
   // empty vector when the workgroup is not observed. The observers stay owned by this object.
   virtual std::vector<WaveObserver*> begin_workgroup(std::array<uint32_t, 3> id, int waves) = 0;

@@ -5,6 +5,7 @@
 #include <bit>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <vector>
 
 namespace tw::emu::timing {
@@ -92,19 +93,35 @@ LdsCachePool& lds_cache_pool() {
 
 class TimingCapture::Recorder final : public WaveObserver {
 public:
-  Recorder(TraceEvents& events, ReuseTracker& reuse, uint32_t line_bytes, int banks)
-      : events_(events), reuse_(reuse), global_(line_bytes), banks_(banks),
+  Recorder(WaveTrace& trace, uint64_t* executed, const DecodedInstr* program, size_t program_size,
+           ReuseTracker& reuse, uint32_t line_bytes, int banks)
+      : words_(trace.words), memory_(trace.memory), executed_(executed), program_(program),
+        program_size_(program_size), reuse_(reuse), global_(line_bytes), banks_(banks),
         caches_(lds_cache_pool().take()), lds_patterns_(caches_->patterns),
         lds_lists_(caches_->lists) {}
   ~Recorder() override { lds_cache_pool().give(std::move(caches_)); }
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
-  // Once per executed instruction: the previous one is summarised only when it accessed
-  // memory or is an LDS instruction (`pending_`).
+  // Once per executed instruction: its word (the previous one's taken bit), its count and,
+  // for an LDS / vector memory instruction, its MemoryEvent. The previous instruction is
+  // summarised only when it accessed memory or is an LDS instruction (`pending_`).
   void on_instruction(const DecodedInstr& in) override {
     if (pending_)
       flush();
-    events_.push_back({&in, 0, 0, 0, {}});
+    const size_t place = static_cast<size_t>(&in - program_);
+    if (place >= program_size_) // the executor runs the program it told begin_launch
+      throw std::logic_error("timing capture: an instruction outside the launch's program");
+    if (cur_ && cur_->cls == InstrClass::Branch && in.pc != cur_->pc + cur_->size)
+      words_.back() |= kTakenBranch;
+    words_.push_back(static_cast<uint32_t>(place));
+    ++executed_[place];
+    cur_ = &in;
+    if (in.cls == InstrClass::Vmem || in.cls == InstrClass::Lds) {
+      memory_.push_back({static_cast<uint32_t>(place), 0, 0, 0, {}});
+      event_ = &memory_.back();
+    } else {
+      event_ = &scratch_; // written, never read
+    }
     pending_ = in.cls == InstrClass::Lds;
   }
   void on_access(int lane, uint64_t addr, uint32_t bytes, bool lds) override {
@@ -135,12 +152,12 @@ public:
         lds_.push_back({lane, addr[static_cast<size_t>(lane)], bytes});
       }
     };
-    if (exec == 0 || !lds_.empty() || lds_counted_ || events_.empty()) {
+    if (exec == 0 || !lds_.empty() || lds_counted_ || !cur_) {
       push_all(); // not the whole instruction in one call (the executor makes one): flush counts
       lds_counted_ = false;
       return;
     }
-    const DecodedInstr* in = events_.back().in;
+    const DecodedInstr* in = cur_;
     const uint32_t base = addr[static_cast<size_t>(std::countr_zero(exec))];
     const uint32_t row = uint32_t(banks_) * 4;
     // Keyed by the instruction and the base within the bank row: an instruction alternating
@@ -164,20 +181,21 @@ public:
       p.cycles = saturate16(lds_cycles(lds_, banks_));
       lds_.clear();
     }
-    events_.back().lds_cycles = p.cycles;
+    event_->lds_cycles = p.cycles;
     lds_counted_ = true;
   }
-  // Summarises the accesses of the last instruction.
+  // Summarises the accesses of the last instruction (into its MemoryEvent; an instruction of
+  // another class has none, but its global lines count for the reuse all the same).
   void flush() {
     pending_ = false;
-    if (events_.empty())
+    if (!cur_)
       return;
-    TraceEvent& e = events_.back();
+    MemoryEvent& e = *event_;
     if (global_.addresses() > 0) {
       const std::vector<uint64_t>& lines = global_.lines();
       e.lines = saturate16(lines.size());
       e.addresses = saturate16(global_.addresses());
-      if (e.in->cls == InstrClass::Smem) // the scalar cache: not vector L0 traffic
+      if (cur_->cls == InstrClass::Smem) // the scalar cache: not vector L0 traffic
         e.lines = 0;
       else
         e.reuse = reuse_.touch(lines);
@@ -185,8 +203,8 @@ public:
     }
     if (lds_counted_) {
       lds_counted_ = false;
-    } else if (!lds_.empty() || e.in->cls == InstrClass::Lds) {
-      e.lds_cycles = counted_list(e.in);
+    } else if (!lds_.empty() || cur_->cls == InstrClass::Lds) {
+      e.lds_cycles = counted_list(cur_);
       lds_.clear();
     }
   }
@@ -227,7 +245,14 @@ private:
     return p.cycles;
   }
 
-  TraceEvents& events_;
+  TraceWords& words_;
+  MemoryEvents& memory_;
+  uint64_t* executed_; // WorkgroupTrace::executed (the workgroup's waves run on one thread)
+  const DecodedInstr* program_;
+  size_t program_size_;
+  const DecodedInstr* cur_ = nullptr; // the current instruction
+  MemoryEvent* event_ = nullptr;      // its MemoryEvent (scratch_ when it has none)
+  MemoryEvent scratch_;
   ReuseTracker& reuse_;
   LineCoalescer global_;
   int banks_;
@@ -253,21 +278,35 @@ TimingCapture::TimingCapture(std::vector<WorkgroupId> sample, uint32_t line_byte
 
 TimingCapture::~TimingCapture() = default;
 
+void TimingCapture::begin_launch(const DecodedInstr* program, size_t size) {
+  program_ = program;
+  program_size_ = size;
+}
+
 std::vector<WaveObserver*> TimingCapture::begin_workgroup(WorkgroupId id, int waves) {
   const auto it = std::find(sample_.begin(), sample_.end(), id);
   if (it == sample_.end())
     return {};
+  if (!program_)
+    throw std::logic_error("timing capture: a workgroup began before begin_launch told the "
+                           "decoded program");
   auto e = std::make_unique<Entry>();
   e->trace.id = id;
+  e->trace.program = program_;
+  e->trace.program_size = program_size_;
+  e->trace.executed.assign(program_size_, 0);
   e->trace.waves.resize(static_cast<size_t>(waves));
   std::vector<WaveObserver*> out;
   // Reserved address space is not memory until written, so a generous reserve costs nothing
   // and spares the regrowth copies of a long wave.
   const size_t reserve = std::max<size_t>(longest_wave_.load(), size_t(1) << 18);
+  const size_t reserve_memory = std::max<size_t>(longest_memory_.load(), size_t(1) << 15);
   for (int w = 0; w < waves; ++w) {
-    e->trace.waves[static_cast<size_t>(w)].reserve(reserve);
-    e->recorders.push_back(std::make_unique<Recorder>(e->trace.waves[static_cast<size_t>(w)],
-                                                      e->reuse, line_bytes_, lds_banks_));
+    WaveTrace& wt = e->trace.waves[static_cast<size_t>(w)];
+    wt.words.reserve(reserve);
+    wt.memory.reserve(reserve_memory);
+    e->recorders.push_back(std::make_unique<Recorder>(
+        wt, e->trace.executed.data(), program_, program_size_, e->reuse, line_bytes_, lds_banks_));
     out.push_back(e->recorders.back().get());
   }
   std::lock_guard lock(mu_);
@@ -284,10 +323,15 @@ void TimingCapture::end_workgroup(WorkgroupId id) {
   for (auto& r : e.recorders)
     r->flush();
   e.recorders.clear();
-  for (const auto& w : e.trace.waves)
-    for (size_t seen = longest_wave_.load(); w.size() > seen;)
-      if (longest_wave_.compare_exchange_weak(seen, w.size()))
+  auto raise = [](std::atomic<size_t>& longest, size_t n) {
+    for (size_t seen = longest.load(); n > seen;)
+      if (longest.compare_exchange_weak(seen, n))
         break;
+  };
+  for (const auto& w : e.trace.waves) {
+    raise(longest_wave_, w.words.size());
+    raise(longest_memory_, w.memory.size());
+  }
   e.trace.lines = e.reuse.footprint();
   e.done = true;
 }

@@ -1,5 +1,6 @@
 #include <runtime/emu/timing/large_buffer.hpp>
 
+#include <bit>
 #include <mutex>
 #include <vector>
 
@@ -30,9 +31,19 @@ Pool& pool() {
 #endif
 } // namespace
 
+#if defined(__linux__)
+// A mapping's size: a power of two from kMapped, so buffers of neighbouring sizes (the per-wave
+// reserves of two kernels) share a pool entry; the pages past the requested size are never
+// touched, so they cost address space only.
+std::size_t mapped_size(std::size_t bytes) {
+  return std::bit_ceil(bytes);
+}
+#endif
+
 void* allocate(std::size_t bytes) {
 #if defined(__linux__)
   if (bytes >= kMapped) {
+    bytes = mapped_size(bytes);
     {
       Pool& pl = pool();
       std::lock_guard lock(pl.mu);
@@ -58,6 +69,7 @@ void* allocate(std::size_t bytes) {
 void deallocate(void* p, std::size_t bytes) noexcept {
 #if defined(__linux__)
   if (bytes >= kMapped) {
+    bytes = mapped_size(bytes);
     Pool& pl = pool();
     std::lock_guard lock(pl.mu);
     if (pl.bytes + bytes <= kPoolBytes) {
