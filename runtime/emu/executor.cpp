@@ -174,8 +174,17 @@ WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed_tota
                                  c.group.id[2], w.wave_id));
     const uint64_t fallthrough = in->pc + in->size;
     w.pc = fallthrough;
-    if (observer)
-      observer->on_instruction(*in);
+    if (observer) {
+      InstructionLog& log = observer->log;
+      if (!log.slow_next && log.next != log.end &&
+          !((log.slow_classes >> static_cast<unsigned>(in->cls)) & 1u)) {
+        const auto place = static_cast<uint32_t>(in - log.program);
+        *log.next++ = place;
+        ++log.executed[place];
+      } else {
+        observer->on_instruction(*in);
+      }
+    }
     ++stats.instructions[static_cast<size_t>(in->cls)];
     stats.wmma_ops += in->wmma_ops;
     // An instruction without effect leaves the wave running (it was, to execute it).

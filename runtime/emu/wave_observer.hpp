@@ -14,11 +14,27 @@ namespace tw::emu {
 struct DecodedInstr;
 struct WaveState;
 
+// An observer's log of executed instructions that the executor writes itself, without a
+// virtual call (the timing capture's per-instruction words, runtime/emu/timing/capture.hpp):
+// for an instruction whose class (InstrClass) has no bit in `slow_classes`, while `slow_next`
+// is clear and next != end, the executor stores its place in the decoded program (its index
+// in `program`) at `next`, advances `next` and counts it in executed[place]; every other
+// instruction goes to on_instruction. The defaults send every instruction there.
+struct InstructionLog {
+  uint32_t* next = nullptr;
+  uint32_t* end = nullptr;
+  uint64_t* executed = nullptr;
+  const DecodedInstr* program = nullptr;
+  uint32_t slow_classes = ~uint32_t(0);
+  bool slow_next = true;
+};
+
 class WaveObserver {
 public:
   virtual ~WaveObserver() = default;
-  // Before `in` executes.
+  // Before `in` executes (unless `log` took it).
   virtual void on_instruction(const DecodedInstr& in) = 0;
+  InstructionLog log;
   // One lane's access of the current instruction: a global byte address or (lds) an LDS one.
   virtual void on_access(int lane, uint64_t addr, uint32_t bytes, bool lds) = 0;
   // True: every memory instruction takes the executor's general path, which reports each

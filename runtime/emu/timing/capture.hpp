@@ -18,15 +18,15 @@
 
 namespace tw::emu::timing {
 
-// One wave's recorded instruction stream, compact (a GEMM wave executes ~80 000 instructions,
-// an attention wave several hundred thousand): per executed instruction a 4-byte word, its
+// One wave's recorded instruction stream, compact (a GEMM wave executes ~80 000
+// instructions): per executed instruction a 4-byte word, its
 // place in the launch's decoded program (WorkgroupTrace::program) in bits 0-30 and bit 31 on
 // a branch whose next executed instruction is not the next one (taken), the word the WGP
 // simulation reads as it is; per LDS / vector memory instruction (InstrClass::Lds / Vmem) a
-// MemoryEvent, in execution order. (Before the sixteenth session, a 24-byte event per
-// instruction, which the simulation translated into these words.)
+// MemoryEvent, in execution order. (Earlier, a 24-byte event per instruction, which
+// the simulation translated into these words: docs/timing.md, "Cost".)
 inline constexpr uint32_t kTakenBranch = uint32_t(1) << 31;
-using TraceWords = std::vector<uint32_t, LargeBufferAllocator<uint32_t>>;
+using TraceWords = std::vector<uint32_t, UninitLargeBufferAllocator<uint32_t>>;
 // One LDS / vector memory instruction's accesses. The counts saturate at 65535; a wave32
 // instruction has at most 64 lane accesses.
 struct MemoryEvent {
