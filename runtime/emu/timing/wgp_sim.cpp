@@ -187,6 +187,23 @@ public:
         }
       build_programs(*tr);
     }
+    // The register lists in place order, next to each other like the ops (the cache's lists
+    // are scattered over the heap): a loop reads neighbouring lists.
+    size_t total = 0;
+    for (size_t place = 0; place < program_size; ++place)
+      if (classified[place])
+        total += size_t(op_by_place_[place].n_reads) + op_by_place_[place].n_writes;
+    regs_.resize(total);
+    size_t at = 0;
+    for (size_t place = 0; place < program_size; ++place)
+      if (classified[place]) {
+        SimOp& o = op_by_place_[place];
+        const size_t n = size_t(o.n_reads) + o.n_writes; // the writes follow the reads (SimOp)
+        std::copy(o.reads, o.reads + n, regs_.data() + at);
+        o.reads = regs_.data() + at;
+        o.writes = o.reads + o.n_reads;
+        at += n;
+      }
     ops_ = op_by_place_.data();
     acc_early_ = static_cast<uint64_t>(std::max(m.wmma_result_latency, 0));
   }
@@ -847,6 +864,7 @@ private:
   // Per distinct trace, per wave: its memory words.
   std::unordered_map<const WorkgroupTrace*, std::vector<std::vector<uint32_t>>> programs_;
   std::vector<SimOp> op_by_place_; // per place in the decoded program (executed ones classified)
+  std::vector<uint16_t> regs_;     // their register lists, in place order
   const SimOp* ops_ = nullptr;     // op_by_place_.data()
   bool four_simds_ = false;
   uint64_t acc_early_ = 0; // wmma_result_latency: a WMMA's D is C for the next that early
