@@ -174,8 +174,17 @@ WaveStop run_wave(const LaunchShared& L, WaveContext& c, uint64_t& executed_tota
                                  c.group.id[2], w.wave_id));
     const uint64_t fallthrough = in->pc + in->size;
     w.pc = fallthrough;
-    if (observer)
-      observer->on_instruction(*in);
+    if (observer) {
+      InstructionLog& log = observer->log;
+      if (!log.slow_next && log.next != log.end &&
+          !((log.slow_classes >> static_cast<unsigned>(in->cls)) & 1u)) {
+        const auto place = static_cast<uint32_t>(in - log.program);
+        *log.next++ = place;
+        ++log.executed[place];
+      } else {
+        observer->on_instruction(*in);
+      }
+    }
     ++stats.instructions[static_cast<size_t>(in->cls)];
     stats.wmma_ops += in->wmma_ops;
     // An instruction without effect leaves the wave running (it was, to execute it).
@@ -404,6 +413,8 @@ LaunchStats launch(const CodeObject& co, const KernelInfo& k, GlobalMemory& memo
     nthreads = 1; // trace output in program order
   nthreads = static_cast<unsigned>(std::min<uint64_t>(nthreads, total));
 
+  if (cfg.observer)
+    cfg.observer->begin_launch(co.program().data(), co.program().size());
   std::atomic<uint64_t> next{0}, done{0};
   std::atomic<bool> stop{false};
   // Clock checks only when a progress line or a time limit asks for them.

@@ -5,6 +5,7 @@
 // instruction and per memory access.
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -13,11 +14,27 @@ namespace tw::emu {
 struct DecodedInstr;
 struct WaveState;
 
+// An observer's log of executed instructions that the executor writes itself, without a
+// virtual call (the timing capture's per-instruction words, runtime/emu/timing/capture.hpp):
+// for an instruction whose class (InstrClass) has no bit in `slow_classes`, while `slow_next`
+// is clear and next != end, the executor stores its place in the decoded program (its index
+// in `program`) at `next`, advances `next` and counts it in executed[place]; every other
+// instruction goes to on_instruction. The defaults send every instruction there.
+struct InstructionLog {
+  uint32_t* next = nullptr;
+  uint32_t* end = nullptr;
+  uint64_t* executed = nullptr;
+  const DecodedInstr* program = nullptr;
+  uint32_t slow_classes = ~uint32_t(0);
+  bool slow_next = true;
+};
+
 class WaveObserver {
 public:
   virtual ~WaveObserver() = default;
-  // Before `in` executes.
+  // Before `in` executes (unless `log` took it).
   virtual void on_instruction(const DecodedInstr& in) = 0;
+  InstructionLog log;
   // One lane's access of the current instruction: a global byte address or (lds) an LDS one.
   virtual void on_access(int lane, uint64_t addr, uint32_t bytes, bool lds) = 0;
   // True: every memory instruction takes the executor's general path, which reports each
@@ -48,6 +65,9 @@ public:
 class LaunchObserver {
 public:
   virtual ~LaunchObserver() = default;
+  // Once per launch, before any workgroup runs: the decoded program (CodeObject::program())
+  // every instruction given to on_instruction is an entry of.
+  virtual void begin_launch(const DecodedInstr* /*program*/, size_t /*size*/) {}
   // Called from the worker thread that runs workgroup `id`: one observer per wave, or an
   // empty vector when the workgroup is not observed. The observers stay owned by this object.
   virtual std::vector<WaveObserver*> begin_workgroup(std::array<uint32_t, 3> id, int waves) = 0;

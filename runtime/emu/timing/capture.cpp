@@ -5,6 +5,7 @@
 #include <bit>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <vector>
 
 namespace tw::emu::timing {
@@ -92,23 +93,64 @@ LdsCachePool& lds_cache_pool() {
 
 class TimingCapture::Recorder final : public WaveObserver {
 public:
-  Recorder(TraceEvents& events, ReuseTracker& reuse, uint32_t line_bytes, int banks)
-      : events_(events), reuse_(reuse), global_(line_bytes), banks_(banks),
+  Recorder(WaveTrace& trace, uint64_t* executed, const DecodedInstr* program, size_t program_size,
+           ReuseTracker& reuse, uint32_t line_bytes, int banks)
+      : words_(trace.words), memory_(trace.memory), executed_(executed), program_(program),
+        program_size_(program_size), reuse_(reuse), global_(line_bytes), banks_(banks),
         caches_(lds_cache_pool().take()), lds_patterns_(caches_->patterns),
-        lds_lists_(caches_->lists) {}
+        lds_lists_(caches_->lists) {
+    // The executor logs the instructions of the classes that touch no memory and need nothing
+    // of the previous one itself (WaveObserver::log); the others come to on_instruction.
+    words_.resize(words_.capacity()); // uninitialised: the log's cursor fills it
+    log.next = words_.data();
+    log.end = words_.data() + words_.size();
+    log.executed = executed;
+    log.program = program;
+    log.slow_classes = ~(class_bit(InstrClass::Valu) | class_bit(InstrClass::Wmma) |
+                         class_bit(InstrClass::Salu) | class_bit(InstrClass::Wait));
+    log.slow_next = false;
+  }
   ~Recorder() override { lds_cache_pool().give(std::move(caches_)); }
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
-  // Once per executed instruction: the previous one is summarised only when it accessed
-  // memory or is an LDS instruction (`pending_`).
+  // An instruction the executor did not log itself: its word (the previous one's taken bit),
+  // its count and, for an LDS / vector memory instruction, its MemoryEvent. The previous
+  // instruction is summarised only when it accessed memory or is an LDS instruction
+  // (`pending_`).
   void on_instruction(const DecodedInstr& in) override {
     if (pending_)
       flush();
-    events_.push_back({&in, 0, 0, 0, {}});
+    const size_t place = static_cast<size_t>(&in - program_);
+    if (place >= program_size_) // the executor runs the program it told begin_launch
+      throw std::logic_error("timing capture: an instruction outside the launch's program");
+    if (const DecodedInstr* prev = current();
+        prev && prev->cls == InstrClass::Branch && in.pc != prev->pc + prev->size)
+      log.next[-1] |= kTakenBranch;
+    if (log.next == log.end)
+      grow();
+    *log.next++ = static_cast<uint32_t>(place);
+    ++executed_[place];
+    if (in.cls == InstrClass::Vmem || in.cls == InstrClass::Lds) {
+      memory_.push_back({static_cast<uint32_t>(place), 0, 0, 0, {}});
+      event_ = &memory_.back();
+    } else {
+      event_ = &scratch_; // written, never read
+    }
     pending_ = in.cls == InstrClass::Lds;
+    // The next instruction comes here as well after a branch (its taken bit) and after a
+    // memory instruction (event_ back to scratch_).
+    log.slow_next =
+        in.cls == InstrClass::Branch || in.cls == InstrClass::Vmem || in.cls == InstrClass::Lds;
+  }
+  // After the wave's last instruction: its summary, the words trimmed to those written.
+  void finish() {
+    flush();
+    words_.resize(static_cast<size_t>(log.next - words_.data()));
+    log = {};
   }
   void on_access(int lane, uint64_t addr, uint32_t bytes, bool lds) override {
     pending_ = true;
+    log.slow_next = true;
     if (lds)
       lds_.push_back({lane, addr, bytes});
     else
@@ -118,6 +160,7 @@ public:
   void on_global_accesses(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t unit,
                           uint32_t units) override {
     pending_ = true;
+    log.slow_next = true;
     for (uint32_t m = exec; m; m &= m - 1)
       global_.add_run(addr[static_cast<size_t>(std::countr_zero(m))], unit, units);
   }
@@ -129,18 +172,19 @@ public:
   void on_lds_accesses(const std::array<uint32_t, 32>& addr, uint32_t exec,
                        uint32_t bytes) override {
     pending_ = true;
+    log.slow_next = true;
     auto push_all = [&] {
       for (uint32_t m = exec; m; m &= m - 1) {
         const int lane = std::countr_zero(m);
         lds_.push_back({lane, addr[static_cast<size_t>(lane)], bytes});
       }
     };
-    if (exec == 0 || !lds_.empty() || lds_counted_ || events_.empty()) {
+    const DecodedInstr* in = current();
+    if (exec == 0 || !lds_.empty() || lds_counted_ || !in) {
       push_all(); // not the whole instruction in one call (the executor makes one): flush counts
       lds_counted_ = false;
       return;
     }
-    const DecodedInstr* in = events_.back().in;
     const uint32_t base = addr[static_cast<size_t>(std::countr_zero(exec))];
     const uint32_t row = uint32_t(banks_) * 4;
     // Keyed by the instruction and the base within the bank row: an instruction alternating
@@ -164,20 +208,22 @@ public:
       p.cycles = saturate16(lds_cycles(lds_, banks_));
       lds_.clear();
     }
-    events_.back().lds_cycles = p.cycles;
+    event_->lds_cycles = p.cycles;
     lds_counted_ = true;
   }
-  // Summarises the accesses of the last instruction.
+  // Summarises the accesses of the last instruction (into its MemoryEvent; an instruction of
+  // another class has none, but its global lines count for the reuse all the same).
   void flush() {
     pending_ = false;
-    if (events_.empty())
+    const DecodedInstr* cur = current();
+    if (!cur)
       return;
-    TraceEvent& e = events_.back();
+    MemoryEvent& e = *event_;
     if (global_.addresses() > 0) {
       const std::vector<uint64_t>& lines = global_.lines();
       e.lines = saturate16(lines.size());
       e.addresses = saturate16(global_.addresses());
-      if (e.in->cls == InstrClass::Smem) // the scalar cache: not vector L0 traffic
+      if (cur->cls == InstrClass::Smem) // the scalar cache: not vector L0 traffic
         e.lines = 0;
       else
         e.reuse = reuse_.touch(lines);
@@ -185,13 +231,27 @@ public:
     }
     if (lds_counted_) {
       lds_counted_ = false;
-    } else if (!lds_.empty() || e.in->cls == InstrClass::Lds) {
-      e.lds_cycles = counted_list(e.in);
+    } else if (!lds_.empty() || cur->cls == InstrClass::Lds) {
+      e.lds_cycles = counted_list(cur);
       lds_.clear();
     }
   }
 
 private:
+  static uint32_t class_bit(InstrClass c) { return uint32_t(1) << static_cast<unsigned>(c); }
+  // The current instruction: the last word's (the executor may have logged it).
+  const DecodedInstr* current() const {
+    return log.next == words_.data() ? nullptr : program_ + (log.next[-1] & ~kTakenBranch);
+  }
+  // The words are full: twice the room (the cursor moves to the new buffer).
+  void grow() {
+    const size_t n = static_cast<size_t>(log.next - words_.data());
+    words_.resize(n);
+    words_.reserve(std::max<size_t>(2 * n, size_t(1) << 16));
+    words_.resize(words_.capacity());
+    log.next = words_.data() + n;
+    log.end = words_.data() + words_.size();
+  }
   // The cache slot of (instruction, dword of the base within the bank row) among n (a power
   // of two): a multiplicative hash of the instruction's pc plus the dword, so the dwords of
   // one instruction take neighbouring slots and different instructions land apart. (Before,
@@ -227,7 +287,13 @@ private:
     return p.cycles;
   }
 
-  TraceEvents& events_;
+  TraceWords& words_;
+  MemoryEvents& memory_;
+  uint64_t* executed_; // WorkgroupTrace::executed (the workgroup's waves run on one thread)
+  const DecodedInstr* program_;
+  size_t program_size_;
+  MemoryEvent* event_ = &scratch_; // the current instruction's MemoryEvent (or scratch_)
+  MemoryEvent scratch_;
   ReuseTracker& reuse_;
   LineCoalescer global_;
   int banks_;
@@ -253,21 +319,35 @@ TimingCapture::TimingCapture(std::vector<WorkgroupId> sample, uint32_t line_byte
 
 TimingCapture::~TimingCapture() = default;
 
+void TimingCapture::begin_launch(const DecodedInstr* program, size_t size) {
+  program_ = program;
+  program_size_ = size;
+}
+
 std::vector<WaveObserver*> TimingCapture::begin_workgroup(WorkgroupId id, int waves) {
   const auto it = std::find(sample_.begin(), sample_.end(), id);
   if (it == sample_.end())
     return {};
+  if (!program_)
+    throw std::logic_error("timing capture: a workgroup began before begin_launch told the "
+                           "decoded program");
   auto e = std::make_unique<Entry>();
   e->trace.id = id;
+  e->trace.program = program_;
+  e->trace.program_size = program_size_;
+  e->trace.executed.assign(program_size_, 0);
   e->trace.waves.resize(static_cast<size_t>(waves));
   std::vector<WaveObserver*> out;
   // Reserved address space is not memory until written, so a generous reserve costs nothing
   // and spares the regrowth copies of a long wave.
   const size_t reserve = std::max<size_t>(longest_wave_.load(), size_t(1) << 18);
+  const size_t reserve_memory = std::max<size_t>(longest_memory_.load(), size_t(1) << 15);
   for (int w = 0; w < waves; ++w) {
-    e->trace.waves[static_cast<size_t>(w)].reserve(reserve);
-    e->recorders.push_back(std::make_unique<Recorder>(e->trace.waves[static_cast<size_t>(w)],
-                                                      e->reuse, line_bytes_, lds_banks_));
+    WaveTrace& wt = e->trace.waves[static_cast<size_t>(w)];
+    wt.words.reserve(reserve);
+    wt.memory.reserve(reserve_memory);
+    e->recorders.push_back(std::make_unique<Recorder>(
+        wt, e->trace.executed.data(), program_, program_size_, e->reuse, line_bytes_, lds_banks_));
     out.push_back(e->recorders.back().get());
   }
   std::lock_guard lock(mu_);
@@ -282,12 +362,17 @@ void TimingCapture::end_workgroup(WorkgroupId id) {
   std::lock_guard lock(mu_);
   Entry& e = *entries_[static_cast<size_t>(it - sample_.begin())];
   for (auto& r : e.recorders)
-    r->flush();
+    r->finish();
   e.recorders.clear();
-  for (const auto& w : e.trace.waves)
-    for (size_t seen = longest_wave_.load(); w.size() > seen;)
-      if (longest_wave_.compare_exchange_weak(seen, w.size()))
+  auto raise = [](std::atomic<size_t>& longest, size_t n) {
+    for (size_t seen = longest.load(); n > seen;)
+      if (longest.compare_exchange_weak(seen, n))
         break;
+  };
+  for (const auto& w : e.trace.waves) {
+    raise(longest_wave_, w.words.size());
+    raise(longest_memory_, w.memory.size());
+  }
   e.trace.lines = e.reuse.footprint();
   e.done = true;
 }

@@ -1,5 +1,7 @@
 #include <runtime/emu/timing/large_buffer.hpp>
 
+#include <bit>
+#include <cstddef>
 #include <mutex>
 #include <vector>
 
@@ -19,8 +21,12 @@ constexpr std::size_t kMapped = std::size_t(256) << 10; // mapped and pooled fro
 // so its buffers are not faulted in and zeroed again; at most kPoolBytes are kept.
 constexpr std::size_t kPoolBytes = std::size_t(128) << 20;
 struct Pool {
+  struct Buffer {
+    void* p;
+    std::size_t bytes, kind;
+  };
   std::mutex mu;
-  std::vector<std::pair<void*, std::size_t>> free;
+  std::vector<Buffer> free;
   std::size_t bytes = 0;
 };
 Pool& pool() {
@@ -30,17 +36,27 @@ Pool& pool() {
 #endif
 } // namespace
 
-void* allocate(std::size_t bytes) {
+#if defined(__linux__)
+// A mapping's size: a power of two from kMapped, so buffers of neighbouring sizes (the per-wave
+// reserves of two kernels) share a pool entry; the pages past the requested size are never
+// touched, so they cost address space only.
+std::size_t mapped_size(std::size_t bytes) {
+  return std::bit_ceil(bytes);
+}
+#endif
+
+void* allocate(std::size_t bytes, std::size_t kind) {
 #if defined(__linux__)
   if (bytes >= kMapped) {
+    bytes = mapped_size(bytes);
     {
       Pool& pl = pool();
       std::lock_guard lock(pl.mu);
-      for (auto it = pl.free.begin(); it != pl.free.end(); ++it)
-        if (it->second == bytes) {
-          void* p = it->first;
+      for (size_t i = pl.free.size(); i-- > 0;) // the latest released first
+        if (pl.free[i].bytes == bytes && pl.free[i].kind == kind) {
+          void* p = pl.free[i].p;
           pl.bytes -= bytes;
-          pl.free.erase(it);
+          pl.free.erase(pl.free.begin() + static_cast<std::ptrdiff_t>(i));
           return p;
         }
     }
@@ -55,14 +71,15 @@ void* allocate(std::size_t bytes) {
   return ::operator new(bytes);
 }
 
-void deallocate(void* p, std::size_t bytes) noexcept {
+void deallocate(void* p, std::size_t bytes, std::size_t kind) noexcept {
 #if defined(__linux__)
   if (bytes >= kMapped) {
+    bytes = mapped_size(bytes);
     Pool& pl = pool();
     std::lock_guard lock(pl.mu);
     if (pl.bytes + bytes <= kPoolBytes) {
       try {
-        pl.free.emplace_back(p, bytes);
+        pl.free.push_back({p, bytes, kind});
         pl.bytes += bytes;
         return;
       } catch (...) { // no room to remember it: unmap

@@ -9,12 +9,17 @@
 // fault on this project's host).
 #include <cstddef>
 #include <new>
+#include <utility>
 
 namespace tw::emu::timing {
 
 namespace large_buffer {
-void* allocate(std::size_t bytes);
-void deallocate(void* p, std::size_t bytes) noexcept;
+// `kind`: a released buffer is reused only for the same kind (the allocator's element size),
+// so that a buffer its last owner wrote in full (a reuse table) and one it wrote only in part
+// (a wave's words) are not handed to each other's uses: the second would fault in the pages
+// the first never touched.
+void* allocate(std::size_t bytes, std::size_t kind);
+void deallocate(void* p, std::size_t bytes, std::size_t kind) noexcept;
 } // namespace large_buffer
 
 template <class T>
@@ -23,11 +28,38 @@ struct LargeBufferAllocator {
   LargeBufferAllocator() = default;
   template <class U>
   LargeBufferAllocator(const LargeBufferAllocator<U>&) noexcept {}
-  T* allocate(std::size_t n) { return static_cast<T*>(large_buffer::allocate(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t n) noexcept { large_buffer::deallocate(p, n * sizeof(T)); }
+  T* allocate(std::size_t n) {
+    return static_cast<T*>(large_buffer::allocate(n * sizeof(T), sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    large_buffer::deallocate(p, n * sizeof(T), sizeof(T));
+  }
   template <class U>
   bool operator==(const LargeBufferAllocator<U>&) const noexcept {
     return true;
+  }
+};
+
+// The same, except that a default-constructed element (vector::resize) is left
+// uninitialised: for a buffer of a trivial type that its owner fills through a raw cursor
+// (TraceWords), so that growing it touches no page.
+template <class T>
+struct UninitLargeBufferAllocator : LargeBufferAllocator<T> {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = UninitLargeBufferAllocator<U>;
+  };
+  UninitLargeBufferAllocator() = default;
+  template <class U>
+  UninitLargeBufferAllocator(const UninitLargeBufferAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
 };
 

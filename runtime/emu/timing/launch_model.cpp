@@ -34,18 +34,16 @@ double thread_cpu_seconds() {
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
-// Peak of the matrix shape the kernel issues most, or of f32 VALU without WMMA.
-// The simulation counted the WMMAs of the traces it replayed; the others are counted here.
+// Peak of the matrix shape the kernel issues most, or of f32 VALU without WMMA: the WMMAs
+// the sampled workgroups executed (their per-instruction counts).
 std::pair<double, std::string> matching_peak(const MachineModel& m,
                                              const std::vector<WorkgroupTrace>& traces,
-                                             const WgpSimResult& sim, TimingCache& cache) {
-  std::unordered_map<const DecodedInstr*, uint64_t> wmma(sim.wmma.begin(), sim.wmma.end());
+                                             TimingCache& cache) {
+  std::unordered_map<const DecodedInstr*, uint64_t> wmma;
   for (const auto& t : traces)
-    if (std::find(sim.counted.begin(), sim.counted.end(), &t) == sim.counted.end())
-      for (const auto& w : t.waves)
-        for (const auto& e : w)
-          if (e.in->cls == InstrClass::Wmma)
-            ++wmma[e.in];
+    for (size_t place = 0; place < t.executed.size(); ++place)
+      if (t.executed[place] > 0 && t.program[place].cls == InstrClass::Wmma)
+        wmma[&t.program[place]] += t.executed[place];
   if (wmma.empty())
     return {m.valu_f32_peak(), "f32 VALU"};
   std::map<std::string, uint64_t> by_name;
@@ -227,7 +225,7 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
     }
   }
 
-  const auto [peak, peak_name] = matching_peak(m, traces, sim, cache);
+  const auto [peak, peak_name] = matching_peak(m, traces, cache);
   if (o.work_flops > 0) {
     r.tflops = o.work_flops / r.seconds / 1e12;
     r.peak = peak;

@@ -119,10 +119,9 @@ struct Pending {
 struct Wave {
   size_t idx = 0; // its place in the scheduler's arrays (Sim::next_issue_, Sim::simd_of_)
   int simd = 0;
-  size_t cu = 0; // simd / simds_per_cu (no division per instruction)
-  const TraceEvents* events = nullptr;
-  const uint32_t* program = nullptr; // Sim::Program::ops: per event its op id (and taken)
-  const uint32_t* mem = nullptr;     // Sim::Program::mem: per memory event its pipe / level
+  size_t cu = 0;                     // simd / simds_per_cu (no division per instruction)
+  const uint32_t* program = nullptr; // its trace's words: per instruction its place (and taken)
+  const uint32_t* mem = nullptr;     // per memory instruction its pipe / level (build_programs)
   size_t mem_pc = 0;
   size_t n_events = 0;
   const SimOp* op = nullptr; // of the current instruction
@@ -168,15 +167,44 @@ public:
     lds_free_.assign(simds / m.simds_per_cu, 0);
     vmem_free_.assign(simds / m.simds_per_cu, 0);
     r_.finish.assign(queue.size(), 0);
-    for (const WorkgroupTrace* tr : queue)
-      if (programs_.find(tr) == programs_.end()) {
-        build_programs(*tr);
-        r_.counted.push_back(tr);
+    // Every queued trace's words index one decoded program: its executed instructions are
+    // classified once, into a SimOp table by place, which the words index as they are.
+    const DecodedInstr* program = queue.empty() ? nullptr : queue[0]->program;
+    const size_t program_size = queue.empty() ? 0 : queue[0]->program_size;
+    op_by_place_.resize(program_size);
+    std::vector<uint8_t> classified(program_size, 0);
+    for (const WorkgroupTrace* tr : queue) {
+      if (tr->program != program || tr->program_size != program_size ||
+          tr->executed.size() != program_size)
+        throw std::invalid_argument("simulate_wgp: the queued traces are not of one decoded "
+                                    "program (WorkgroupTrace::program, executed)");
+      if (programs_.find(tr) != programs_.end())
+        continue;
+      for (size_t place = 0; place < program_size; ++place)
+        if (tr->executed[place] > 0 && !classified[place]) {
+          op_by_place_[place] = cache_.ops()[cache_.id(program[place])];
+          classified[place] = 1;
+        }
+      build_programs(*tr);
+    }
+    // The register lists in place order, next to each other like the ops (the cache's lists
+    // are scattered over the heap): a loop reads neighbouring lists.
+    size_t total = 0;
+    for (size_t place = 0; place < program_size; ++place)
+      if (classified[place])
+        total += size_t(op_by_place_[place].n_reads) + op_by_place_[place].n_writes;
+    regs_.resize(total);
+    size_t at = 0;
+    for (size_t place = 0; place < program_size; ++place)
+      if (classified[place]) {
+        SimOp& o = op_by_place_[place];
+        const size_t n = size_t(o.n_reads) + o.n_writes; // the writes follow the reads (SimOp)
+        std::copy(o.reads, o.reads + n, regs_.data() + at);
+        o.reads = regs_.data() + at;
+        o.writes = o.reads + o.n_reads;
+        at += n;
       }
-    for (uint32_t id = 0; id < wmma_count_.size(); ++id)
-      if (wmma_count_[id] > 0)
-        r_.wmma.emplace_back(&cache_.instr(id), wmma_count_[id]);
-    ops_ = cache_.ops().data(); // complete: every instruction of the queue is classified
+    ops_ = op_by_place_.data();
     acc_early_ = static_cast<uint64_t>(std::max(m.wmma_result_latency, 0));
   }
 
@@ -246,48 +274,29 @@ public:
   }
 
 private:
-  // Per wave of a trace, per event: the dense id of its SimOp, bit 31 set on a branch whose
-  // next event is not the next instruction (taken); per LDS / vector memory event in order:
-  // its pipe cycles (bits 0-26) and for a load the level serving it when its workgroup is in
-  // the first round (bits 27-28) and later (29-30), bit 31 set when it counts as a load
-  // served by a level. Built once per trace (a queue repeats the sampled traces): replaying
-  // reads 4 bytes per instruction, 4 per memory instruction and a small op table.
-  static constexpr uint32_t kTaken = uint32_t(1) << 31;
+  // A wave's program words are its recorded words (capture.hpp: the instruction's place in
+  // the decoded program, ops_'s index, and kTakenBranch); per LDS / vector memory instruction
+  // in order, a memory word: its pipe cycles (bits 0-26) and for a load the level serving it
+  // when its workgroup is in the first round (bits 27-28) and later (29-30), bit 31 set when
+  // it counts as a load served by a level. Built once per trace from its MemoryEvents (a
+  // queue repeats the sampled traces): replaying reads 4 bytes per instruction, 4 per memory
+  // instruction and the op table.
+  static constexpr uint32_t kTaken = kTakenBranch;
   static constexpr uint32_t kBusyMask = (uint32_t(1) << 27) - 1;
   static constexpr unsigned kFirstShift = 27, kLaterShift = 29;
   static constexpr uint32_t kCountsLevel = uint32_t(1) << 31;
-  struct Program {
-    std::vector<uint32_t> ops, mem;
-  };
   void build_programs(const WorkgroupTrace& tr) {
-    std::vector<Program>& progs = programs_[&tr];
+    std::vector<std::vector<uint32_t>>& progs = programs_[&tr];
     progs.resize(tr.waves.size());
     for (size_t wv = 0; wv < tr.waves.size(); ++wv) {
-      const TraceEvents& events = tr.waves[wv];
-      Program& p = progs[wv];
-      const size_t n = events.size();
-      const TraceEvent* evs = events.data();
-      p.ops.resize(n);
-      uint32_t* ops = p.ops.data();
-      for (size_t i = 0; i < n; ++i) {
-        const TraceEvent& ev = evs[i];
-        const uint32_t id = cache_.id(*ev.in);
-        if (id >= kTaken)
-          throw std::runtime_error("timing model: more than 2^31 distinct instructions");
-        ops[i] = id;
-        const SimOp& t = cache_.ops()[id];
-        // Unit::Branch is InstrClass::Branch (classify_timing): only a branch reads its
-        // DecodedInstr here.
-        if (t.unit == Unit::Branch && i + 1 < n && evs[i + 1].in->pc != ev.in->pc + ev.in->size)
-          ops[i] |= kTaken;
+      std::vector<uint32_t>& mem = progs[wv];
+      mem.reserve(tr.waves[wv].memory.size());
+      for (const MemoryEvent& ev : tr.waves[wv].memory) {
+        if (ev.instr >= op_by_place_.size())
+          throw std::invalid_argument("simulate_wgp: a memory event outside the program");
+        const SimOp& t = op_by_place_[ev.instr];
         uint64_t busy = 0;
         uint32_t level = 0;
-        if (t.unit == Unit::Wmma) {
-          if (id >= wmma_count_.size())
-            wmma_count_.resize(id + 1, 0);
-          ++wmma_count_[id];
-          continue;
-        }
         if (t.unit == Unit::Vmem) {
           // The address processing or the lines, whichever takes longer.
           const double cycles = std::max(double(ev.lines) / m_.vmem_lines_per_clk,
@@ -299,11 +308,12 @@ private:
         } else if (t.unit == Unit::Lds) {
           busy = std::max<uint32_t>(1, ev.lds_cycles);
         } else {
-          continue;
+          throw std::invalid_argument("simulate_wgp: a memory event of an instruction neither "
+                                      "LDS nor vector memory");
         }
         if (busy > kBusyMask)
           throw std::runtime_error("timing model: a memory instruction's pipe cycles exceed 2^27");
-        p.mem.push_back(static_cast<uint32_t>(busy) | level);
+        mem.push_back(static_cast<uint32_t>(busy) | level);
       }
     }
   }
@@ -376,16 +386,15 @@ private:
     groups_.push_back(g);
     const int gi = static_cast<int>(groups_.size()) - 1;
     ++live_groups_;
-    const std::vector<Program>& progs = programs_.at(&tr);
+    const std::vector<std::vector<uint32_t>>& progs = programs_.at(&tr);
     for (size_t wv = 0; wv < tr.waves.size(); ++wv) {
-      const TraceEvents& ev = tr.waves[wv];
+      const TraceWords& ev = tr.waves[wv].words;
       if (waves_.size() >= (size_t(1) << kIndexBits))
         throw std::runtime_error("timing model: more than 65536 waves resident on one WGP");
       auto w = std::make_unique<Wave>();
-      w->events = &ev;
       w->n_events = ev.size();
-      w->program = progs[wv].ops.data();
-      w->mem = progs[wv].mem.data();
+      w->program = ev.data();
+      w->mem = progs[wv].data();
       w->group = gi;
       w->simd = static_cast<int>(std::min_element(simd_waves_.begin(), simd_waves_.end()) -
                                  simd_waves_.begin());
@@ -772,9 +781,9 @@ private:
   // it was).
   size_t memory_words(const Wave& w) const {
     const WorkgroupTrace* tr = queue_[static_cast<size_t>(groups_[size_t(w.group)].slot)];
-    for (const Program& p : programs_.at(tr))
-      if (p.ops.data() == w.program)
-        return p.mem.size();
+    for (size_t wv = 0; wv < tr->waves.size(); ++wv)
+      if (tr->waves[wv].words.data() == w.program)
+        return programs_.at(tr)[wv].size();
     throw std::logic_error("simulate_wgp: a wave without its program");
   }
 
@@ -852,9 +861,11 @@ private:
   int resident_;
   TimingCache& cache_;
   const LevelModel* levels_;
-  std::unordered_map<const WorkgroupTrace*, std::vector<Program>> programs_;
-  const SimOp* ops_ = nullptr;       // cache_.ops(), by id
-  std::vector<uint64_t> wmma_count_; // WMMA events per op id (build_programs)
+  // Per distinct trace, per wave: its memory words.
+  std::unordered_map<const WorkgroupTrace*, std::vector<std::vector<uint32_t>>> programs_;
+  std::vector<SimOp> op_by_place_; // per place in the decoded program (executed ones classified)
+  std::vector<uint16_t> regs_;     // their register lists, in place order
+  const SimOp* ops_ = nullptr;     // op_by_place_.data()
   bool four_simds_ = false;
   uint64_t acc_early_ = 0; // wmma_result_latency: a WMMA's D is C for the next that early
   size_t next_ = 0;

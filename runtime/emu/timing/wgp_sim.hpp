@@ -110,10 +110,6 @@ struct WgpSimResult {
   uint64_t valu_busy = 0, wmma_busy = 0, trans_busy = 0; // SIMD-cycles
   uint64_t lds_busy = 0, vmem_busy = 0;                  // CU-cycles
   std::array<uint64_t, kLevels> loads_by_level{};        // vector loads by serving level
-  // WMMA events per instruction over the distinct traces of the queue (`counted`), in no
-  // particular order (launch_model's matching peak).
-  std::vector<std::pair<const DecodedInstr*, uint64_t>> wmma;
-  std::vector<const WorkgroupTrace*> counted;
   // The fast-forward (steady_state.hpp): periods jumped over and the instructions they hold
   // (counted in `issued`, not simulated one by one). Host statistics: the figures above are
   // the same with it off.

@@ -42,9 +42,9 @@ runtime::KernelArgs in_out(test::EmuRun& run, size_t n) {
   return a;
 }
 
-// The recorded events of one instruction (by mnemonic) of wave 0 of workgroup 0.
-std::vector<TraceEvent> recorded(const std::string& kernel, const std::string& mnemonic,
-                                 int stride) {
+// The recorded memory events of one instruction (by mnemonic) of wave 0 of workgroup 0.
+std::vector<MemoryEvent> recorded(const std::string& kernel, const std::string& mnemonic,
+                                  int stride) {
   const auto co = emu::CodeObject::load(test::read_file_bytes(kPath));
   emu::GlobalMemory memory;
   const uint64_t in = memory.allocate(32 * 32 * 4), out = memory.allocate(32 * 4);
@@ -60,9 +60,9 @@ std::vector<TraceEvent> recorded(const std::string& kernel, const std::string& m
   emu::launch(*co, co->kernel(kernel), memory, cfg);
   const auto traces = capture.take();
   REQUIRE(traces.size() == 1);
-  std::vector<TraceEvent> out_events;
-  for (const auto& e : traces[0].waves[0])
-    if (e.in->mnemonic == mnemonic)
+  std::vector<MemoryEvent> out_events;
+  for (const auto& e : traces[0].waves[0].memory)
+    if (traces[0].program[e.instr].mnemonic == mnemonic)
       out_events.push_back(e);
   return out_events;
 }
