@@ -33,7 +33,8 @@ using namespace tw::kernels::flash_attn_kernel;
 namespace {
 
 // Modeled TFLOP/s of the headline shape (separate from the static report above).
-void print_modeled_headline() {
+// `queue_rule`: TimingOptions::queue_rule (`bench_attention headline RULE`).
+void print_modeled_headline(emu::timing::QueueRule queue_rule) {
   const int64_t B = 4, H = 32, S = 4096;
   runtime::EmuDevice dev;
   dev.set_memcheck(false);
@@ -66,6 +67,7 @@ void print_modeled_headline() {
           emu::timing::TimingOptions o;
           o.model_only = true;
           o.compare_plain = true; // the model's cost line
+          o.queue_rule = queue_rule;
           // Useful work: 4 B H S^2 D (QK^T and PV), half of it under the causal mask.
           o.work_flops = 4.0 * double(B * H * D) * double(S) * double(S) / (causal ? 2.0 : 1.0);
           dev.set_timing_model(o);
@@ -96,14 +98,16 @@ void print_modeled_headline() {
 } // namespace
 
 // Optional filters: bench_attention [dtype [head_dim [full|causal [hip|llvm]]]], e.g.
-// `bench_attention bf16 128` (`bench_attention headline`: only the modeled figures); with
+// `bench_attention bf16 128` (`bench_attention headline [RULE]`: only the modeled figures,
+// RULE the TimingOptions::queue_rule, two-rounds by default); with
 // TILEWAVE_BENCH_TRACE=1 the emulator prints the instruction trace of wave 0 of workgroup 0 (of
 // workgroup x with TILEWAVE_BENCH_TRACE_WG=x) of every launch run to stderr (for an
 // instruction histogram).
 int main(int argc, char** argv) {
   const std::string only_dtype = argc > 1 ? argv[1] : "";
   if (only_dtype == "headline") { // `bench_attention headline`: the modeled figures only
-    print_modeled_headline();
+    print_modeled_headline(argc > 2 ? emu::timing::parse_queue_rule(argv[2])
+                                    : emu::timing::QueueRule::two_rounds);
     return 0;
   }
   const int only_d = argc > 2 ? std::atoi(argv[2]) : 0;
@@ -208,6 +212,6 @@ int main(int argc, char** argv) {
   for (runtime::DevicePtr p : {rq, rk, rv, rout})
     dev.free(p);
   if (argc <= 1) // the headline figures only for the full report
-    print_modeled_headline();
+    print_modeled_headline(emu::timing::QueueRule::two_rounds);
   return 0;
 }

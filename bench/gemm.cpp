@@ -36,6 +36,8 @@ namespace {
 // --fast-forward: model with TimingOptions::fast_forward on (the same figures; for
 // comparing the model's cost with and without it, and scripts/check_timing_exact.sh).
 bool g_fast_forward = false;
+// --queue-rule NAME: TimingOptions::queue_rule (how many workgroups are simulated).
+emu::timing::QueueRule g_queue_rule = emu::timing::QueueRule::two_rounds;
 
 struct Case {
   const char* kernel;
@@ -124,6 +126,7 @@ Modeled modeled(runtime::EmuDevice& dev, const Case& c, GemmConfig config, runti
     emu::timing::TimingOptions o;
     o.model_only = true;
     o.fast_forward = g_fast_forward;
+    o.queue_rule = g_queue_rule;
     o.work_flops = 2.0 * double(c.m) * double(c.n) * double(c.k);
     o.compare_plain = c.m == 4096 && c.n == 4096 && i == 0; // 4096^3 prints the model's cost
     dev.set_timing_model(o);
@@ -263,6 +266,7 @@ void print_sweep(runtime::EmuDevice& dev, const char* kernel, const GemmKernelSp
 //              backend, the median CPU seconds of recording, modeling and plain emulation
 //              (single runs on a shared host differ by 10-20%)
 //   --sweep    the modeled time of every tile configuration at the sweep shapes (print_sweep)
+//   --queue-rule NAME  TimingOptions::queue_rule (two-rounds, turnover, resident-half)
 //   --exact    after each modeled figure, every figure of its report at full precision
 //              (TimingReport::exact(); scripts/check_timing_exact.sh compares two builds)
 int main(int argc, char** argv) {
@@ -277,6 +281,13 @@ int main(int argc, char** argv) {
       sweep = true;
     } else if (a == "--fast-forward") {
       g_fast_forward = true;
+    } else if (a == "--queue-rule" && i + 1 < argc) {
+      try {
+        g_queue_rule = emu::timing::parse_queue_rule(argv[++i]);
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "bench_gemm: --queue-rule: %s\n", e.what());
+        return 2;
+      }
     } else if (a == "--cost" && i + 1 < argc) {
       cost_repeats = std::atoi(argv[++i]);
       if (cost_repeats < 1) {
@@ -286,7 +297,7 @@ int main(int argc, char** argv) {
     } else if (a.starts_with("--")) {
       std::fprintf(stderr,
                    "bench_gemm: unknown option %s (known: --cost R, --exact, --sweep, "
-                   "--fast-forward)\n",
+                   "--fast-forward, --queue-rule NAME)\n",
                    a.c_str());
       return 2;
     } else if (only.empty()) {

@@ -15,6 +15,8 @@
 //                                       scripts/check_timing_exact.sh)
 //   --fast-forward                      the WGP simulation with its steady-state
 //                                       fast-forward (the same figures)
+//   --queue-rule NAME                   TimingOptions::queue_rule (two-rounds, turnover,
+//                                       resident-half)
 //   --scale S / --lds L                 with --fit: search only that latency scale / that
 //                                       LDS latency (one of the grid's values)
 //
@@ -150,12 +152,14 @@ Row wmma_loop(Group g) {
 }
 
 bool fast_forward = false; // --fast-forward: TimingOptions::fast_forward on (the same figures)
+QueueRule queue_rule = QueueRule::two_rounds; // --queue-rule NAME: TimingOptions::queue_rule
 
 TimingReport report(const Row& r, const MachineModel& m) {
   TimingOptions o;
   o.model_only = true;
   o.work_flops = r.flops;
   o.fast_forward = fast_forward;
+  o.queue_rule = queue_rule;
   return model_launch(m, r.co->kernel(r.kernel_name), r.cfg, r.traces, *r.memory, o);
 }
 
@@ -285,6 +289,8 @@ int main(int argc, char** argv) {
       exact = true;
     } else if (a == "--fast-forward") {
       fast_forward = true;
+    } else if (a == "--queue-rule" && i + 1 < argc) {
+      queue_rule = parse_queue_rule(argv[++i]);
     } else if ((a == "--scale" || a == "--lds") && i + 1 < argc) {
       const double v = std::stod(argv[++i]);
       if (!(v > 0))
@@ -293,7 +299,8 @@ int main(int argc, char** argv) {
     } else {
       throw std::invalid_argument(
           "bench_timing_calibration: unknown option " + a +
-          " (known: --fit, --verbose, --exact, --fast-forward, --scale S, --lds L)");
+          " (known: --fit, --verbose, --exact, --fast-forward, --queue-rule NAME, --scale S, "
+          "--lds L)");
     }
   }
   std::vector<Row> rows;

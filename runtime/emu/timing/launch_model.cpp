@@ -12,6 +12,43 @@
 
 namespace tw::emu::timing {
 
+const char* queue_rule_name(QueueRule rule) {
+  switch (rule) {
+  case QueueRule::two_rounds:
+    return "two-rounds";
+  case QueueRule::turnover:
+    return "turnover";
+  case QueueRule::resident_half:
+    return "resident-half";
+  }
+  return "?";
+}
+
+QueueRule parse_queue_rule(const std::string& name) {
+  for (QueueRule r : {QueueRule::two_rounds, QueueRule::turnover, QueueRule::resident_half})
+    if (name == queue_rule_name(r))
+      return r;
+  throw std::invalid_argument(fmt::format(
+      "timing model: queue rule '{}' unknown (known: two-rounds, turnover, resident-half)", name));
+}
+
+uint64_t simulated_groups(QueueRule rule, int max_simulated_groups, int resident, uint64_t groups) {
+  const uint64_t res = uint64_t(std::max(resident, 1));
+  uint64_t n = 0;
+  switch (rule) {
+  case QueueRule::two_rounds:
+    n = std::max<uint64_t>(uint64_t(max_simulated_groups), 2 * res);
+    break;
+  case QueueRule::turnover:
+    n = 2 * res;
+    break;
+  case QueueRule::resident_half:
+    n = res + std::max<uint64_t>(2, res / 2);
+    break;
+  }
+  return std::min(groups, n);
+}
+
 void validate(const TimingOptions& o) {
   (void)machine_by_name(o.machine);
   if (o.sample < 1)
@@ -150,8 +187,7 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
 
   // The busiest WGP's queue: the sampled workgroups in turn.
   const uint64_t sim_groups =
-      std::min<uint64_t>(r.groups_per_wgp, std::max<uint64_t>(uint64_t(o.max_simulated_groups),
-                                                              2 * uint64_t(resident)));
+      simulated_groups(o.queue_rule, o.max_simulated_groups, resident, r.groups_per_wgp);
   std::vector<const WorkgroupTrace*> queue;
   for (uint64_t i = 0; i < sim_groups; ++i)
     queue.push_back(&traces[i % traces.size()]);

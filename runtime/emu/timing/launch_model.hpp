@@ -11,11 +11,27 @@
 #include <runtime/emu/timing/machine.hpp>
 #include <runtime/emu/timing/occupancy.hpp>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace tw::emu::timing {
+
+// How many workgroups of the busiest WGP's queue the simulation replays before the
+// steady-state interval between workgroup ends is extrapolated (docs/timing.md, What is
+// modeled, 4). `resident`: workgroups resident on the WGP at once.
+enum class QueueRule {
+  two_rounds,    // max(TimingOptions::max_simulated_groups, 2 x resident) (the default)
+  turnover,      // 2 x resident: every slot turned over once past the first round
+  resident_half, // resident + max(2, resident / 2)
+};
+const char* queue_rule_name(QueueRule rule);
+// "two-rounds", "turnover" or "resident-half"; throws std::invalid_argument naming the
+// accepted names.
+QueueRule parse_queue_rule(const std::string& name);
+// The number of workgroups simulated for a WGP's queue of `groups` (never more than it).
+uint64_t simulated_groups(QueueRule rule, int max_simulated_groups, int resident, uint64_t groups);
 
 struct TimingOptions {
   std::string machine = "gfx1201"; // gfx1201 (RX 9070 XT) or gfx1200 (RX 9060 XT)
@@ -35,6 +51,10 @@ struct TimingOptions {
                                    // shipped GEMMs and attention never reach such a state
                                    // and its hooks cost ~4% of their modeling (docs/timing.md,
                                    // Cost, twelfth session)
+  // How many workgroups the WGP simulation replays (QueueRule). The cheaper rules moved
+  // modeled figures by up to 79% (docs/timing.md, Cost, "Cheaper queue rules"): for
+  // measurements only.
+  QueueRule queue_rule = QueueRule::two_rounds;
 };
 
 struct TimingReport {

@@ -1,9 +1,11 @@
-// TimingReport::exact() (runtime/emu/timing/launch_model.*): every modeled figure at full
-// precision, so that scripts/check_timing_exact.sh can compare two builds bit for bit.
+// runtime/emu/timing/launch_model.*: TimingReport::exact(), every modeled figure at full
+// precision, so that scripts/check_timing_exact.sh can compare two builds bit for bit; the
+// queue rules (how many workgroups the WGP simulation replays).
 #include <doctest/doctest.h>
 
 #include <runtime/emu/timing/launch_model.hpp>
 
+#include <stdexcept>
 #include <string>
 
 using namespace tw::emu::timing;
@@ -53,4 +55,38 @@ TEST_CASE("timing report: exact() differs when one stall share differs in its la
   CHECK(b.stalls[1].second != a.stalls[1].second);
   CHECK(a.exact() != b.exact());
   CHECK(a.to_string() == b.to_string()); // the rounded report cannot tell them apart
+}
+
+TEST_CASE("queue rules: workgroups simulated per resident count, capped by the queue") {
+  // two-rounds: max(max_simulated_groups, 2 x resident); turnover: 2 x resident;
+  // resident-half: resident + max(2, resident / 2).
+  CHECK(simulated_groups(QueueRule::two_rounds, 6, 1, 32) == 6);
+  CHECK(simulated_groups(QueueRule::two_rounds, 6, 2, 32) == 6);
+  CHECK(simulated_groups(QueueRule::two_rounds, 6, 4, 32) == 8);
+  CHECK(simulated_groups(QueueRule::two_rounds, 6, 6, 32) == 12);
+  CHECK(simulated_groups(QueueRule::two_rounds, 12, 4, 32) == 12);
+  CHECK(simulated_groups(QueueRule::turnover, 6, 1, 32) == 2);
+  CHECK(simulated_groups(QueueRule::turnover, 6, 2, 32) == 4);
+  CHECK(simulated_groups(QueueRule::turnover, 6, 6, 32) == 12);
+  CHECK(simulated_groups(QueueRule::resident_half, 6, 1, 32) == 3);
+  CHECK(simulated_groups(QueueRule::resident_half, 6, 4, 32) == 6);
+  CHECK(simulated_groups(QueueRule::resident_half, 6, 6, 32) == 9);
+  CHECK(simulated_groups(QueueRule::resident_half, 6, 8, 32) == 12);
+  // A queue shorter than the rule's count is simulated whole.
+  CHECK(simulated_groups(QueueRule::two_rounds, 6, 4, 5) == 5);
+  CHECK(simulated_groups(QueueRule::turnover, 6, 6, 1) == 1);
+}
+
+TEST_CASE("queue rules: names round-trip and an unknown name is refused naming the known ones") {
+  for (QueueRule r : {QueueRule::two_rounds, QueueRule::turnover, QueueRule::resident_half})
+    CHECK(parse_queue_rule(queue_rule_name(r)) == r);
+  CHECK(TimingOptions{}.queue_rule == QueueRule::two_rounds);
+  try {
+    (void)parse_queue_rule("half");
+    FAIL("parse_queue_rule accepted 'half'");
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    CHECK(what.find("queue rule 'half' unknown") != std::string::npos);
+    CHECK(what.find("two-rounds, turnover, resident-half") != std::string::npos);
+  }
 }
