@@ -5,6 +5,8 @@ include(${doctest_DIR}/doctest.cmake)
 if(NOT TARGET tw_doctest_main)
   add_library(tw_doctest_main STATIC ${PROJECT_SOURCE_DIR}/tests/doctest_main.cpp)
   target_link_libraries(tw_doctest_main PUBLIC doctest::doctest)
+  target_compile_definitions(tw_doctest_main PRIVATE
+                             TILEWAVE_TEST_CACHE_DIR="${TILEWAVE_TEST_CACHE_DIR}")
 endif()
 
 # tw_test_suite(NAME SOURCES <files...> LIBS <targets...> [LABELS <labels...>])

@@ -1,3 +1,4 @@
+#include <emit/hip_cc1.hpp>
 #include <emit/subprocess.hpp>
 #include <emit/toolchain.hpp>
 #include <emit/toolchain_identity.hpp>
@@ -6,6 +7,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #ifndef TILEWAVE_CLANG
@@ -103,13 +105,24 @@ const std::string& toolchain_version(const std::string& cache_dir) {
   return it->second;
 }
 
+namespace {
+std::string hip_what(Arch arch) {
+  return "clang (" + clang_path() + ") compiling HIP source for " + std::string(arch_name(arch));
+}
+} // namespace
+
 HipCompileOutputs compile_hip_source(std::string_view source, Arch arch, int opt_level,
                                      bool want_llvm_ir, bool want_assembly) {
+  if (!want_llvm_ir && !want_assembly) {
+    // The driver's own cc1 job and an in-process link: the same bytes for half the CPU.
+    if (std::optional<std::vector<std::uint8_t>> co = compile_hip_via_cc1(
+            source, arch, opt_level, hip_flags(arch, opt_level), hip_what(arch)))
+      return {std::move(*co), {}, {}};
+  }
   TempDir dir("tilewave-hip");
   const std::string src = dir.file("kernel.hip");
   write_file(src, source.data(), source.size());
-  const std::string what =
-      "clang (" + clang_path() + ") compiling HIP source for " + std::string(arch_name(arch));
+  const std::string what = hip_what(arch);
 
   HipCompileOutputs out;
   std::vector<std::string> args = hip_flags(arch, opt_level);
@@ -130,6 +143,17 @@ HipCompileOutputs compile_hip_source(std::string_view source, Arch arch, int opt
     out.llvm_ir_after_opt = read_text_file(ll);
   }
   return out;
+}
+
+std::vector<std::uint8_t> compile_hip_with_driver(std::string_view source, Arch arch,
+                                                  int opt_level) {
+  TempDir dir("tilewave-hip");
+  const std::string src = dir.file("kernel.hip"), hsaco = dir.file("kernel.hsaco");
+  write_file(src, source.data(), source.size());
+  std::vector<std::string> args = hip_flags(arch, opt_level);
+  args.insert(args.end(), {"-c", src, "-o", hsaco});
+  run_or_throw(hip_what(arch), clang_path(), args);
+  return read_binary_file(hsaco);
 }
 
 std::vector<std::uint8_t> link_code_object(std::span<const std::uint8_t> object) {

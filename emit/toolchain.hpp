@@ -35,9 +35,17 @@ struct HipCompileOutputs {
 //   clang++-22 -x hip --offload-arch=<arch> --offload-device-only --no-gpu-bundle-output
 //              -nogpuinc -nogpulib -O<opt_level> -fuse-cuid=none -c
 // run in a fresh temporary directory (the same source always gives the same bytes). Throws
-// std::runtime_error carrying clang's stderr.
+// std::runtime_error carrying clang's stderr. Only the code object wanted: the driver's cc1
+// job runs without the driver and the link in this process (emit/hip_cc1.hpp: the same bytes,
+// about half the CPU); with texts, or when the driver's jobs are not the expected two, the
+// driver runs as it is.
 HipCompileOutputs compile_hip_source(std::string_view source, Arch arch, int opt_level,
                                      bool want_llvm_ir = false, bool want_assembly = false);
+
+// The code object of the same command, always through the driver (its cc1 and lld jobs each
+// a process of their own): what compile_hip_source's code objects are compared to.
+std::vector<std::uint8_t> compile_hip_with_driver(std::string_view source, Arch arch,
+                                                  int opt_level);
 
 // Relocatable AMDGPU ELF object -> loadable code object (ld.lld-22 -shared). Throws
 // std::runtime_error carrying lld's stderr.

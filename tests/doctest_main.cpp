@@ -1,10 +1,13 @@
 // The doctest main of every suite. ctest runs one TEST_CASE per process (doctest_discover_tests
 // passes --test-case=<name>); a run in which no test case started fails, so a name ctest
-// mangles (a ';' splits it into two entries) can never pass while running nothing.
+// mangles (a ';' splits it into two entries) can never pass while running nothing. Every suite
+// compiles into the build's test compile cache (TILEWAVE_TEST_CACHE_DIR, root CMakeLists.txt)
+// unless the caller set TILEWAVE_CACHE_DIR.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -33,6 +36,8 @@ struct StartedCounter : doctest::IReporter {
 DOCTEST_REGISTER_LISTENER("started_counter", 1, StartedCounter);
 
 int main(int argc, char** argv) {
+  if (const char* dir = std::getenv("TILEWAVE_CACHE_DIR"); dir == nullptr || *dir == '\0')
+    setenv("TILEWAVE_CACHE_DIR", TILEWAVE_TEST_CACHE_DIR, 1);
   doctest::Context context(argc, argv);
   const int status = context.run();
   if (context.shouldExit())

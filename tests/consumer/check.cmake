@@ -4,7 +4,11 @@
 # exported target carries C++20. LAUNCHER (optional, ccache) is the consumer's compiler
 # launcher: ccache hashes the source and every header it includes from the prefix, so an
 # installed header that changed or went missing is a miss and is compiled (or fails) as
-# without it. Run by ctest (consumer.find_package).
+# without it. Run by ctest (consumer.find_package). The consumer program compiles into
+# CACHE_DIR (the build's test compile cache) unless TILEWAVE_CACHE_DIR is set.
+if(CACHE_DIR AND "$ENV{TILEWAVE_CACHE_DIR}" STREQUAL "")
+  set(ENV{TILEWAVE_CACHE_DIR} ${CACHE_DIR})
+endif()
 set(prefix ${WORK_DIR}/prefix)
 set(launcher_arg "")
 if(LAUNCHER)
