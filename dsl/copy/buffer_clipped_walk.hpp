@@ -70,7 +70,8 @@ public:
     rsrc_ = ob.buffer_rsrc(t.ptr().address(t.offset(row0, Int64(0))), records.ir());
   }
 
-  // Tile `tile_col` of the band: columns tile_col * C .. + C - 1 (tile_col >= 0, uniform).
+  // Tile `tile_col` of the band: columns tile_col * C .. + C - 1 (tile_col >= 0, uniform; the
+  // few tiles past the last that a pipeline fetches keep tile_col * C * elem_bytes below 2^31).
   // (The compare is in bytes, on the offset itself: a loop keeps one scalar induction variable.)
   Tile tile(const Int32& tile_col) const {
     const Int32 col0_bytes = tile_col * Int32(C * elem_bytes<T>());
