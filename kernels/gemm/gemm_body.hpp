@@ -189,14 +189,15 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   // buffer_clipped_walk.hpp): a K tile's column offset is the loads' scalar offset (soffset),
   // 2^31 for a tile past K, so each K tile costs a scalar add, compare and select that A and B
   // share (a clipped descriptor per K tile, whole_or_none, cost 10 SALU per K tile in the f16
-  // loop).
+  // loop). Not in the MX kernel: with the walk bench_gemm modeled it slower (4096^3 123.0 /
+  // 123.8 -> 120.1 / 120.6 TFLOP/s hip / llvm, although 16 VGPRs fewer; docs/kernels.md).
   const ClippedCols k_cols = s.k_whole ? ClippedCols::whole_or_none : ClippedCols::per_run;
   std::optional<BufferClippedWalk<AS, block_m, bk>> walk_a;
   std::optional<BufferClippedWalk<BS, block_n, bk>> walk_b;
-  if constexpr (AKContig)
+  if constexpr (AKContig && !MX)
     if (s.k_whole && s.a_clipped)
       walk_a.emplace(buffer_clipped_walk<block_m, bk>(a, bm));
-  if constexpr (BKContig)
+  if constexpr (BKContig && !MX)
     if (s.k_whole && s.b_clipped)
       walk_b.emplace(buffer_clipped_walk<block_n, bk>(bt, bn));
   if ((s.a_clipped && !s.a_vec_aligned) || (s.b_clipped && !s.b_vec_aligned))
