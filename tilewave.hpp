@@ -24,6 +24,7 @@
 
 // The DSL and its kernel IR.
 #include <dsl/copy/buffer_clipped_tile.hpp>
+#include <dsl/copy/buffer_clipped_walk.hpp>
 #include <dsl/copy/buffer_global_tile.hpp>
 #include <dsl/copy/transpose_load.hpp>
 #include <dsl/dsl.hpp>

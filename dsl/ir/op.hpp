@@ -70,7 +70,8 @@ enum class Opcode : std::uint16_t {
   store,        // store(ptr, value); attrs.align
   lds_ptr,      // pointer to byte attrs.index of the kernel's static LDS block -> ptr<lds>
   buffer_rsrc,  // buffer_rsrc(ptr<global> base, i32 num_records) -> buffer_rsrc
-  buffer_load,  // buffer_load(rsrc, i32 byte_offset) -> result; 0 when out of range
+  buffer_load,  // buffer_load(rsrc, i32 byte_offset[, i32 scalar_offset]) -> result; 0 when out
+                // of range
   buffer_store, // buffer_store(rsrc, i32 byte_offset, value); dropped when out of range
   // global_load_tr(ptr<global>) -> <8 x 16-bit> (b128) or <8 x 8-bit> (b64): the wave-wide
   // transpose load (README: the lane exchange; EXEC must be all ones)

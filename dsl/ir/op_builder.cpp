@@ -198,6 +198,9 @@ Value OpBuilder::buffer_rsrc(Value base, Value num_records) {
 Value OpBuilder::buffer_load(Type t, Value rsrc, Value off) {
   return single(Opcode::buffer_load, {rsrc, off}, t);
 }
+Value OpBuilder::buffer_load(Type t, Value rsrc, Value off, Value soff) {
+  return single(Opcode::buffer_load, {rsrc, off, soff}, t);
+}
 void OpBuilder::buffer_store(Value rsrc, Value off, Value v) {
   append(Opcode::buffer_store, {rsrc, off, v}, {});
 }

@@ -102,6 +102,8 @@ public:
   // The transpose load (README): t is <8 x f16 / bf16 / i16> or <8 x i8 / e4m3 / e5m2>.
   Value global_load_tr(Type t, Value ptr);
   Value buffer_load(Type t, Value rsrc, Value byte_offset);
+  // With a wave-uniform scalar byte offset (the instruction's soffset, README).
+  Value buffer_load(Type t, Value rsrc, Value byte_offset, Value scalar_offset);
   void buffer_store(Value rsrc, Value byte_offset, Value value);
 
   // --- ids ---------------------------------------------------------------------------------

@@ -377,12 +377,19 @@ private:
     case Opcode::buffer_load:
     case Opcode::buffer_store: {
       const bool st = op_.opcode == Opcode::buffer_store;
-      if (auto e = counts(st ? 3 : 2, st ? 0 : 1); !e.empty())
+      // A load takes an optional third operand, the scalar (soffset) byte offset.
+      const bool scalar_offset = !st && op_.operands.size() == 3;
+      if (!st && op_.operands.size() != 2 && op_.operands.size() != 3)
+        return "takes 2 operands (rsrc, byte offset) or 3 (and a scalar byte offset), got " +
+               std::to_string(op_.operands.size());
+      if (auto e = counts(st || scalar_offset ? 3 : 2, st ? 0 : 1); !e.empty())
         return e;
       if (!opd(0).is_buffer_rsrc())
         return "operand 0 has type " + ty(opd(0)) + ", expected buffer_rsrc";
       if (opd(1) != Type::i32())
         return "byte offset has type " + ty(opd(1)) + ", expected i32";
+      if (scalar_offset && opd(2) != Type::i32())
+        return "scalar byte offset has type " + ty(opd(2)) + ", expected i32";
       const Type v = st ? opd(2) : res();
       if (!is_memory_value(v))
         return std::string(st ? "stored value" : "loaded type") + " " + ty(v) +

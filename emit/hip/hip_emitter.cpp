@@ -783,8 +783,10 @@ private:
     case Opcode::buffer_load: {
       const Type t = type(op.results[0]);
       auto [suffix, raw] = buffer_access(t);
+      // soffset: the optional scalar byte offset (wave-uniform), else 0.
+      const std::string soffset = op.operands.size() > 2 ? cat("(int)", opd(2)) : "0";
       const std::string call = cat("__builtin_amdgcn_raw_buffer_load_", suffix, "(", opd(0),
-                                   ", (int)", opd(1), ", 0, 0)");
+                                   ", (int)", opd(1), ", ", soffset, ", 0)");
       define(depth, op.results[0], cat("__builtin_bit_cast(", st(t), ", ", call, ")"));
       return;
     }

@@ -432,8 +432,10 @@ private:
                    b_.getInt32(kBufferRsrcWord3)});
     case O::buffer_load: {
       llvm::Type* raw = buffer_word_type(res_ty(op));
+      // soffset: the optional scalar byte offset (wave-uniform), else 0.
+      llvm::Value* soffset = op.operands.size() > 2 ? opd(op, 2) : b_.getInt32(0);
       llvm::Value* v = call(Intr::amdgcn_raw_ptr_buffer_load, {raw},
-                            {opd(op, 0), opd(op, 1), b_.getInt32(0), b_.getInt32(0)});
+                            {opd(op, 0), opd(op, 1), soffset, b_.getInt32(0)});
       return b_.CreateBitCast(v, type(res_ty(op)));
     }
     case O::buffer_store: {

@@ -11,6 +11,7 @@
 #include <kernels/gemm/gemm_kernel.hpp>
 
 #include <dsl/copy/buffer_clipped_tile.hpp>
+#include <dsl/copy/buffer_clipped_walk.hpp>
 #include <dsl/copy/buffer_global_tile.hpp>
 #include <dsl/dsl.hpp>
 #include <dsl/handles/convert.hpp>
@@ -183,21 +184,22 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
   // its lanes' offsets again (one v_cndmask per run; a uniform branch to skip that on the
   // interior K tiles let LLVM sink a load common to both sides below the WMMAs: 120.8 -> 71.9
   // TFLOP/s modeled at 4096^3). With s.k_whole (K a multiple of bk, gemm_clip_edges) a
-  // k-contiguous tile lies wholly inside K or wholly past it: no per-run choice, the tile past K
-  // gets num_records 0 (ClippedCols::whole_or_none).
+  // k-contiguous tile lies wholly inside K or wholly past it: no per-run choice, and the operand
+  // is walked along K through one descriptor made before the K loop (dsl/copy/
+  // buffer_clipped_walk.hpp): a K tile's column offset is the loads' scalar offset (soffset),
+  // 2^31 for a tile past K, so each K tile costs a scalar add, compare and select that A and B
+  // share (a clipped descriptor per K tile, whole_or_none, cost 10 SALU per K tile in the f16
+  // loop). Not in the MX kernel: with the walk bench_gemm modeled it slower (4096^3 123.0 /
+  // 123.8 -> 120.1 / 120.6 TFLOP/s hip / llvm, although 16 VGPRs fewer; docs/kernels.md).
   const ClippedCols k_cols = s.k_whole ? ClippedCols::whole_or_none : ClippedCols::per_run;
-  const auto clipped_a = [&](Int32 kt) {
-    if constexpr (AKContig)
-      return buffer_clipped_tile<block_m, bk>(a, bm, kt, k_cols);
-    else
-      return buffer_clipped_tile<bk, block_m>(a.transposed(), kt, bm);
-  };
-  const auto clipped_b = [&](Int32 kt) {
-    if constexpr (BKContig)
-      return buffer_clipped_tile<block_n, bk>(bt, bn, kt, k_cols);
-    else
-      return buffer_clipped_tile<bk, block_n>(bt.transposed(), kt, bn);
-  };
+  std::optional<BufferClippedWalk<AS, block_m, bk>> walk_a;
+  std::optional<BufferClippedWalk<BS, block_n, bk>> walk_b;
+  if constexpr (AKContig && !MX)
+    if (s.k_whole && s.a_clipped)
+      walk_a.emplace(buffer_clipped_walk<block_m, bk>(a, bm));
+  if constexpr (BKContig && !MX)
+    if (s.k_whole && s.b_clipped)
+      walk_b.emplace(buffer_clipped_walk<block_n, bk>(bt, bn));
   if ((s.a_clipped && !s.a_vec_aligned) || (s.b_clipped && !s.b_vec_aligned))
     throw std::invalid_argument("gemm kernel: a_clipped / b_clipped need the operand's 16-byte "
                                 "alignment (a_vec_aligned / b_vec_aligned)");
@@ -218,6 +220,20 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
       return copy_tb;
   }
   ();
+  const auto load_clipped_a = [&](Int32 kt) {
+    if constexpr (AKContig)
+      return walk_a ? copy_a.load(walk_a->tile(kt))
+                    : copy_a.load(buffer_clipped_tile<block_m, bk>(a, bm, kt, k_cols));
+    else
+      return copy_a.load(buffer_clipped_tile<bk, block_m>(a.transposed(), kt, bm));
+  };
+  const auto load_clipped_b = [&](Int32 kt) {
+    if constexpr (BKContig)
+      return walk_b ? copy_b.load(walk_b->tile(kt))
+                    : copy_b.load(buffer_clipped_tile<block_n, bk>(bt, bn, kt, k_cols));
+    else
+      return copy_b.load(buffer_clipped_tile<bk, block_n>(bt.transposed(), kt, bn));
+  };
   // ---- prologue block: the activation scale of each of the block's rows (blocks/act_quant.hpp)
   const auto inv_scale = [&](const Int32& r) {
     if constexpr (quant)
@@ -246,11 +262,11 @@ ir::Kernel build_body(const GemmKernelSpec& s) {
     // kernels' spills on gfx1201.)
     const Int32 kt = k_range ? k_tile_begin + k_step : k_step;
     if (s.a_clipped && s.b_clipped) // all 8 loads in one straight block, edges included
-      return std::tuple{copy_a.load(clipped_a(kt)), copy_b.load(clipped_b(kt)), kt};
+      return std::tuple{load_clipped_a(kt), load_clipped_b(kt), kt};
     if (s.a_clipped)
-      return std::tuple{copy_a.load(clipped_a(kt)), copy_b.load(tile_b(kt)), kt};
+      return std::tuple{load_clipped_a(kt), copy_b.load(tile_b(kt)), kt};
     if (s.b_clipped)
-      return std::tuple{copy_a.load(tile_a(kt)), copy_b.load(clipped_b(kt)), kt};
+      return std::tuple{copy_a.load(tile_a(kt)), load_clipped_b(kt), kt};
     const auto [regs_a, regs_b] = load_both_whole_or_masked(copy_a, tile_a(kt), copy_b, tile_b(kt));
     return std::tuple{regs_a, regs_b, kt};
   };

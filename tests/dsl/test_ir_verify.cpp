@@ -320,6 +320,12 @@ TEST_CASE("ir verify: memory and address space errors") {
         x.b.buffer_load(Type::vec(Type::f32(), 8), r, x.n);
       },
       "ir.verify: op #1 'buffer_load'", "loaded type <8 x f32> is not a memory value");
+  expect_build_error(
+      [](Fixture& x) {
+        Value r = x.b.buffer_rsrc(x.p, x.n);
+        x.b.buffer_load(Type::f32(), r, x.n, x.big);
+      },
+      "ir.verify: op #1 'buffer_load'", "scalar byte offset has type i64, expected i32");
   expect_build_error([](Fixture& x) { x.b.buffer_store(x.p, x.n, x.f); }, at0 + "'buffer_store'",
                      "operand 0 has type ptr<global>, expected buffer_rsrc");
 }
