@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
         for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
           if (!only_backend.empty() && only_backend != emit::backend_name(b))
             continue;
-          set_gemm_target({b, arch});
+          set_gemm_target({b, Arch::gfx1201});
           const emit::CodeObject co = compile_flash_attn_kernel(s);
           const emit::ResourceReport& r = co.resources;
           const std::string be(emit::backend_name(b));
