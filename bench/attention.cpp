@@ -7,9 +7,11 @@
 // every KV block after the first. A second line gives the count for random inputs (uniform in
 // [-2, 2)), where the maxima still move in some blocks. Last, the timing model's
 // figure (runtime/emu/timing, docs/timing.md) for bf16 D = 128 and 256 at B = 4, H = 32, S = 4096,
-// causal and not, with 64- and 128-row query tiles, on the RX 9070 XT: the real grid with 3
-// sampled workgroups emulated (--model-only); all such figures are modeled, not measured.
+// causal and not, with 64- and 128-row query tiles (the one flash_attn picks by default marked),
+// on the RX 9070 XT (gfx1201) or the RX 9060 XT (gfx1200): the real grid with 3 sampled
+// workgroups emulated (--model-only); all such figures are modeled, not measured.
 #include <kernels/attention/flash_attn_kernel.hpp>
+#include <kernels/attention/flash_attn_query_tile.hpp>
 #include <kernels/gemm/gemm_target.hpp>
 
 #include <atoms/formats/f16.hpp>
@@ -33,14 +35,19 @@ using namespace tw::kernels::flash_attn_kernel;
 namespace {
 
 // Modeled TFLOP/s of the headline shape (separate from the static report above).
-// `queue_rule`: TimingOptions::queue_rule (`bench_attention headline RULE`).
-void print_modeled_headline(emu::timing::QueueRule queue_rule) {
+// `queue_rule`: TimingOptions::queue_rule (`bench_attention headline RULE`); `arch`: the
+// machine modeled and compiled for (`bench_attention headline RULE gfx1200`).
+void print_modeled_headline(emu::timing::QueueRule queue_rule, Arch arch) {
   const int64_t B = 4, H = 32, S = 4096;
   runtime::EmuDevice dev;
   dev.set_memcheck(false);
   for (const int64_t D : {128, 256})
     for (bool causal : {false, true})
       for (int waves : {4, 8}) {
+        FlashAttnProblem problem; // what flash_attn's default query tile is picked by
+        problem.head_dim = problem.head_dim_v = D;
+        problem.seqlen_q = S;
+        const bool is_default = default_query_tile(problem) == 16 * waves;
         const size_t bytes = size_t(B * H * S * D) * 2;
         FlashAttnKernelSpec s;
         s.waves = waves;
@@ -52,7 +59,7 @@ void print_modeled_headline(emu::timing::QueueRule queue_rule) {
         s.v_transpose_loads = true;
         s.k_clipped = true;
         for (emit::Backend b : {emit::Backend::hip, emit::Backend::llvm}) {
-          set_gemm_target({b, Arch::gfx1201});
+          set_gemm_target({b, arch});
           const emit::CodeObject co = compile_flash_attn_kernel(s);
           FlashAttnLaunchArgs g = dense_bshd_args(B, S, H, D);
           std::vector<runtime::DevicePtr> bufs; // separate tensors: the DRAM bound counts each
@@ -68,6 +75,7 @@ void print_modeled_headline(emu::timing::QueueRule queue_rule) {
           o.model_only = true;
           o.compare_plain = true; // the model's cost line
           o.queue_rule = queue_rule;
+          o.machine = std::string(arch_name(arch));
           // Useful work: 4 B H S^2 D (QK^T and PV), half of it under the causal mask.
           o.work_flops = 4.0 * double(B * H * D) * double(S) * double(S) / (causal ? 2.0 : 1.0);
           dev.set_timing_model(o);
@@ -75,12 +83,14 @@ void print_modeled_headline(emu::timing::QueueRule queue_rule) {
           dev.launch(dev.get_kernel(mod, co.kernel_name), flash_attn_grid(g, false, s.block_q()),
                      {uint32_t(s.workgroup_threads())}, flash_attn_kernel_args(g).span());
           const emu::timing::TimingReport t = dev.last_timing().value();
-          std::printf("== bf16 D=%lld %s q%d B=4 H=32 S=4096, %-4s modeled on the %s: %.1f TFLOP/s "
-                      "(%.0f%% of the %.0f TFLOP/s %s peak), %.3f ms, bound: %s, %d waves/SIMD\n",
+          std::printf("== bf16 D=%lld %s q%d%s B=4 H=32 S=4096, %-4s modeled on the %s: %.1f "
+                      "TFLOP/s (%.0f%% of the %.0f TFLOP/s %s peak), %.3f ms, bound: %s, %d "
+                      "waves/SIMD\n",
                       static_cast<long long>(D), causal ? "causal" : "full  ", s.block_q(),
-                      std::string(emit::backend_name(b)).c_str(), t.product.c_str(), t.tflops,
-                      100 * t.peak_fraction, t.peak / 1e12, t.peak_name.c_str(), t.seconds * 1e3,
-                      t.bound.c_str(), t.occupancy.waves_per_simd);
+                      is_default ? " (default)" : "", std::string(emit::backend_name(b)).c_str(),
+                      t.product.c_str(), t.tflops, 100 * t.peak_fraction, t.peak / 1e12,
+                      t.peak_name.c_str(), t.seconds * 1e3, t.bound.c_str(),
+                      t.occupancy.waves_per_simd);
           // The model's cost (as bench_gemm's): recording + modeling against the plain
           // emulation of the same sampled workgroups, CPU seconds of all threads.
           std::printf("   model cost: %.3f s CPU recording + %.3f s CPU modeling vs %.3f s CPU "
@@ -98,16 +108,24 @@ void print_modeled_headline(emu::timing::QueueRule queue_rule) {
 } // namespace
 
 // Optional filters: bench_attention [dtype [head_dim [full|causal [hip|llvm]]]], e.g.
-// `bench_attention bf16 128` (`bench_attention headline [RULE]`: only the modeled figures,
-// RULE the TimingOptions::queue_rule, two-rounds by default); with
+// `bench_attention bf16 128` (`bench_attention headline [RULE [ARCH]]`: only the modeled
+// figures, RULE the TimingOptions::queue_rule, two-rounds by default, ARCH gfx1201 (the
+// default) or gfx1200); with
 // TILEWAVE_BENCH_TRACE=1 the emulator prints the instruction trace of wave 0 of workgroup 0 (of
 // workgroup x with TILEWAVE_BENCH_TRACE_WG=x) of every launch run to stderr (for an
 // instruction histogram).
 int main(int argc, char** argv) {
   const std::string only_dtype = argc > 1 ? argv[1] : "";
   if (only_dtype == "headline") { // `bench_attention headline`: the modeled figures only
+    const std::string arch = argc > 3 ? argv[3] : "gfx1201";
+    if (arch != "gfx1201" && arch != "gfx1200") {
+      std::fprintf(stderr, "bench_attention headline: ARCH is '%s'; expected gfx1201 or gfx1200\n",
+                   arch.c_str());
+      return 2;
+    }
     print_modeled_headline(argc > 2 ? emu::timing::parse_queue_rule(argv[2])
-                                    : emu::timing::QueueRule::two_rounds);
+                                    : emu::timing::QueueRule::two_rounds,
+                           arch == "gfx1200" ? Arch::gfx1200 : Arch::gfx1201);
     return 0;
   }
   const int only_d = argc > 2 ? std::atoi(argv[2]) : 0;
@@ -212,6 +230,6 @@ int main(int argc, char** argv) {
   for (runtime::DevicePtr p : {rq, rk, rv, rout})
     dev.free(p);
   if (argc <= 1) // the headline figures only for the full report
-    print_modeled_headline(emu::timing::QueueRule::two_rounds);
+    print_modeled_headline(emu::timing::QueueRule::two_rounds, Arch::gfx1201);
   return 0;
 }

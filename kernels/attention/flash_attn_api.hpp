@@ -60,7 +60,9 @@ struct FlashAttnArgs {
 
   int num_splits = 0; // split-KV: 0 = the host picks, 1 = no split, N = N splits
 
-  // Query rows per workgroup: 0 = the default (64), 64 (4 waves) or 128 (8 waves).
+  // Query rows per workgroup: 64 (4 waves) or 128 (8 waves); 0 = the host picks: 128 when the
+  // head dim (the larger of D and Dv) is above 128 and Sq (varlen: max_seqlen_q) is above 64,
+  // else 64 (flash_attn_query_tile.hpp).
   int query_tile = 0;
 };
 

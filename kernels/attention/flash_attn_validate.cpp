@@ -2,6 +2,7 @@
 // docs/kernels.md "Attention"). Every rule is one check with one sentence; everything is
 // checked before the device is touched (the varlen offsets are read back, never written).
 #include <kernels/attention/attn_validate_parts.hpp>
+#include <kernels/attention/flash_attn_query_tile.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -221,9 +222,10 @@ void validate_attn_options(const ArgChecker& chk, const Device& device, const Fl
   // -- query tile
   if (args.query_tile != 0 && args.query_tile != 64 && args.query_tile != 128)
     chk.fail_parameter("query_tile", "is " + std::to_string(args.query_tile) +
-                                         "; expected 0 (the default, 64), 64 or 128 query rows "
-                                         "per workgroup");
-  p.query_tile = args.query_tile == 0 ? 64 : args.query_tile;
+                                         "; expected 0 (the host picks: 128 when D > 128 and "
+                                         "Sq > 64, else 64), 64 or 128 query rows per "
+                                         "workgroup");
+  p.query_tile = args.query_tile == 0 ? default_query_tile(p) : args.query_tile;
 }
 
 } // namespace attn_validate

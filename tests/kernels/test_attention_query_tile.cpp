@@ -93,6 +93,24 @@ TEST_CASE("flash_attn query_tile 128: split-KV and the default tile agree with t
   run_case(c);
 }
 
+TEST_CASE("flash_attn default query_tile at D 256: 128 rows for Sq 97, 64 for Sq 17, dense "
+          "causal and varlen, against the oracle") {
+  // query_tile 0: the host picks 128 rows (D > 128, Sq > 64) or 64 (Sq <= 64); the picks are
+  // test_attention_validation's, the results here
+  for (auto [sq, causal] : {std::pair{97, true}, std::pair{97, false}, std::pair{17, true}}) {
+    Case c = tile128(DType::bf16, sq, 129, 256, causal);
+    c.query_tile = 0;
+    run_case(c);
+  }
+  Case v = tile128(DType::f16, 97, 129, 256, true);
+  v.query_tile = 0;
+  v.batch = 2;
+  v.cu_q = {0, 97, 100};  // Sq_b: 97, 3
+  v.cu_k = {0, 129, 146}; // Sk_b: 129, 17
+  v.lse = true;
+  run_case(v);
+}
+
 TEST_CASE("flash_attn query_tile: the launch picks 8 waves for 128 rows, 4 otherwise") {
   // spec_of on validated problems: the tile of the problem becomes the spec's waves and name
   const Case c;

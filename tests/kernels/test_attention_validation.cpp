@@ -7,11 +7,13 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace tw;
@@ -50,10 +52,18 @@ public:
   }
   void synchronize() override { ++other_calls; }
 
-  // A view at a fresh address (1 MiB apart, so views never overlap unless a test says so).
+  // A view at a fresh address (1 MiB apart, more past a view above 1 MiB with packed strides,
+  // so views never overlap unless a test says so).
   TensorView tensor(DType dtype, Extents shape, Extents strides = {}) {
     next_ += 1 << 20;
-    return TensorView::on_device(*this, next_, dtype, std::move(shape), std::move(strides));
+    const runtime::DevicePtr at = next_;
+    int64_t elements = 1;
+    for (int64_t e : shape)
+      elements *= e;
+    const int64_t mib = int64_t(1) << 20;
+    const int64_t bytes = int64_t(dtype_storage_bytes(dtype, elements));
+    next_ += uint64_t((bytes + mib - 1) / mib * mib - mib) * (bytes > mib);
+    return TensorView::on_device(*this, at, dtype, std::move(shape), std::move(strides));
   }
   // An int32 vector holding `values` in this device's memory.
   TensorView offsets(std::vector<int32_t> values) {
@@ -567,16 +577,98 @@ TEST_CASE("attention validation: num_splits") {
 
 TEST_CASE("attention validation: query_tile") {
   DenseCase c;
-  CHECK(accepts(c).query_tile == 64); // 0: the default
+  CHECK(accepts(c).query_tile == 64); // 0: the host picks (D 64, Sq 5: 64 rows)
   for (int bad : {-1, 32, 96, 256}) {
     c.args.query_tile = bad;
     rejects(c, "flash_attn: parameter 'query_tile' is " + std::to_string(bad) +
-                   "; expected 0 (the default, 64), 64 or 128 query rows per workgroup");
+                   "; expected 0 (the host picks: 128 when D > 128 and Sq > 64, else 64), 64 or "
+                   "128 query rows per workgroup");
   }
   c.args.query_tile = 128;
   CHECK(accepts(c).query_tile == 128);
   c.args.query_tile = 64;
   CHECK(accepts(c).query_tile == 64);
+}
+
+namespace {
+
+// A dense bf16 problem B 1, Hq = Hkv = 1, Sk 8: q [1, Sq, 1, D], v / out head dim Dv.
+FlashAttnArgs dense_args(MemoryDevice& dev, int64_t sq, int64_t d, int64_t dv, int query_tile) {
+  FlashAttnArgs a;
+  a.q = dev.tensor(DType::bf16, {1, sq, 1, d});
+  a.k = dev.tensor(DType::bf16, {1, 8, 1, d});
+  a.v = dev.tensor(DType::bf16, {1, 8, 1, dv});
+  a.out = dev.tensor(DType::bf16, {1, sq, 1, dv});
+  a.query_tile = query_tile;
+  return a;
+}
+
+int tile_of(MemoryDevice& dev, const FlashAttnArgs& a) {
+  const FlashAttnProblem p = validate_flash_attn(dev, a);
+  CHECK(dev.other_calls == 0);
+  return p.query_tile;
+}
+
+} // namespace
+
+// The host's pick for query_tile 0 (docs/kernels.md "Query tile"): 128 rows when the head dim
+// pads above 128 (D 160 and 192 pad to 192, 224 and 256 to 256) and Sq is above 64; 64 rows for
+// narrower heads and for decode-like Sq <= 64. Explicit 64 / 128 are kept as given.
+TEST_CASE("attention validation: the default query_tile by head dim and Sq, explicit kept") {
+  struct Pick {
+    int64_t d, sq;
+    int tile;
+  };
+  for (const Pick& e :
+       {Pick{64, 1, 64}, Pick{64, 64, 64}, Pick{64, 65, 64}, Pick{64, 4096, 64}, Pick{128, 1, 64},
+        Pick{128, 64, 64}, Pick{128, 65, 64}, Pick{128, 4096, 64}, Pick{256, 1, 64},
+        Pick{256, 64, 64}, Pick{256, 65, 128}, Pick{256, 4096, 128}, Pick{160, 65, 128},
+        Pick{192, 4096, 128}, Pick{136, 65, 128}}) {
+    CAPTURE(e.d);
+    CAPTURE(e.sq);
+    MemoryDevice dev("device A");
+    CHECK(tile_of(dev, dense_args(dev, e.sq, e.d, e.d, 0)) == e.tile);
+    for (int explicit_tile : {64, 128})
+      CHECK(tile_of(dev, dense_args(dev, e.sq, e.d, e.d, explicit_tile)) == explicit_tile);
+  }
+  // the wider of D and Dv counts (one padded width for both heads)
+  MemoryDevice dev("device A");
+  CHECK(tile_of(dev, dense_args(dev, 4096, 64, 256, 0)) == 128);
+  CHECK(tile_of(dev, dense_args(dev, 4096, 256, 64, 0)) == 128);
+  CHECK(tile_of(dev, dense_args(dev, 4096, 128, 96, 0)) == 64);
+}
+
+// varlen: the longest sequence's query rows (max_seqlen_q) stand for Sq.
+TEST_CASE("attention validation: the default query_tile of varlen problems") {
+  for (const auto& [lengths, d, tile] :
+       {std::tuple{std::vector<int32_t>{1, 1, 1}, int64_t(256), 64},    // decode-like
+        std::tuple{std::vector<int32_t>{64, 30, 64}, int64_t(256), 64}, // longest 64
+        std::tuple{std::vector<int32_t>{3, 65, 2}, int64_t(256), 128},  // longest 65
+        std::tuple{std::vector<int32_t>{4096, 100}, int64_t(256), 128},
+        std::tuple{std::vector<int32_t>{4096, 100}, int64_t(128), 64}}) {
+    CAPTURE(d);
+    CAPTURE(lengths.size());
+    MemoryDevice dev("device A");
+    std::vector<int32_t> cu{0};
+    for (int32_t n : lengths)
+      cu.push_back(cu.back() + n);
+    const int64_t tq = cu.back(), hkv = 2;
+    FlashAttnArgs a;
+    a.q = dev.tensor(DType::bf16, {tq, 4, d});
+    a.k = dev.tensor(DType::bf16, {32, hkv, d});
+    a.v = dev.tensor(DType::bf16, {32, hkv, d});
+    a.out = dev.tensor(DType::bf16, {tq, 4, d});
+    a.cu_seqlens_q = dev.offsets(cu);
+    std::vector<int32_t> cu_k(cu.size());
+    for (size_t i = 0; i < cu.size(); ++i)
+      cu_k[i] = int32_t(i) * 8;
+    a.cu_seqlens_k = dev.offsets(cu_k);
+    a.max_seqlen_q = *std::max_element(lengths.begin(), lengths.end());
+    a.max_seqlen_k = 8;
+    CHECK(tile_of(dev, a) == tile);
+    a.query_tile = 64;
+    CHECK(tile_of(dev, a) == 64);
+  }
 }
 
 TEST_CASE("attention validation: outputs overlap no input and not each other") {

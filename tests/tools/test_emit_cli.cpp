@@ -220,7 +220,7 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
       ++qk_norm;
       qk_norm_symbols.insert(k["symbol"].get<std::string>());
     }
-    if (name == "flash_attn") { // flash attention (10) and paged / decode attention (6)
+    if (name == "flash_attn") { // flash attention (11) and paged / decode attention (6)
       ++flash;
       flash_symbols.insert(k["symbol"].get<std::string>());
       CHECK(k["resources"]["lds_bytes"].get<int>() <= 65536);
@@ -258,8 +258,14 @@ TEST_CASE("tilewave aot --all writes every configuration for both arches and a m
     return sym.find("_mx") != std::string::npos && sym.find("_t128x128w8") != std::string::npos;
   }));
   CHECK(wmma_loop == 4);
-  CHECK(flash == 64);
-  CHECK(flash_symbols.size() == 16);
+  CHECK(flash == 68);
+  CHECK(flash_symbols.size() == 17);
+  // D 256 in 64- and 128-row query tiles (the default for Sq > 64, docs/kernels.md "Query tile")
+  for (bool q128 : {false, true})
+    CHECK(std::any_of(flash_symbols.begin(), flash_symbols.end(), [&](const std::string& sym) {
+      return sym.find("bf16_bf16_d256_dv256_") != std::string::npos &&
+             (sym.find("_q128") != std::string::npos) == q128;
+    }));
   for (const char* feature : {"_paged_", "_pagedcsr_", "_gqa", "int8_bf16_d128_dv128_v_paged"})
     CHECK(std::any_of(flash_symbols.begin(), flash_symbols.end(), [&](const std::string& sym) {
       return sym.find(feature) != std::string::npos;

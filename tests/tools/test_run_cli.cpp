@@ -1073,10 +1073,11 @@ TEST_CASE("tilewave run flash_attn: command-line and argument errors") {
   has(run_tool("run flash_attn" + in.args + out + " --param num_splits=-2"),
       "run: --param num_splits=-2 must be 0 (the host picks) or a split count >= 1");
   has(run_tool("run flash_attn" + in.args + out + " --param query_tile=96"),
-      "flash_attn: parameter 'query_tile' is 96; expected 0 (the default, 64), 64 or 128 query "
-      "rows per workgroup");
+      "flash_attn: parameter 'query_tile' is 96; expected 0 (the host picks: 128 when D > 128 "
+      "and Sq > 64, else 64), 64 or 128 query rows per workgroup");
   has(run_tool("run flash_attn" + in.args + out + " --param query_tile=-64"),
-      "run: --param query_tile=-64 must be 0 (the default, 64), 64 or 128");
+      "run: --param query_tile=-64 must be 0 (the host picks: 128 when D > 128 and Sq > 64, "
+      "else 64), 64 or 128");
   has(run_tool("run flash_attn" + in.args + out + " --param alpha=1"),
       "run: --param 'alpha' is not a parameter of flash_attn");
   // the entry point's sentences: parameters and shapes

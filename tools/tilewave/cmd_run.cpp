@@ -743,7 +743,8 @@ kernels::FlashAttnArgs flash_attn_args(runtime::Device& dev, const Problem& p, P
   const int64_t tile = params.take_integer<int64_t>("query_tile").value_or(0);
   if (tile < 0 || tile > std::numeric_limits<int>::max())
     throw run_error("--param query_tile=" + std::to_string(tile) +
-                    " must be 0 (the default, 64), 64 or 128");
+                    " must be 0 (the host picks: 128 when D > 128 and Sq > 64, else 64), "
+                    "64 or 128");
   a.query_tile = int(tile);
   return a;
 }

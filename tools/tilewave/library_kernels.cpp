@@ -171,6 +171,7 @@ ir::Kernel build_flash_attn(const emit::ParamReader& p) {
   s.v_transpose_loads = s.vec_aligned; // every listed head dim is a multiple of 8
   s.paging = paging(p, "paging");
   s.gqa_packed = flag(p, "gqa");
+  s.waves = int(p.one_of("query_tile", {64, 128})) / 16; // one 16-row column per wave
   // K through a clipped buffer descriptor, as launch_flash_attn picks it for aligned rows whose
   // head dim is a multiple of the 128-bit run (16 elements for 8-bit dtypes)
   const int64_t k_run = dtype_bits(s.dtype) == 8 ? 16 : 8;
@@ -346,8 +347,8 @@ void register_library_kernels(emit::KernelRegistry& registry) {
                   gemm_shipped_configs()});
     registry.add(
         {"flash_attn",
-         "kernels/attention: flash attention forward (64-query tile, 4 waves, S^T = K Q^T, P^T "
-         "from registers into O^T = V^T P^T, online softmax)",
+         "kernels/attention: flash attention forward (64- or 128-query tile, 4 or 8 waves, "
+         "S^T = K Q^T, P^T from registers into O^T = V^T P^T, online softmax)",
          {{"dtype", "bf16", "q / k / v dtype: bf16, f16, e4m3, e5m2 or int8"},
           {"out", "bf16", "output dtype: bf16 or f16"},
           {"d", "128", "query head dim (padded to a multiple of 32 in the kernel)"},
@@ -367,12 +368,16 @@ void register_library_kernels(emit::KernelRegistry& registry) {
            "decode_attn)"},
           {"gqa", "0",
            "1: GQA packing, the query rows of a kv head's query heads in one tile "
-           "(decode_attn)"}},
+           "(decode_attn)"},
+          {"query_tile", "64",
+           "query rows per workgroup: 64 (4 waves) or 128 (8 waves, flash_attn's default for "
+           "D > 128 and Sq > 64)"}},
          build_flash_attn,
          {{},
           {{"causal", "1"}},
           {{"d", "64"}, {"dv", "64"}},
           {{"d", "256"}, {"dv", "256"}},
+          {{"d", "256"}, {"dv", "256"}, {"query_tile", "128"}}, // the default for Sq > 64
           {{"dtype", "f16"}, {"out", "f16"}},
           {{"varlen", "1"}, {"causal", "1"}, {"lse", "1"}},
           {{"split", "1"}},
