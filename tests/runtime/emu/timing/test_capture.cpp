@@ -3,6 +3,7 @@
 // per LDS / vector memory instruction a MemoryEvent, per instruction of the program its
 // execution count; checked against the instructions themselves (their classes and pcs).
 #include "../emu_test_util.hpp"
+#include "workgroup0_trace.hpp"
 
 #include <runtime/emu/timing/capture.hpp>
 #include <runtime/emu/timing/wgp_sim.hpp>
@@ -31,12 +32,7 @@ WorkgroupTrace capture_of(const std::string& kernel, uint32_t threads, int point
   for (int i = 0; i < pointers; ++i)
     std::memcpy(cfg.kernargs.data() + size_t(i) * 8, &buf, 8);
   std::memcpy(cfg.kernargs.data() + size_t(pointers) * 8, &value, 4);
-  TimingCapture capture({{0, 0, 0}}, 128, 32);
-  cfg.observer = &capture;
-  emu::launch(*co, co->kernel(kernel), memory, cfg);
-  auto traces = capture.take();
-  REQUIRE(traces.size() == 1);
-  return std::move(traces[0]);
+  return test::workgroup0_trace(*co, kernel, memory, cfg);
 }
 
 // Checks every word of every wave against the program: the taken bit exactly on branches

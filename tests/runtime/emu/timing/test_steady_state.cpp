@@ -3,6 +3,7 @@
 // (tests/runtime/emu/kernels/timing.hip) with it on and off: identical results, and periods
 // actually jumped over.
 #include "../emu_test_util.hpp"
+#include "workgroup0_trace.hpp"
 
 #include <runtime/emu/timing/capture.hpp>
 #include <runtime/emu/timing/launch_model.hpp>
@@ -76,12 +77,7 @@ WorkgroupTrace trace_of(const std::string& kernel, uint32_t threads,
   emu::LaunchConfig cfg;
   cfg.block = {threads, 1, 1};
   cfg.kernargs = args(memory);
-  TimingCapture capture({{0, 0, 0}}, 128, 32);
-  cfg.observer = &capture;
-  emu::launch(*co, co->kernel(kernel), memory, cfg);
-  auto traces = capture.take();
-  REQUIRE(traces.size() == 1);
-  return std::move(traces[0]);
+  return test::workgroup0_trace(*co, kernel, memory, cfg);
 }
 
 // Kernel arguments: the pointers, then one 4-byte int.

@@ -3,6 +3,7 @@
 // conflicts and global coalescing from the real addresses, barriers, and the interfaces
 // (EmuDevice::set_timing_model, --model-only sampling).
 #include "../emu_test_util.hpp"
+#include "workgroup0_trace.hpp"
 
 #include <runtime/emu/timing/capture.hpp>
 #include <runtime/emu/timing/launch_model.hpp>
@@ -80,12 +81,7 @@ WorkgroupTrace global_stride_trace(int stride, std::shared_ptr<emu::CodeObject>&
   std::memcpy(cfg.kernargs.data(), &in, 8);
   std::memcpy(cfg.kernargs.data() + 8, &out, 8);
   std::memcpy(cfg.kernargs.data() + 16, &stride, 4);
-  TimingCapture capture({{0, 0, 0}}, 128, 32);
-  cfg.observer = &capture;
-  emu::launch(*co, co->kernel(kernel), memory, cfg);
-  auto traces = capture.take();
-  REQUIRE(traces.size() == 1);
-  return std::move(traces[0]);
+  return test::workgroup0_trace(*co, kernel, memory, cfg);
 }
 } // namespace
 
