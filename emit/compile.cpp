@@ -15,7 +15,10 @@
 
 #include <emit/emitter_stamp.hpp>
 
+#include <optional>
 #include <stdexcept>
+#include <type_traits>
+#include <vector>
 
 #ifndef TILEWAVE_VERSION
 #define TILEWAVE_VERSION "unknown"
@@ -121,6 +124,32 @@ CacheKey entry_key(const ir::Kernel& kernel, Backend backend, Arch arch,
                          options_key(options), std::string(emitter_stamp()), artifacts});
 }
 
+// The disk entry of `digest` as `decode` reads it (the entry's code object, or its code object
+// and texts), or nothing: a miss, or intact bytes that are not this kernel's entry, which are
+// deleted (`lookup` then says corrupt, so the caller reports a rebuild). The read and the
+// decoding add to `read_time` / `decode_time` when given.
+template <class Decode>
+auto load_entry(const DiskCache& disk, const std::string& digest, DiskLookup& lookup,
+                const Decode& decode, StageTime* read_time = nullptr,
+                StageTime* decode_time = nullptr)
+    -> std::optional<std::invoke_result_t<const Decode&, const std::vector<std::uint8_t>&>> {
+  std::optional<std::vector<std::uint8_t>> bytes;
+  {
+    StageTimer t(read_time);
+    bytes = disk.load(digest, &lookup);
+  }
+  if (!bytes)
+    return std::nullopt;
+  try {
+    StageTimer t(decode_time);
+    return decode(*bytes);
+  } catch (const std::exception&) {
+    disk.discard(digest);
+    lookup = DiskLookup::corrupt;
+    return std::nullopt;
+  }
+}
+
 // Tells the caller where the code object came from, when it asked.
 void report_outcome(const CompileOptions& options, CacheOutcome o) {
   if (options.cache_outcome)
@@ -149,17 +178,14 @@ CompileArtifacts compile_with_artifacts(const ir::Kernel& kernel, Backend backen
       entry_key(kernel, backend, arch, toolchain_version(dir), options, /*artifacts=*/true);
   const DiskCache disk(dir);
   DiskLookup lookup = DiskLookup::miss;
-  if (std::optional<std::vector<std::uint8_t>> bytes = disk.load(key.digest, &lookup)) {
-    try {
-      CompileArtifacts a = decode_artifacts_entry(*bytes, backend, arch, kernel.name);
-      adopt_kernarg_layout(a.code_object, kernel);
-      report_outcome(options, CacheOutcome::disk_hit);
-      return a;
-    } catch (const std::exception&) {
-      // Intact bytes that are not this kernel's artifacts: replace them.
-      disk.discard(key.digest);
-      lookup = DiskLookup::corrupt;
-    }
+  if (std::optional<CompileArtifacts> a =
+          load_entry(disk, key.digest, lookup, [&](const std::vector<std::uint8_t>& bytes) {
+            CompileArtifacts entry = decode_artifacts_entry(bytes, backend, arch, kernel.name);
+            adopt_kernarg_layout(entry.code_object, kernel);
+            return entry;
+          })) {
+    report_outcome(options, CacheOutcome::disk_hit);
+    return std::move(*a);
   }
   if (!disk.problem().empty())
     warn_cache_unusable_once(disk.problem());
@@ -215,24 +241,17 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
       }
       if (disk) {
         DiskLookup lookup = DiskLookup::miss;
-        std::optional<std::vector<std::uint8_t>> bytes;
-        {
-          auto t = timer(&CompileStageTimes::disk_read);
-          bytes = disk->load(key.digest, &lookup);
-        }
-        if (bytes) {
-          try {
-            auto t = timer(&CompileStageTimes::describe);
-            CodeObject co = decode_cache_entry(*bytes, backend, arch, kernel.name);
-            adopt_kernarg_layout(co, kernel);
-            process_memory_cache().insert(key.digest, co);
-            report_outcome(options, CacheOutcome::disk_hit);
-            return co;
-          } catch (const std::exception&) {
-            // Intact bytes that are not this kernel's code object: replace them.
-            disk->discard(key.digest);
-            lookup = DiskLookup::corrupt;
-          }
+        if (std::optional<CodeObject> co = load_entry(
+                *disk, key.digest, lookup,
+                [&](const std::vector<std::uint8_t>& bytes) {
+                  CodeObject c = decode_cache_entry(bytes, backend, arch, kernel.name);
+                  adopt_kernarg_layout(c, kernel);
+                  return c;
+                },
+                times ? &times->disk_read : nullptr, times ? &times->describe : nullptr)) {
+          process_memory_cache().insert(key.digest, *co);
+          report_outcome(options, CacheOutcome::disk_hit);
+          return std::move(*co);
         }
         if (lookup == DiskLookup::corrupt)
           outcome = CacheOutcome::rebuilt;
