@@ -113,13 +113,6 @@ std::optional<HipCc1Job> parse_hip_driver_jobs(std::string_view driver_output,
 
 namespace {
 
-std::string command_line(const std::string& program, const std::vector<std::string>& args) {
-  std::string s = program;
-  for (const std::string& a : args)
-    s += " " + a;
-  return s;
-}
-
 // The cc1 job of (arch, opt level), asked of the driver on the first compile of each in this
 // process (about 25 ms of CPU; a compile through the driver costs that much more every time).
 const std::optional<HipCc1Job>& cc1_job(Arch arch, int opt_level,
@@ -163,14 +156,10 @@ compile_hip_via_cc1(std::string_view source, Arch arch, int opt_level,
   if (r.exit_code != 0) {
     std::vector<std::string> driver_args = driver_flags;
     driver_args.insert(driver_args.end(), {"-c", src, "-o", hsaco});
-    std::string msg = what + " failed";
-    msg += r.failure.empty() ? " (exit status " + std::to_string(r.exit_code) + ")"
-                             : " (" + r.failure + ")";
-    msg += "\ncommand: " + command_line(clang_path(), driver_args) +
-           "\n(run as its cc1 job: " + command_line(job->program, args) + ")";
-    if (!r.output.empty())
-      msg += "\n" + r.output;
-    throw std::runtime_error(msg);
+    throw std::runtime_error(
+        failure_message(what, r,
+                        command_line(clang_path(), driver_args) +
+                            "\n(run as its cc1 job: " + command_line(job->program, args) + ")"));
   }
   return link_code_object_in_process(read_binary_file(obj));
 }

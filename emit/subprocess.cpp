@@ -27,6 +27,26 @@ struct TempFile {
 
 } // namespace
 
+std::string command_line(const std::string& program, const std::vector<std::string>& args) {
+  std::string s = program;
+  for (const std::string& a : args)
+    s += " " + a;
+  return s;
+}
+
+std::string failure_message(const std::string& what, const ProcessResult& r,
+                            const std::string& command) {
+  std::string msg = what + " failed";
+  if (!r.failure.empty())
+    msg += " (" + r.failure + ")";
+  else
+    msg += " (exit status " + std::to_string(r.exit_code) + ")";
+  msg += "\ncommand: " + command;
+  if (!r.output.empty())
+    msg += "\n" + r.output;
+  return msg;
+}
+
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& args) {
   TempFile out("out"), err("err");
   std::vector<llvm::StringRef> argv;

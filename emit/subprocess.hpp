@@ -17,6 +17,14 @@ struct ProcessResult {
 // Runs `program` with `args` (args[0] is not the program: it is added). Waits for it.
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& args);
 
+// `program` and `args` as one line, for messages.
+std::string command_line(const std::string& program, const std::vector<std::string>& args);
+
+// The message of a failed run: "<what> failed (<why>)", then "command: <command>", then what
+// the program printed.
+std::string failure_message(const std::string& what, const ProcessResult& r,
+                            const std::string& command);
+
 // A fresh directory under the system temp directory, removed with everything in it when the
 // object dies. Throws std::runtime_error when it cannot be created.
 class TempDir {

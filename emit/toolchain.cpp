@@ -40,28 +40,12 @@ std::string tool_version(const std::string& program) {
   return first_line(r.output);
 }
 
-std::string command_line(const std::string& program, const std::vector<std::string>& args) {
-  std::string s = program;
-  for (const std::string& a : args)
-    s += " " + a;
-  return s;
-}
-
 // Runs one toolchain command; throws with what it printed when it fails.
 void run_or_throw(const std::string& what, const std::string& program,
                   const std::vector<std::string>& args) {
   const ProcessResult r = run_process(program, args);
-  if (r.exit_code == 0)
-    return;
-  std::string msg = what + " failed";
-  if (!r.failure.empty())
-    msg += " (" + r.failure + ")";
-  else
-    msg += " (exit status " + std::to_string(r.exit_code) + ")";
-  msg += "\ncommand: " + command_line(program, args);
-  if (!r.output.empty())
-    msg += "\n" + r.output;
-  throw std::runtime_error(msg);
+  if (r.exit_code != 0)
+    throw std::runtime_error(failure_message(what, r, command_line(program, args)));
 }
 
 std::vector<std::string> hip_flags(Arch arch, int opt_level) {
@@ -119,6 +103,11 @@ HipCompileOutputs compile_hip_source(std::string_view source, Arch arch, int opt
             source, arch, opt_level, hip_flags(arch, opt_level), hip_what(arch)))
       return {std::move(*co), {}, {}};
   }
+  return compile_hip_with_driver(source, arch, opt_level, want_llvm_ir, want_assembly);
+}
+
+HipCompileOutputs compile_hip_with_driver(std::string_view source, Arch arch, int opt_level,
+                                          bool want_llvm_ir, bool want_assembly) {
   TempDir dir("tilewave-hip");
   const std::string src = dir.file("kernel.hip");
   write_file(src, source.data(), source.size());
@@ -143,17 +132,6 @@ HipCompileOutputs compile_hip_source(std::string_view source, Arch arch, int opt
     out.llvm_ir_after_opt = read_text_file(ll);
   }
   return out;
-}
-
-std::vector<std::uint8_t> compile_hip_with_driver(std::string_view source, Arch arch,
-                                                  int opt_level) {
-  TempDir dir("tilewave-hip");
-  const std::string src = dir.file("kernel.hip"), hsaco = dir.file("kernel.hsaco");
-  write_file(src, source.data(), source.size());
-  std::vector<std::string> args = hip_flags(arch, opt_level);
-  args.insert(args.end(), {"-c", src, "-o", hsaco});
-  run_or_throw(hip_what(arch), clang_path(), args);
-  return read_binary_file(hsaco);
 }
 
 std::vector<std::uint8_t> link_code_object(std::span<const std::uint8_t> object) {

@@ -42,10 +42,11 @@ struct HipCompileOutputs {
 HipCompileOutputs compile_hip_source(std::string_view source, Arch arch, int opt_level,
                                      bool want_llvm_ir = false, bool want_assembly = false);
 
-// The code object of the same command, always through the driver (its cc1 and lld jobs each
-// a process of their own): what compile_hip_source's code objects are compared to.
-std::vector<std::uint8_t> compile_hip_with_driver(std::string_view source, Arch arch,
-                                                  int opt_level);
+// The same compile, always through the driver (its cc1 and lld jobs each a process of their
+// own): compile_hip_source's path when it wants texts, and what its code objects are compared
+// to.
+HipCompileOutputs compile_hip_with_driver(std::string_view source, Arch arch, int opt_level,
+                                          bool want_llvm_ir = false, bool want_assembly = false);
 
 // Relocatable AMDGPU ELF object -> loadable code object (ld.lld-22 -shared). Throws
 // std::runtime_error carrying lld's stderr.
