@@ -8,7 +8,12 @@
 // (Sq <= 64) keep 64 rows: a 128-row tile would be mostly empty.
 #include <kernels/attention/flash_attn_api.hpp>
 
+#include <string_view>
+
 namespace tw::kernels {
+
+// The rule in words, for the messages that name the choices of query_tile.
+inline constexpr std::string_view default_query_tile_rule = "128 when D > 128 and Sq > 64, else 64";
 
 // Query rows per workgroup for the validated head dims and query length of `problem`
 // (head_dim, head_dim_v, seqlen_q: the longest sequence's query rows in varlen): 64 or 128.

@@ -221,10 +221,10 @@ void validate_attn_options(const ArgChecker& chk, const Device& device, const Fl
 
   // -- query tile
   if (args.query_tile != 0 && args.query_tile != 64 && args.query_tile != 128)
-    chk.fail_parameter("query_tile", "is " + std::to_string(args.query_tile) +
-                                         "; expected 0 (the host picks: 128 when D > 128 and "
-                                         "Sq > 64, else 64), 64 or 128 query rows per "
-                                         "workgroup");
+    chk.fail_parameter("query_tile",
+                       "is " + std::to_string(args.query_tile) +
+                           "; expected 0 (the host picks: " + std::string(default_query_tile_rule) +
+                           "), 64 or 128 query rows per workgroup");
   p.query_tile = args.query_tile == 0 ? default_query_tile(p) : args.query_tile;
 }
 

@@ -21,6 +21,7 @@
 #include "tilewave/command.hpp"
 
 #include <kernels/attention/flash_attn_api.hpp>
+#include <kernels/attention/flash_attn_query_tile.hpp>
 #include <kernels/attention/linear_attn_api.hpp>
 #include <kernels/attention/mla_decode_api.hpp>
 #include <kernels/attention/paged_attn_api.hpp>
@@ -742,9 +743,8 @@ kernels::FlashAttnArgs flash_attn_args(runtime::Device& dev, const Problem& p, P
   // query_tile: validate_flash_attn refuses anything but 0, 64 and 128 with its sentence
   const int64_t tile = params.take_integer<int64_t>("query_tile").value_or(0);
   if (tile < 0 || tile > std::numeric_limits<int>::max())
-    throw run_error("--param query_tile=" + std::to_string(tile) +
-                    " must be 0 (the host picks: 128 when D > 128 and Sq > 64, else 64), "
-                    "64 or 128");
+    throw run_error("--param query_tile=" + std::to_string(tile) + " must be 0 (the host picks: " +
+                    std::string(kernels::default_query_tile_rule) + "), 64 or 128");
   a.query_tile = int(tile);
   return a;
 }
