@@ -53,6 +53,20 @@ namespace tw::dsl {
 // inside or all past the tensor: one num_records 0 for the tile past it, no per-run choice).
 enum class ClippedCols : bool { per_run, whole_or_none };
 
+namespace detail {
+// num_records of a band of R rows from row0 of `t`: it ends after the band's last row inside
+// the tensor (rows_valid x row stride bytes, 0 when the band starts past the last row), so a run
+// of a later row starts at or past it and reads 0. 32-bit arithmetic; no clamp (min of a max)
+// of a scalar value: LLVM selects that as v_med3 (VALU), which would make the descriptor
+// divergent (a readfirstlane loop around every load).
+template <int R, ElemType T>
+Int32 band_records(const GlobalTensor<T>& t, const Int64& row0, const Int32& row_stride) {
+  const Int32 rows_left = cast<i32>(t.rows()) - cast<i32>(row0);
+  const Int32 rows_valid = cast<i32>(min(cast<u32>(rows_left), UInt32(R)));
+  return select(rows_left > Int32(0), rows_valid * (row_stride * Int32(elem_bytes<T>())), Int32(0));
+}
+} // namespace detail
+
 template <ElemType T, int R, int C>
 class BufferClippedTile {
 public:
@@ -69,13 +83,9 @@ public:
     // value: LLVM selects that as v_med3 (VALU), which would make the descriptor divergent
     // (a readfirstlane loop around every load).
     cols_valid_ = min(max(cast<i32>(t.cols()) - cast<i32>(col0), Int32(0)), Int32(C));
-    // The records end after the last valid row's stride: rows_valid * row_stride elements.
-    // A run of a later row starts at or past it (read as 0); a run of a valid row in columns
-    // past the tensor is sent past every num_records by its offset (load_run).
-    const Int32 rows_left = cast<i32>(t.rows()) - cast<i32>(row0);
-    const Int32 rows_valid = cast<i32>(min(cast<u32>(rows_left), UInt32(R)));
-    Int32 records =
-        select(rows_left > Int32(0), rows_valid * (row_stride_ * Int32(elem_bytes<T>())), Int32(0));
+    // A run of a valid row in columns past the tensor is sent past every num_records by its
+    // offset (load_run).
+    Int32 records = detail::band_records<R>(t, row0, row_stride_);
     if (cols_whole_) // a tile past the last column: nothing in range
       records = select(cast<i32>(t.cols()) > cast<i32>(col0), records, Int32(0));
     ir::OpBuilder& ob = KernelBuilder::current("BufferClippedTile").ops();

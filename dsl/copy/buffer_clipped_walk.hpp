@@ -21,6 +21,7 @@
 // columns contiguous, row_stride >= cols, R * row_stride elements below 2^31 bytes, runs aligned).
 // Every byte offset of the walk, (R - 1) * row_stride + cols elements, is then below 2^31 too.
 #include <dsl/builder/control.hpp>
+#include <dsl/copy/buffer_clipped_tile.hpp>
 #include <dsl/tensor/global_tensor.hpp>
 
 #include <cstdint>
@@ -61,11 +62,7 @@ public:
   BufferClippedWalk(const GlobalTensor<T>& t, const Int64& row0)
       : row_stride_(cast<i32>(t.row_stride())),
         cols_bytes_(cast<i32>(t.cols()) * Int32(elem_bytes<T>())) {
-    // As buffer_clipped_tile: 32-bit arithmetic, no clamp (min of a max) of a scalar value.
-    const Int32 rows_left = cast<i32>(t.rows()) - cast<i32>(row0);
-    const Int32 rows_valid = cast<i32>(min(cast<u32>(rows_left), UInt32(R)));
-    const Int32 records =
-        select(rows_left > Int32(0), rows_valid * (row_stride_ * Int32(elem_bytes<T>())), Int32(0));
+    const Int32 records = detail::band_records<R>(t, row0, row_stride_);
     ir::OpBuilder& ob = KernelBuilder::current("BufferClippedWalk").ops();
     rsrc_ = ob.buffer_rsrc(t.ptr().address(t.offset(row0, Int64(0))), records.ir());
   }
