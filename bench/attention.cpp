@@ -8,7 +8,7 @@
 // [-2, 2)), where the maxima still move in some blocks. Last, the timing model's
 // figure (runtime/emu/timing, docs/timing.md) for bf16 D = 128 and 256 at B = 4, H = 32, S = 4096,
 // causal and not, with 64- and 128-row query tiles (the one flash_attn picks by default marked),
-// on the RX 9070 XT (gfx1201) or the RX 9060 XT (gfx1200): the real grid with 3 sampled
+// on the RX 9070 XT (gfx1201) or the RX 9060 XT (gfx1200): the real grid with the sampled
 // workgroups emulated (--model-only); all such figures are modeled, not measured.
 #include <kernels/attention/flash_attn_kernel.hpp>
 #include <kernels/attention/flash_attn_query_tile.hpp>

@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
   CountingDevice dev(emu);
   std::printf("bench_elementwise: [%lld, %lld]. Requested: the emulator's exact byte counts over "
               "the whole grid. L2 requested, DRAM = bytes moved, held and time: modeled (gfx1201), "
-              "3 sampled workgroups per launch scaled to the grid, summed over the kernel's "
+              "the default sample (one workgroup per simulated one) per launch scaled to the grid, summed over the kernel's "
               "launches with cache residency carried between them (reset before each kernel).\n",
               static_cast<long long>(rows), static_cast<long long>(width));
   std::printf("%-36s %28s %28s %10s %7s %20s %32s %10s %10s %6s  %s\n", "kernel",
@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
       body(b, min_r, min_w);
     }
     const CountingDevice::Totals counted = dev.totals;
-    emu::timing::TimingOptions t; // gfx1201, 3 sampled workgroups
+    emu::timing::TimingOptions t; // gfx1201, the default sample
     t.model_only = true;
     emu.set_timing_model(t);
     emu.reset_timing_caches(); // the kernel's launches start on cold caches

@@ -4,7 +4,7 @@
 // K-loop instructions. The K-loop share comes from two one-workgroup runs with K and K / 2:
 // the difference is exactly the instructions of K / 2 / bk loop iterations (printed per
 // iteration and wave by instruction class). Then the timing model's figure (runtime/emu/timing,
-// docs/timing.md) for the whole problem on the RX 9070 XT: the real grid with only 3 sampled
+// docs/timing.md) for the whole problem on the RX 9070 XT: the real grid with only the sampled
 // workgroups emulated (--model-only), modeled TFLOP/s, the share of the matching WMMA peak and
 // the modeled occupancy (hardware limits: VGPRs, LDS per WGP, workgroup size; the same rule
 // as the resource report's, atoms/occupancy.hpp). Each shape runs the tile configuration the
@@ -87,7 +87,7 @@ emu::LaunchStats one_workgroup(runtime::EmuDevice& dev, const emit::CodeObject& 
   return dev.last_stats();
 }
 
-// The modeled time of the whole problem of case `c` in configuration `config` (3 sampled
+// The modeled time of the whole problem of case `c` in configuration `config` (the sampled
 // workgroups emulated per launch): one launch, or with split-K the partial launch and the
 // reduce launch (their modeled times add up).
 struct Modeled {

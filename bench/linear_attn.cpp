@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
     dev.free(p);
   ptrs.clear();
   // The timing model (runtime/emu/timing, docs/timing.md) at B 1, H 32, S 2048: the real grid
-  // with 3 sampled workgroups emulated (model only); modeled, not measured.
+  // with the sampled workgroups emulated (model only); modeled, not measured.
   const int64_t mh = 32, ms = 2048;
   for (const int64_t d : {128, 256})
     for (const int mode : {0, 1, 2}) {

@@ -147,9 +147,11 @@ void EmuDevice::launch(KernelHandle kernel, Dim3 grid, Dim3 block,
       return;
     }
     const auto machine = emu::timing::machine_by_name(timing_->machine);
-    emu::timing::TimingCapture capture(emu::timing::sample_workgroups(cfg.grid, timing_->sample),
-                                       static_cast<uint32_t>(machine.cache_line),
-                                       machine.lds_banks_per_cu);
+    const emu::KernelInfo& info = *it->second.info;
+    emu::timing::TimingCapture capture(
+        emu::timing::sample_workgroups(cfg.grid,
+                                       emu::timing::planned_sample(machine, info, cfg, *timing_)),
+        static_cast<uint32_t>(machine.cache_line), machine.lds_banks_per_cu);
     cfg.observer = &capture;
     if (timing_->model_only)
       cfg.only_workgroups = capture.sample();

@@ -17,10 +17,12 @@
 //                                       fast-forward (the same figures)
 //   --queue-rule NAME                   TimingOptions::queue_rule (two-rounds, turnover,
 //                                       resident-half)
+//   --sample N                          TimingOptions::sample (default 0: one recorded
+//                                       workgroup per simulated one)
 //   --scale S / --lds L                 with --fit: search only that latency scale / that
 //                                       LDS latency (one of the grid's values)
 //
-// Every workgroup of the grid is not run: each row records 3 sampled workgroups once
+// Every workgroup of the grid is not run: each row records its sampled workgroups once
 // (the model's --model-only mode) and models them for each parameter candidate.
 #include <runtime/emu/code_object.hpp>
 #include <runtime/emu/global_memory.hpp>
@@ -77,6 +79,10 @@ void put(std::vector<uint8_t>& args, const void* p, size_t n, size_t align) {
   std::memcpy(args.data() + off, p, n);
 }
 
+bool fast_forward = false; // --fast-forward: TimingOptions::fast_forward on (the same figures)
+QueueRule queue_rule = QueueRule::two_rounds; // --queue-rule NAME: TimingOptions::queue_rule
+int sample = 0; // --sample N: TimingOptions::sample (0: one per simulated workgroup)
+
 // Records the sampled workgroups of one launch.
 void record(Row& r, const std::string& file, const std::string& kernel,
             std::array<uint32_t, 3> grid, std::array<uint32_t, 3> block,
@@ -88,7 +94,13 @@ void record(Row& r, const std::string& file, const std::string& kernel,
   r.cfg.block = block;
   r.cfg.kernargs = args(*r.memory);
   r.cfg.memcheck = false;
-  TimingCapture capture(sample_workgroups(grid, 3), 128, 32);
+  TimingOptions planned; // the default sample: one per workgroup the queue replays
+  planned.queue_rule = queue_rule;
+  planned.sample = sample;
+  const MachineModel shipped = machine_by_name("gfx1201");
+  TimingCapture capture(
+      sample_workgroups(grid, planned_sample(shipped, r.co->kernel(kernel), r.cfg, planned)),
+      static_cast<uint32_t>(shipped.cache_line), shipped.lds_banks_per_cu);
   r.cfg.observer = &capture;
   r.cfg.only_workgroups = capture.sample();
   launch(*r.co, r.co->kernel(kernel), *r.memory, r.cfg);
@@ -151,15 +163,13 @@ Row wmma_loop(Group g) {
   return r;
 }
 
-bool fast_forward = false; // --fast-forward: TimingOptions::fast_forward on (the same figures)
-QueueRule queue_rule = QueueRule::two_rounds; // --queue-rule NAME: TimingOptions::queue_rule
-
 TimingReport report(const Row& r, const MachineModel& m) {
   TimingOptions o;
   o.model_only = true;
   o.work_flops = r.flops;
   o.fast_forward = fast_forward;
   o.queue_rule = queue_rule;
+  o.sample = sample;
   return model_launch(m, r.co->kernel(r.kernel_name), r.cfg, r.traces, *r.memory, o);
 }
 
@@ -291,6 +301,10 @@ int main(int argc, char** argv) {
       fast_forward = true;
     } else if (a == "--queue-rule" && i + 1 < argc) {
       queue_rule = parse_queue_rule(argv[++i]);
+    } else if (a == "--sample" && i + 1 < argc) {
+      sample = std::stoi(argv[++i]);
+      if (sample < 0)
+        throw std::invalid_argument("bench_timing_calibration: --sample must be >= 0");
     } else if ((a == "--scale" || a == "--lds") && i + 1 < argc) {
       const double v = std::stod(argv[++i]);
       if (!(v > 0))
@@ -299,8 +313,8 @@ int main(int argc, char** argv) {
     } else {
       throw std::invalid_argument(
           "bench_timing_calibration: unknown option " + a +
-          " (known: --fit, --verbose, --exact, --fast-forward, --queue-rule NAME, --scale S, "
-          "--lds L)");
+          " (known: --fit, --verbose, --exact, --fast-forward, --queue-rule NAME, --sample N, "
+          "--scale S, --lds L)");
     }
   }
   std::vector<Row> rows;

@@ -204,9 +204,12 @@ TEST_CASE("tilewave emu --model: bad options name the option and the rule") {
   auto r = run_tool(base_args() + " --arg f32=1 --arg i32=3 --model gfx90a");
   CHECK(r.status != 0);
   CHECK(r.output.find("machine 'gfx90a' is not known") != std::string::npos);
-  r = run_tool(base_args() + " --arg f32=1 --arg i32=3 --model gfx1201 --model-sample 0");
+  r = run_tool(base_args() + " --arg f32=1 --arg i32=3 --model gfx1201 --model-sample -1");
   CHECK(r.status != 0);
-  CHECK(r.output.find("sample 0 must be >= 1") != std::string::npos);
+  CHECK(r.output.find("sample -1 must be >= 0") != std::string::npos);
+  r = run_tool(base_args() + " --arg f32=1 --arg i32=3 --model-sample 0");
+  CHECK(r.status != 0);
+  CHECK(r.output.find("need --model") != std::string::npos);
   r = run_tool(base_args() + " --arg f32=1 --arg i32=3 --model-only");
   CHECK(r.status != 0);
   CHECK(r.output.find("need --model") != std::string::npos);

@@ -337,7 +337,8 @@ Command emu_command{
     [](CLI::App& sub) -> Command::Action {
       struct Options {
         std::string code_object, kernel, grid = "1", block = "32", trace_wave, model;
-        int model_sample = 3;
+        int model_sample = 0; // TimingOptions::sample (0: one per simulated workgroup)
+        bool model_sample_given = false;
         bool model_only = false;
         double model_flops = 0, model_bytes = 0, progress = 2, time_limit = 0;
         int64_t lds = 0, threads = 0, max_instructions = 0, max_workgroups = kDefaultMaxWorkgroups;
@@ -385,8 +386,14 @@ Command emu_command{
       sub.add_option(
           "--model", o->model,
           "also model the launch's time on gfx1201 (RX 9070 XT) or gfx1200 (RX 9060 XT)");
-      sub.add_option("--model-sample", o->model_sample,
-                     "workgroups the model simulates in detail (default 3: first, middle, last)");
+      sub.add_option_function<int>(
+          "--model-sample",
+          [o](int n) {
+            o->model_sample = n;
+            o->model_sample_given = true;
+          },
+          "workgroups the model records in detail (default 0: one per workgroup its WGP "
+          "simulation replays, at least 3: the first, interior ones, the last)");
       sub.add_flag("--model-only", o->model_only,
                    "run only the sampled workgroups (outputs are not written)");
       sub.add_option("--model-flops", o->model_flops,
@@ -409,7 +416,7 @@ Command emu_command{
         if (o->progress > 0)
           dev.set_progress(print_progress, o->progress);
         if (o->model.empty() &&
-            (o->model_only || o->model_flops > 0 || o->model_bytes > 0 || o->model_sample != 3))
+            (o->model_only || o->model_flops > 0 || o->model_bytes > 0 || o->model_sample_given))
           throw std::invalid_argument(
               "emu: --model-only / --model-sample / --model-flops / --model-bytes need --model");
         if (!o->model.empty()) {

@@ -51,8 +51,9 @@ uint64_t simulated_groups(QueueRule rule, int max_simulated_groups, int resident
 
 void validate(const TimingOptions& o) {
   (void)machine_by_name(o.machine);
-  if (o.sample < 1)
-    throw std::invalid_argument(fmt::format("timing model: sample {} must be >= 1", o.sample));
+  if (o.sample < 0)
+    throw std::invalid_argument(fmt::format(
+        "timing model: sample {} must be >= 0 (0: one per simulated workgroup)", o.sample));
   if (o.max_simulated_groups < 1)
     throw std::invalid_argument(
         fmt::format("timing model: max_simulated_groups {} must be >= 1", o.max_simulated_groups));
@@ -64,6 +65,25 @@ void validate(const TimingOptions& o) {
 }
 
 namespace {
+
+int workgroup_waves(const LaunchConfig& cfg) {
+  const uint64_t threads = uint64_t(cfg.block[0]) * cfg.block[1] * cfg.block[2];
+  return static_cast<int>((threads + 31) / 32);
+}
+
+Occupancy launch_occupancy(const MachineModel& m, const KernelInfo& k, const LaunchConfig& cfg) {
+  const int vgprs =
+      static_cast<int>(k.metadata_vgpr_count ? k.metadata_vgpr_count : (k.vgpr_granules + 1) * 8);
+  return compute_occupancy(m, vgprs, k.group_segment_size + cfg.dynamic_lds, workgroup_waves(cfg));
+}
+
+uint64_t grid_workgroups(const LaunchConfig& cfg) {
+  return uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2];
+}
+
+uint64_t groups_per_wgp(const MachineModel& m, const LaunchConfig& cfg) {
+  return (grid_workgroups(cfg) + m.wgps() - 1) / m.wgps();
+}
 
 double thread_cpu_seconds() {
   timespec t{};
@@ -98,6 +118,20 @@ std::pair<double, std::string> matching_peak(const MachineModel& m,
 
 } // namespace
 
+int resident_workgroups(const MachineModel& m, const KernelInfo& k, const LaunchConfig& cfg) {
+  return static_cast<int>(
+      std::min<uint64_t>(launch_occupancy(m, k, cfg).workgroups_per_wgp, groups_per_wgp(m, cfg)));
+}
+
+int planned_sample(const MachineModel& m, const KernelInfo& k, const LaunchConfig& cfg,
+                   const TimingOptions& o) {
+  if (o.sample > 0)
+    return o.sample;
+  const uint64_t queue = simulated_groups(o.queue_rule, o.max_simulated_groups,
+                                          resident_workgroups(m, k, cfg), groups_per_wgp(m, cfg));
+  return static_cast<int>(std::min<uint64_t>(std::max<uint64_t>(queue, 3), grid_workgroups(cfg)));
+}
+
 TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const LaunchConfig& cfg,
                           const std::vector<WorkgroupTrace>& traces, const GlobalMemory& memory,
                           const TimingOptions& o, CacheResidency* residency) {
@@ -109,16 +143,12 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
   r.machine = m.name;
   r.product = m.product;
   r.kernel = k.name;
-  const uint64_t threads = uint64_t(cfg.block[0]) * cfg.block[1] * cfg.block[2];
-  const int waves = static_cast<int>((threads + 31) / 32);
-  const int vgprs =
-      static_cast<int>(k.metadata_vgpr_count ? k.metadata_vgpr_count : (k.vgpr_granules + 1) * 8);
-  r.occupancy = compute_occupancy(m, vgprs, k.group_segment_size + cfg.dynamic_lds, waves);
-  r.workgroups = uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2];
-  r.groups_per_wgp = (r.workgroups + m.wgps() - 1) / m.wgps();
+  const int waves = workgroup_waves(cfg);
+  r.occupancy = launch_occupancy(m, k, cfg);
+  r.workgroups = grid_workgroups(cfg);
+  r.groups_per_wgp = groups_per_wgp(m, cfg);
   r.sampled = traces.size();
-  const int resident =
-      static_cast<int>(std::min<uint64_t>(r.occupancy.workgroups_per_wgp, r.groups_per_wgp));
+  const int resident = resident_workgroups(m, k, cfg);
 
   // Memory bounds over the whole grid from the sampled footprints.
   const double scale = double(r.workgroups) / double(traces.size());

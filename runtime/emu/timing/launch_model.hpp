@@ -35,7 +35,10 @@ uint64_t simulated_groups(QueueRule rule, int max_simulated_groups, int resident
 
 struct TimingOptions {
   std::string machine = "gfx1201"; // gfx1201 (RX 9070 XT) or gfx1200 (RX 9060 XT)
-  int sample = 3;                  // workgroups recorded and simulated in detail (>= 1)
+  int sample = 0;                  // workgroups recorded in detail: 0 (the default) records
+                                   // one per workgroup the WGP simulation replays, at least
+                                   // 3 (planned_sample); n >= 1 records n, which the queue
+                                   // replays in turn when it is longer
   bool model_only = false;         // run only the sampled workgroups (outputs incomplete)
   int max_simulated_groups = 6;    // queue length simulated before extrapolating (>= 1; at
                                    // least two rounds of resident workgroups are simulated)
@@ -100,6 +103,15 @@ struct TimingReport {
   // (scripts/check_timing_exact.sh compares them for changes that must not move a figure).
   std::string exact() const;
 };
+
+// Workgroups of the WGP that runs the most of them resident at once (occupancy, capped by
+// its share of the grid).
+int resident_workgroups(const MachineModel& m, const KernelInfo& kernel, const LaunchConfig& cfg);
+// How many workgroups a launch records: TimingOptions::sample when set, else one per
+// workgroup of the simulated queue (simulated_groups), at least 3 (the first, an interior
+// and the last tile for the grid's memory footprint), never more than the grid.
+int planned_sample(const MachineModel& m, const KernelInfo& kernel, const LaunchConfig& cfg,
+                   const TimingOptions& options);
 
 // `traces`: the sampled workgroups (TimingCapture::take()). Throws std::invalid_argument if
 // none ran. `residency` (optional): what earlier launches left in the caches; the bytes of an

@@ -279,6 +279,31 @@ TEST_CASE("timing: --model-only runs only the sampled workgroups and the grid sc
   CHECK(big.to_json().find("\"bound\"") != std::string::npos);
 }
 
+TEST_CASE("timing: the default sample records one workgroup per workgroup the WGP simulation "
+          "replays") {
+  auto args = [](test::EmuRun& r) { return in_out(r, 32 * 4096); };
+  TimingOptions o;
+  o.model_only = true; // sample 0: the default
+  test::EmuRun run(kPath);
+  run.dev.set_timing_model(o);
+  run.launch("valu_chain_64", {4096, 1, 1}, {32, 1, 1}, args(run));
+  const TimingReport r = *run.dev.last_timing();
+  // 128 workgroups per WGP, resident by occupancy: two rounds of them are simulated, each
+  // from its own recorded workgroup (none replayed twice).
+  const uint64_t resident = std::min<uint64_t>(r.occupancy.workgroups_per_wgp, 128);
+  CHECK(r.simulated == std::min<uint64_t>(128, std::max<uint64_t>(6, 2 * resident)));
+  CHECK(r.sampled == r.simulated);
+  CHECK(run.stats().workgroups == r.sampled);
+  // At least 3 (first, interior, last) where the queue is shorter, never more than the grid.
+  CHECK(model("valu_chain_64", {32, 1, 1}, {32, 1, 1}, args, o).report.sampled == 3);
+  CHECK(model("valu_chain_64", {2, 1, 1}, {32, 1, 1}, args, o).report.sampled == 2);
+  // An explicit sample is recorded as asked, the queue replaying it in turn.
+  o.sample = 2;
+  const TimingReport two = model("valu_chain_64", {4096, 1, 1}, {32, 1, 1}, args, o).report;
+  CHECK(two.sampled == 2);
+  CHECK(two.simulated == r.simulated);
+}
+
 TEST_CASE("timing: bad options are refused with the rule") {
   test::EmuRun run(kPath);
   TimingOptions o;
@@ -286,8 +311,8 @@ TEST_CASE("timing: bad options are refused with the rule") {
   CHECK_THROWS_WITH_AS(run.dev.set_timing_model(o), doctest::Contains("gfx1201"),
                        runtime::DeviceError);
   o = {};
-  o.sample = 0;
-  CHECK_THROWS_WITH_AS(run.dev.set_timing_model(o), doctest::Contains("sample 0 must be >= 1"),
+  o.sample = -1;
+  CHECK_THROWS_WITH_AS(run.dev.set_timing_model(o), doctest::Contains("sample -1 must be >= 0"),
                        runtime::DeviceError);
   o = {};
   o.compare_plain = true; // would run the sampled workgroups twice over the real outputs
