@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
 
 namespace tw::emu::timing {
 
@@ -13,6 +14,37 @@ const std::vector<uint64_t>& LineCoalescer::lines() {
     sorted_ = true;
   }
   return lines_;
+}
+
+void LineCoalescer::add_lanes(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t unit,
+                              uint32_t units) {
+  const uint64_t span = uint64_t(unit ? unit : 1) * units - 1; // last byte from the first
+  if (line_shift_ < 0 || span >= line_bytes_) { // a lane may span more than two lines
+    for (uint32_t m = exec; m; m &= m - 1)
+      add_run(addr[static_cast<size_t>(std::countr_zero(m))], unit, units);
+    return;
+  }
+  // Each lane's access ends in its first line or the next one.
+  addresses_ += units * static_cast<uint32_t>(std::popcount(exec));
+  std::array<uint64_t, 64> got;
+  size_t n = 0;
+  bool have = !lines_.empty();
+  uint64_t back = have ? lines_.back() : 0;
+  bool sorted = sorted_;
+  for (uint32_t m = exec; m; m &= m - 1) {
+    const uint64_t a = addr[static_cast<size_t>(std::countr_zero(m))];
+    const uint64_t lo = a >> line_shift_, hi = (a + span) >> line_shift_;
+    if (!have || back != lo) {
+      sorted = sorted && (!have || back < lo);
+      got[n++] = lo;
+      have = true;
+    }
+    if (hi != lo) // above lo, which is the last line now
+      got[n++] = hi;
+    back = hi;
+  }
+  sorted_ = sorted;
+  lines_.insert(lines_.end(), got.begin(), got.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 uint32_t coalesced_lines(std::span<const LaneAccess> accesses, uint32_t line_bytes,

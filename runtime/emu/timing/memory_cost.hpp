@@ -2,6 +2,7 @@
 // The cost of one wave's memory instruction from the addresses its lanes touched: how many
 // cache lines a global access coalesces into, and how many cycles an LDS access needs
 // with its bank conflicts.
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <span>
@@ -39,6 +40,11 @@ public:
         lines_.push_back(l);
       }
   }
+  // The accesses of a whole wave instruction, as the executor's fast paths report them: for
+  // each lane of `exec` (lowest first), add_run(addr[lane], unit, units); the same lines,
+  // order and address count, without a call and a vector append per lane.
+  void add_lanes(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t unit,
+                 uint32_t units);
   uint32_t addresses() const { return addresses_; }
   // The distinct lines, sorted (valid until the next add / clear).
   const std::vector<uint64_t>& lines();
