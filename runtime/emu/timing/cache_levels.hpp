@@ -53,7 +53,7 @@ public:
   std::vector<uint64_t> footprint() const;
 
   // Lines per slot of the table: a block of neighbouring lines.
-  static constexpr int kBlockLines = 8;
+  static constexpr int kBlockLines = 4;
 
 private:
   // Open addressing over blocks of kBlockLines neighbouring lines (block + 1 as the key, 0
@@ -69,13 +69,16 @@ private:
   };
   static_assert(kBlockLines <= 8 && (kBlockLines & (kBlockLines - 1)) == 0,
                 "ReuseTracker: a block's lines are a power of two that fits the touched mask");
+  static_assert(sizeof(Slot) == 32, "ReuseTracker: two slots per CPU cache line");
   size_t home(uint64_t block) const { // the slot a block's probe starts at
     return static_cast<size_t>((block * 0x9e3779b97f4a7c15ull) >> 20) & (slots_.size() - 1);
   }
   Slot& find(uint64_t block);
   void grow();
-  // A GEMM tile: ~16k lines in ~2k blocks, attention's K / V rows ~8k blocks. From the
-  // large-buffer pool: a workgroup's table is not faulted in again for the next one.
+  // A GEMM tile: ~16k lines in ~4k blocks; attention's K / V rows (2 lines each, 8 KiB
+  // apart): ~8k blocks. 32-byte slots, two per CPU cache line (8 lines a block took 48 bytes
+  // and, for attention's rows, a table twice the size). From the large-buffer pool: a
+  // workgroup's table is not faulted in again for the next one.
   using Slots = std::vector<Slot, LargeBufferAllocator<Slot>>;
   Slots slots_ = Slots(size_t(1) << 13);
   size_t used_ = 0;

@@ -9,11 +9,53 @@ namespace tw::emu::timing {
 
 const std::vector<uint64_t>& LineCoalescer::lines() {
   if (!sorted_) {
-    std::sort(lines_.begin(), lines_.end());
-    lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
+    merge_runs();
     sorted_ = true;
   }
   return lines_;
+}
+
+// The lanes of one instruction usually walk memory upwards in a few stretches (a transposed
+// load: the rows of one column, then of the next): the ascending runs merged pairwise, equal
+// lines dropped, instead of a comparison sort (many runs: the sort).
+void LineCoalescer::merge_runs() {
+  constexpr size_t kMaxRuns = 8;
+  std::array<size_t, kMaxRuns + 1> bounds; // run r: [bounds[r], bounds[r + 1]), ascending
+  size_t runs = 1;
+  bounds[0] = 0;
+  for (size_t i = 1; i < lines_.size(); ++i)
+    if (lines_[i] < lines_[i - 1]) {
+      if (runs == kMaxRuns) {
+        std::sort(lines_.begin(), lines_.end());
+        lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
+        return;
+      }
+      bounds[runs++] = i;
+    }
+  bounds[runs] = lines_.size();
+  while (runs > 1) {
+    merged_.clear();
+    size_t out = 0; // runs written to merged_ (bounds[out] is read no more)
+    for (size_t r = 0; r < runs; r += 2) {
+      const size_t start = merged_.size();
+      auto put = [&](uint64_t x) {
+        if (merged_.size() == start || merged_.back() != x)
+          merged_.push_back(x);
+      };
+      size_t a = bounds[r], b = bounds[r + 1];
+      const size_t a_end = b, b_end = r + 1 < runs ? bounds[r + 2] : b;
+      while (a < a_end && b < b_end)
+        put(lines_[a] <= lines_[b] ? lines_[a++] : lines_[b++]);
+      while (a < a_end)
+        put(lines_[a++]);
+      while (b < b_end)
+        put(lines_[b++]);
+      bounds[out++] = start;
+    }
+    bounds[out] = merged_.size();
+    runs = out;
+    lines_.swap(merged_);
+  }
 }
 
 void LineCoalescer::add_lanes(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t unit,

@@ -18,7 +18,8 @@ struct LaneAccess {
 
 // The distinct `line_bytes` lines of one instruction's lane accesses, gathered as the lanes
 // access memory (no per-lane buffer): a line equal to the previous one is not stored again,
-// and the list is sorted only when the lanes did not walk memory upwards.
+// and the list is sorted only when the lanes did not walk memory upwards (its ascending runs
+// merged; a comparison sort past 8 runs).
 class LineCoalescer {
 public:
   explicit LineCoalescer(uint32_t line_bytes)
@@ -60,6 +61,8 @@ private:
   uint32_t addresses_ = 0;
   bool sorted_ = true;
   std::vector<uint64_t> lines_;
+  std::vector<uint64_t> merged_; // merge_runs' other buffer
+  void merge_runs();
 };
 
 // Distinct `line_bytes` lines the accesses touch (appended to `lines`, which the caller
