@@ -32,6 +32,11 @@ void ReuseTracker::grow() {
 LineReuse ReuseTracker::touch(std::span<const uint64_t> lines) {
   constexpr uint64_t kShift = std::countr_zero(unsigned(kBlockLines));
   LineReuse r;
+  // The blocks of one instruction's lines are often far apart (a tile's rows, attention's
+  // K / V rows touched for the first time) and their slots not in the CPU cache: ask for
+  // them all first, so that the misses overlap.
+  for (size_t k = 0, n = std::min<size_t>(lines.size(), 64); k < n; ++k)
+    __builtin_prefetch(&slots_[home(lines[k] >> kShift)]);
   Slot* s = nullptr; // the slot of the previous line's block (lines mostly come in order)
   uint64_t block = 0;
   for (uint64_t line : lines) {

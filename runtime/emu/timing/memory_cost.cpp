@@ -33,6 +33,17 @@ void LineCoalescer::merge_runs() {
       bounds[runs++] = i;
     }
   bounds[runs] = lines_.size();
+  // The runs repeat the first one (a transposed load's two halves read the same rows): it.
+  const size_t first = bounds[1];
+  bool repeats = true;
+  for (size_t r = 1; r < runs && repeats; ++r)
+    repeats = bounds[r + 1] - bounds[r] == first &&
+              std::equal(lines_.begin(), lines_.begin() + static_cast<std::ptrdiff_t>(first),
+                         lines_.begin() + static_cast<std::ptrdiff_t>(bounds[r]));
+  if (repeats) {
+    lines_.resize(first);
+    return;
+  }
   while (runs > 1) {
     merged_.clear();
     size_t out = 0; // runs written to merged_ (bounds[out] is read no more)
@@ -61,32 +72,53 @@ void LineCoalescer::merge_runs() {
 void LineCoalescer::add_lanes(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t unit,
                               uint32_t units) {
   const uint64_t span = uint64_t(unit ? unit : 1) * units - 1; // last byte from the first
-  if (line_shift_ < 0 || span >= line_bytes_) { // a lane may span more than two lines
+  if (line_shift_ < 0 || span >= line_bytes_ || !lines_.empty()) {
+    // A lane may span more than two lines, or lines are listed already: lane by lane.
     for (uint32_t m = exec; m; m &= m - 1)
       add_run(addr[static_cast<size_t>(std::countr_zero(m))], unit, units);
     return;
   }
-  // Each lane's access ends in its first line or the next one.
+  // Each lane's access ends in its first line or the next one. The list stays sorted and
+  // distinct while the lanes walk upwards or read again lines it holds, in its order (a
+  // transposed load: the rows of one half, then the same rows again): a line below the last
+  // one is looked up, and the lines after it are expected next.
   addresses_ += units * static_cast<uint32_t>(std::popcount(exec));
   std::array<uint64_t, 64> got;
   size_t n = 0;
-  bool have = !lines_.empty();
-  uint64_t back = have ? lines_.back() : 0;
-  bool sorted = sorted_;
+  size_t next = got.size(); // the line expected next (got.size(): none)
+  bool sorted = true;
+  auto put = [&](uint64_t x) {
+    if (next < n && got[next] == x) {
+      ++next;
+      return;
+    }
+    next = got.size();
+    if (n == 0 || x > got[n - 1]) {
+      got[n++] = x;
+      return;
+    }
+    if (x == got[n - 1])
+      return;
+    if (sorted) {
+      const auto end = got.begin() + static_cast<std::ptrdiff_t>(n);
+      const auto at = std::lower_bound(got.begin(), end, x);
+      if (*at == x) { // at < end: x < got[n - 1]
+        next = static_cast<size_t>(at - got.begin()) + 1;
+        return;
+      }
+    }
+    sorted = false; // merge_runs sorts the list
+    got[n++] = x;
+  };
   for (uint32_t m = exec; m; m &= m - 1) {
     const uint64_t a = addr[static_cast<size_t>(std::countr_zero(m))];
     const uint64_t lo = a >> line_shift_, hi = (a + span) >> line_shift_;
-    if (!have || back != lo) {
-      sorted = sorted && (!have || back < lo);
-      got[n++] = lo;
-      have = true;
-    }
-    if (hi != lo) // above lo, which is the last line now
-      got[n++] = hi;
-    back = hi;
+    put(lo);
+    if (hi != lo)
+      put(hi);
   }
   sorted_ = sorted;
-  lines_.insert(lines_.end(), got.begin(), got.begin() + static_cast<std::ptrdiff_t>(n));
+  lines_.assign(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 uint32_t coalesced_lines(std::span<const LaneAccess> accesses, uint32_t line_bytes,

@@ -42,8 +42,9 @@ public:
       }
   }
   // The accesses of a whole wave instruction, as the executor's fast paths report them: for
-  // each lane of `exec` (lowest first), add_run(addr[lane], unit, units); the same lines,
-  // order and address count, without a call and a vector append per lane.
+  // each lane of `exec` (lowest first), add_run(addr[lane], unit, units); the same lines()
+  // and address count, without a call and a vector append per lane, and without a sort
+  // when the lanes read the same lines again in order (a transposed load's halves).
   void add_lanes(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t unit,
                  uint32_t units);
   uint32_t addresses() const { return addresses_; }
