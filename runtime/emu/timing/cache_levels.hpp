@@ -76,11 +76,11 @@ private:
   Slot& find(uint64_t block);
   void grow();
   // A GEMM tile: ~16k lines in ~4k blocks; attention's K / V rows (2 lines each, 8 KiB
-  // apart): ~8k blocks. 32-byte slots, two per CPU cache line (8 lines a block took 48 bytes
-  // and, for attention's rows, a table twice the size). From the large-buffer pool: a
-  // workgroup's table is not faulted in again for the next one.
+  // apart): ~8k blocks. 16 384 slots to start (512 KiB): neither grows. 32-byte slots, two per CPU
+  // cache line (8 lines a block took 48 bytes and, for attention's rows, a table twice the size).
+  // From the large-buffer pool: a workgroup's table is not faulted in again for the next one.
   using Slots = std::vector<Slot, LargeBufferAllocator<Slot>>;
-  Slots slots_ = Slots(size_t(1) << 13);
+  Slots slots_ = Slots(size_t(1) << 14);
   size_t used_ = 0;
   std::vector<uint64_t> blocks_; // the blocks with a touched line, in first-touch order
   uint32_t clock_ = 0;

@@ -110,7 +110,20 @@ void LineCoalescer::add_lanes(const std::array<uint64_t, 32>& addr, uint32_t exe
     sorted = false; // merge_runs sorts the list
     got[n++] = x;
   };
-  for (uint32_t m = exec; m; m &= m - 1) {
+  uint32_t m = exec;
+  for (; m; m &= m - 1) { // upwards (the usual walk), until a lane's line is below the last
+    const uint64_t a = addr[static_cast<size_t>(std::countr_zero(m))];
+    const uint64_t lo = a >> line_shift_, hi = (a + span) >> line_shift_;
+    if (n != 0 && lo <= got[n - 1]) {
+      if (lo != got[n - 1])
+        break;
+    } else {
+      got[n++] = lo;
+    }
+    if (hi != lo)
+      got[n++] = hi;
+  }
+  for (; m; m &= m - 1) { // from there, line by line
     const uint64_t a = addr[static_cast<size_t>(std::countr_zero(m))];
     const uint64_t lo = a >> line_shift_, hi = (a + span) >> line_shift_;
     put(lo);
