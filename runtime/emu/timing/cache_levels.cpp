@@ -34,20 +34,32 @@ LineReuse ReuseTracker::touch(std::span<const uint64_t> lines) {
   LineReuse r;
   // The blocks of one instruction's lines are often far apart (a tile's rows, attention's
   // K / V rows touched for the first time) and their slots not in the CPU cache: ask for
-  // them all first, so that the misses overlap.
-  for (size_t k = 0, n = std::min<size_t>(lines.size(), 64); k < n; ++k)
-    __builtin_prefetch(&slots_[home(lines[k] >> kShift)]);
-  Slot* s = nullptr; // the slot of the previous line's block (lines mostly come in order)
+  // them all first, so that the misses overlap (the first slot each probe reads, kept).
+  constexpr size_t kAhead = 64;
+  std::array<size_t, kAhead> start;
+  const size_t ahead = std::min(lines.size(), kAhead);
+  for (size_t k = 0; k < ahead; ++k) {
+    start[k] = home(lines[k] >> kShift);
+    __builtin_prefetch(&slots_[start[k]]);
+  }
+  bool grown = false; // the table grew: the kept starts are stale
+  Slot* s = nullptr;  // the slot of the previous line's block (lines mostly come in order)
   uint64_t block = 0;
-  for (uint64_t line : lines) {
+  for (size_t k = 0; k < lines.size(); ++k) {
+    const uint64_t line = lines[k];
     if (!s || line >> kShift != block) {
       block = line >> kShift;
-      s = &find(block);
+      const size_t mask = slots_.size() - 1;
+      size_t at = k < ahead && !grown ? start[k] : home(block);
+      while (slots_[at].key != block + 1 && slots_[at].key != 0)
+        at = (at + 1) & mask;
+      s = &slots_[at];
       if (s->key == 0) {
         s->key = block + 1;
         blocks_.push_back(block);
         if (++used_ * 2 > slots_.size()) {
           grow();
+          grown = true;
           s = &find(block);
         }
       }
@@ -103,7 +115,13 @@ std::vector<uint64_t> ReuseTracker::footprint() const {
   std::vector<uint64_t> out;
   out.reserve(blocks.size() * kBlockLines);
   const size_t mask = slots_.size() - 1;
-  for (const uint64_t b : blocks) {
+  constexpr size_t kAhead = 8; // the slots of the blocks ahead asked for (their misses overlap)
+  for (size_t k = 0; k < std::min(blocks.size(), kAhead); ++k)
+    __builtin_prefetch(&slots_[home(blocks[k])]);
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const uint64_t b = blocks[k];
+    if (k + kAhead < blocks.size())
+      __builtin_prefetch(&slots_[home(blocks[k + kAhead])]);
     size_t i = home(b);
     while (slots_[i].key != b + 1)
       i = (i + 1) & mask;

@@ -41,12 +41,13 @@ uint16_t saturate16(size_t n) {
 // so what hits or misses moves no figure. (Before the fourteenth session one cache per wave:
 // the waves of a workgroup run the same ds_* instructions with the same lane patterns, and
 // four or eight caches' entries missed the CPU cache where one workgroup's hits.)
-struct LdsPattern {
+struct alignas(64) LdsPattern {     // three CPU cache lines: the differences, then the rest
+  std::array<uint32_t, 32> delta{}; // per lane: address - base, 0 for a lane outside exec
   const DecodedInstr* in = nullptr;
   uint32_t exec = 0, bytes = 0, base = 0;
   uint16_t cycles = 0;
-  std::array<uint32_t, 32> delta{}; // per lane: address - base, 0 for a lane outside exec
 };
+static_assert(sizeof(LdsPattern) == 192, "LdsPattern: three cache lines");
 struct LdsList {
   const DecodedInstr* in = nullptr;
   uint64_t base = 0;
