@@ -44,7 +44,9 @@ public:
   // A whole instruction's accesses as the executor's fast paths make them, the same calls
   // in the same order as the general path's on_access: for each lane of `exec` (lowest
   // first), global: `units` accesses of `unit` bytes at addr[lane] + i * unit; LDS: one of
-  // `bytes` at addr[lane]. The defaults make those on_access calls.
+  // `bytes` at addr[lane]. The defaults make those on_access calls. Such a call is the
+  // instruction's only report of accesses (the timing capture summarises the instruction
+  // there, and refuses a global report after it).
   virtual void on_global_accesses(const std::array<uint64_t, 32>& addr, uint32_t exec,
                                   uint32_t unit, uint32_t units) {
     for (uint32_t m = exec; m; m &= m - 1) {

@@ -14,15 +14,10 @@ const char* level_name(Level l) {
   return l < Level::Count ? names[static_cast<size_t>(l)] : "?";
 }
 
-uint32_t spread16(uint64_t k) {
-  return static_cast<uint32_t>(((k + 1) * 0x9e3779b97f4a7c15ull) >> 48);
-}
-
-ReuseTracker::Slot& ReuseTracker::find(uint64_t line) {
+ReuseTracker::Slot& ReuseTracker::find(uint64_t block) {
   const size_t mask = slots_.size() - 1;
-  for (size_t i = static_cast<size_t>((line * 0x9e3779b97f4a7c15ull) >> 20) & mask;;
-       i = (i + 1) & mask)
-    if (slots_[i].key == line + 1 || slots_[i].key == 0)
+  for (size_t i = home(block);; i = (i + 1) & mask)
+    if (slots_[i].key == block + 1 || slots_[i].key == 0)
       return slots_[i];
 }
 
@@ -35,18 +30,48 @@ void ReuseTracker::grow() {
 }
 
 LineReuse ReuseTracker::touch(std::span<const uint64_t> lines) {
+  constexpr uint64_t kShift = std::countr_zero(unsigned(kBlockLines));
   LineReuse r;
-  for (uint64_t line : lines) {
-    Slot& s = find(line);
-    if (s.key == 0) {
-      s = {line + 1, clock_};
-      first_.push_back(line);
+  // The blocks of one instruction's lines are often far apart (a tile's rows, attention's
+  // K / V rows touched for the first time) and their slots not in the CPU cache: ask for
+  // them all first, so that the misses overlap (the first slot each probe reads, kept).
+  constexpr size_t kAhead = 64;
+  std::array<size_t, kAhead> start;
+  const size_t ahead = std::min(lines.size(), kAhead);
+  for (size_t k = 0; k < ahead; ++k) {
+    start[k] = home(lines[k] >> kShift);
+    __builtin_prefetch(&slots_[start[k]]);
+  }
+  bool grown = false; // the table grew: the kept starts are stale
+  Slot* s = nullptr;  // the slot of the previous line's block (lines mostly come in order)
+  uint64_t block = 0;
+  for (size_t k = 0; k < lines.size(); ++k) {
+    const uint64_t line = lines[k];
+    if (!s || line >> kShift != block) {
+      block = line >> kShift;
+      const size_t mask = slots_.size() - 1;
+      size_t at = k < ahead && !grown ? start[k] : home(block);
+      while (slots_[at].key != block + 1 && slots_[at].key != 0)
+        at = (at + 1) & mask;
+      s = &slots_[at];
+      if (s->key == 0) {
+        s->key = block + 1;
+        blocks_.push_back(block);
+        if (++used_ * 2 > slots_.size()) {
+          grow();
+          grown = true;
+          s = &find(block);
+        }
+      }
+    }
+    const unsigned i = static_cast<unsigned>(line & (kBlockLines - 1));
+    if (!((s->touched >> i) & 1u)) {
+      s->touched = static_cast<uint8_t>(s->touched | (1u << i));
+      s->at[i] = clock_;
       r.min_cold_hash = std::min(r.min_cold_hash, spread16(cold_++));
-      if (++used_ * 2 > slots_.size())
-        grow();
     } else {
-      r.max_distance = std::max(r.max_distance, std::max(clock_ - s.at, 1u));
-      s.at = clock_;
+      r.max_distance = std::max(r.max_distance, std::max(clock_ - s->at[i], 1u));
+      s->at[i] = clock_;
     }
     ++clock_;
   }
@@ -83,8 +108,26 @@ void radix_sort(std::vector<uint64_t>& v) {
 } // namespace
 
 std::vector<uint64_t> ReuseTracker::footprint() const {
-  std::vector<uint64_t> out = first_;
-  radix_sort(out);
+  // The blocks sorted, then each block's touched lines in order: the lines sorted, with a
+  // sort of a block per kBlockLines lines.
+  std::vector<uint64_t> blocks = blocks_;
+  radix_sort(blocks);
+  std::vector<uint64_t> out;
+  out.reserve(blocks.size() * kBlockLines);
+  const size_t mask = slots_.size() - 1;
+  constexpr size_t kAhead = 8; // the slots of the blocks ahead asked for (their misses overlap)
+  for (size_t k = 0; k < std::min(blocks.size(), kAhead); ++k)
+    __builtin_prefetch(&slots_[home(blocks[k])]);
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const uint64_t b = blocks[k];
+    if (k + kAhead < blocks.size())
+      __builtin_prefetch(&slots_[home(blocks[k + kAhead])]);
+    size_t i = home(b);
+    while (slots_[i].key != b + 1)
+      i = (i + 1) & mask;
+    for (unsigned t = slots_[i].touched; t; t &= t - 1)
+      out.push_back(b * kBlockLines + static_cast<unsigned>(std::countr_zero(t)));
+  }
   return out;
 }
 

@@ -46,25 +46,43 @@ struct LineReuse {
 class ReuseTracker {
 public:
   LineReuse touch(std::span<const uint64_t> lines);
-  // The distinct lines touched so far, sorted (a radix sort of the first touches: no scan
-  // of the table; a GEMM workgroup's ~17 000 lines took a comparison sort and a scan of
-  // 65 536 slots before).
+  // The distinct lines touched so far, sorted (a radix sort of the touched blocks, each
+  // expanded into its lines: no scan of the table; a GEMM workgroup's ~17 000 lines took a
+  // comparison sort and a scan of 65 536 slots before the ninth session, a radix sort of
+  // the lines before the fourteenth).
   std::vector<uint64_t> footprint() const;
 
+  // Lines per slot of the table: a block of neighbouring lines.
+  static constexpr int kBlockLines = 4;
+
 private:
-  // Open addressing (line + 1 as the key, 0 empty): a lookup per recorded line.
+  // Open addressing over blocks of kBlockLines neighbouring lines (block + 1 as the key, 0
+  // empty): a lookup per recorded line whose block differs from the previous line's. The
+  // lines a loop touches again are neighbours of the ones it touched (the next K step of a
+  // row), so a block's slot is still in the CPU cache; before the fourteenth session one slot
+  // per line, hashed apart, missed the CPU cache on nearly every lookup of a GEMM workgroup's
+  // 1 MiB table.
   struct Slot {
     uint64_t key = 0;
-    uint32_t at = 0;
+    std::array<uint32_t, kBlockLines> at{}; // access index of the line's last touch
+    uint8_t touched = 0;                    // bit i: line i of the block was touched
   };
-  Slot& find(uint64_t line);
+  static_assert(kBlockLines <= 8 && (kBlockLines & (kBlockLines - 1)) == 0,
+                "ReuseTracker: a block's lines are a power of two that fits the touched mask");
+  static_assert(sizeof(Slot) == 32, "ReuseTracker: two slots per CPU cache line");
+  size_t home(uint64_t block) const { // the slot a block's probe starts at
+    return static_cast<size_t>((block * 0x9e3779b97f4a7c15ull) >> 20) & (slots_.size() - 1);
+  }
+  Slot& find(uint64_t block);
   void grow();
-  // A GEMM tile: ~16k lines. From the large-buffer pool: a workgroup's 0.5-1 MiB table is
-  // not faulted in again for the next one.
+  // A GEMM tile: ~16k lines in ~4k blocks; attention's K / V rows (2 lines each, 8 KiB
+  // apart): ~8k blocks. 16 384 slots to start (512 KiB): neither grows. 32-byte slots, two per CPU
+  // cache line (8 lines a block took 48 bytes and, for attention's rows, a table twice the size).
+  // From the large-buffer pool: a workgroup's table is not faulted in again for the next one.
   using Slots = std::vector<Slot, LargeBufferAllocator<Slot>>;
-  Slots slots_ = Slots(size_t(1) << 15);
+  Slots slots_ = Slots(size_t(1) << 14);
   size_t used_ = 0;
-  std::vector<uint64_t> first_; // the distinct lines in first-touch order
+  std::vector<uint64_t> blocks_; // the blocks with a touched line, in first-touch order
   uint32_t clock_ = 0;
   uint64_t cold_ = 0; // first touches so far
 };
@@ -72,7 +90,9 @@ private:
 // The k-th first touch of a workgroup as 16 bits of a Weyl sequence (k x golden ratio):
 // spreads the compulsory misses evenly over the first touches, the same in every run (a
 // hash of the address would change with where the allocations land).
-uint32_t spread16(uint64_t k);
+inline uint32_t spread16(uint64_t k) {
+  return static_cast<uint32_t>(((k + 1) * 0x9e3779b97f4a7c15ull) >> 48);
+}
 
 // One allocation as the sampled workgroups touched it: its size and the distinct lines of it
 // in their footprints together.

@@ -33,16 +33,21 @@ uint16_t saturate16(size_t n) {
   return static_cast<uint16_t>(std::min<size_t>(n, 0xffff));
 }
 
-// A recorder's caches of LDS bank counts (TimingCapture::Recorder::on_lds_accesses and
-// counted_list): ~165 KB, kept in a pool between recorders, since a fresh one per wave and
+// A workgroup's caches of LDS bank counts (TimingCapture::Recorder::on_lds_accesses and
+// counted_list), shared by the recorders of its waves (which run on one thread, one at a
+// time): ~165 KB, kept in a pool between workgroups, since a fresh one per workgroup and
 // launch cost its zeroing and ~40 page faults. Taken empty (every entry's instruction
-// cleared), so a recorder sees the same hits and misses as with a fresh one.
-struct LdsPattern {
+// cleared). A cached count is the count of its key (the bank cycles are a function of it),
+// so what hits or misses moves no figure. (Before the fourteenth session one cache per wave:
+// the waves of a workgroup run the same ds_* instructions with the same lane patterns, and
+// four or eight caches' entries missed the CPU cache where one workgroup's hits.)
+struct alignas(64) LdsPattern {     // three CPU cache lines: the differences, then the rest
+  std::array<uint32_t, 32> delta{}; // per lane: address - base, 0 for a lane outside exec
   const DecodedInstr* in = nullptr;
   uint32_t exec = 0, bytes = 0, base = 0;
   uint16_t cycles = 0;
-  std::array<uint32_t, 32> delta{};
 };
+static_assert(sizeof(LdsPattern) == 192, "LdsPattern: three cache lines");
 struct LdsList {
   const DecodedInstr* in = nullptr;
   uint64_t base = 0;
@@ -89,16 +94,32 @@ LdsCachePool& lds_cache_pool() {
   static LdsCachePool* p = new LdsCachePool; // never destroyed: recorders may end during exit
   return *p;
 }
+
+class LdsCachesLease {
+public:
+  LdsCachesLease() : c_(lds_cache_pool().take()) {}
+  ~LdsCachesLease() { release(); }
+  // Back to the pool (the next workgroup takes it, warm).
+  void release() {
+    if (c_)
+      lds_cache_pool().give(std::move(c_));
+  }
+  LdsCachesLease(const LdsCachesLease&) = delete;
+  LdsCachesLease& operator=(const LdsCachesLease&) = delete;
+  LdsCaches& operator*() const { return *c_; }
+
+private:
+  std::unique_ptr<LdsCaches> c_;
+};
 } // namespace
 
 class TimingCapture::Recorder final : public WaveObserver {
 public:
   Recorder(WaveTrace& trace, uint64_t* executed, const DecodedInstr* program, size_t program_size,
-           ReuseTracker& reuse, uint32_t line_bytes, int banks)
+           ReuseTracker& reuse, LdsCaches& lds_caches, uint32_t line_bytes, int banks)
       : words_(trace.words), memory_(trace.memory), executed_(executed), program_(program),
         program_size_(program_size), reuse_(reuse), global_(line_bytes), banks_(banks),
-        caches_(lds_cache_pool().take()), lds_patterns_(caches_->patterns),
-        lds_lists_(caches_->lists) {
+        lds_patterns_(lds_caches.patterns), lds_lists_(lds_caches.lists) {
     // The executor logs the instructions of the classes that touch no memory and need nothing
     // of the previous one itself (WaveObserver::log); the others come to on_instruction.
     words_.resize(words_.capacity()); // uninitialised: the log's cursor fills it
@@ -110,7 +131,6 @@ public:
                          class_bit(InstrClass::Salu) | class_bit(InstrClass::Wait));
     log.slow_next = false;
   }
-  ~Recorder() override { lds_cache_pool().give(std::move(caches_)); }
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
   // An instruction the executor did not log itself: its word (the previous one's taken bit),
@@ -120,6 +140,7 @@ public:
   void on_instruction(const DecodedInstr& in) override {
     if (pending_)
       flush();
+    summarized_ = false;
     const size_t place = static_cast<size_t>(&in - program_);
     if (place >= program_size_) // the executor runs the program it told begin_launch
       throw std::logic_error("timing capture: an instruction outside the launch's program");
@@ -138,7 +159,8 @@ public:
     }
     pending_ = in.cls == InstrClass::Lds;
     // The next instruction comes here as well after a branch (its taken bit) and after a
-    // memory instruction (event_ back to scratch_).
+    // memory instruction (its summary, event_ back to scratch_), unless the instruction's
+    // fast-path report summarised it (summarize_now).
     log.slow_next =
         in.cls == InstrClass::Branch || in.cls == InstrClass::Vmem || in.cls == InstrClass::Lds;
   }
@@ -157,12 +179,19 @@ public:
       global_.add(addr, bytes);
   }
   // The executor's fast paths: one call per instruction instead of one per component.
+  // A fast path's report is the whole instruction's (WaveObserver::on_global_accesses): it is
+  // summarised at once, and the next instruction need not come to on_instruction.
   void on_global_accesses(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t unit,
                           uint32_t units) override {
-    pending_ = true;
-    log.slow_next = true;
-    for (uint32_t m = exec; m; m &= m - 1)
-      global_.add_run(addr[static_cast<size_t>(std::countr_zero(m))], unit, units);
+    if (summarized_)
+      throw std::logic_error("timing capture: an instruction reported accesses after the "
+                             "executor's fast path reported all of them");
+    global_.add_lanes(addr, exec, unit, units);
+    if (pending_ || !current()) { // the general path reported part of it: summarised with that
+      log.slow_next = true;
+      return;
+    }
+    summarize_now();
   }
   // An LDS instruction's bank cycles depend only on which lanes access how many bytes, the
   // lanes' address differences and the first address modulo the bank row (banks x 4 bytes):
@@ -190,26 +219,34 @@ public:
     // Keyed by the instruction and the base within the bank row: an instruction alternating
     // between buffer stages at different offsets within the row keeps one entry per stage.
     LdsPattern& p = lds_patterns_[slot(in, base % row / 4, lds_patterns_.size())];
-    bool same = p.in == in && p.exec == exec && p.bytes == bytes && p.base % row == base % row;
-    for (uint32_t m = exec; m && same; m &= m - 1) {
-      const size_t lane = static_cast<size_t>(std::countr_zero(m));
-      same = p.delta[lane] == addr[lane] - base;
+    // Every lane's difference at once (no loop over the set bits of exec: the compiler
+    // vectorises both loops).
+    std::array<uint32_t, 32> delta;
+    if (exec == ~0u) {
+      for (size_t lane = 0; lane < 32; ++lane)
+        delta[lane] = addr[lane] - base;
+    } else {
+      for (uint32_t lane = 0; lane < 32; ++lane)
+        delta[lane] = (addr[lane] - base) & (0u - ((exec >> lane) & 1u));
     }
-    if (!same) {
+    uint32_t differ = 0;
+    for (size_t lane = 0; lane < 32; ++lane)
+      differ |= p.delta[lane] ^ delta[lane];
+    if (differ != 0 || p.in != in || p.exec != exec || p.bytes != bytes ||
+        p.base % row != base % row) {
       push_all();
       p.in = in;
       p.exec = exec;
       p.bytes = bytes;
       p.base = base;
-      for (uint32_t m = exec; m; m &= m - 1) {
-        const size_t lane = static_cast<size_t>(std::countr_zero(m));
-        p.delta[lane] = addr[lane] - base;
-      }
+      p.delta = delta;
       p.cycles = saturate16(lds_cycles(lds_, banks_));
       lds_.clear();
     }
     event_->lds_cycles = p.cycles;
     lds_counted_ = true;
+    if (global_.addresses() == 0) // nothing else to summarise
+      summarize_now();
   }
   // Summarises the accesses of the last instruction (into its MemoryEvent; an instruction of
   // another class has none, but its global lines count for the reuse all the same).
@@ -219,16 +256,7 @@ public:
     if (!cur)
       return;
     MemoryEvent& e = *event_;
-    if (global_.addresses() > 0) {
-      const std::vector<uint64_t>& lines = global_.lines();
-      e.lines = saturate16(lines.size());
-      e.addresses = saturate16(global_.addresses());
-      if (cur->cls == InstrClass::Smem) // the scalar cache: not vector L0 traffic
-        e.lines = 0;
-      else
-        e.reuse = reuse_.touch(lines);
-      global_.clear();
-    }
+    summarize_global(*cur, e);
     if (lds_counted_) {
       lds_counted_ = false;
     } else if (!lds_.empty() || cur->cls == InstrClass::Lds) {
@@ -238,6 +266,28 @@ public:
   }
 
 private:
+  // The global lines of the current instruction `cur` into its event `e` (none: nothing).
+  void summarize_global(const DecodedInstr& cur, MemoryEvent& e) {
+    if (global_.addresses() == 0)
+      return;
+    const std::vector<uint64_t>& lines = global_.lines();
+    e.lines = saturate16(lines.size());
+    e.addresses = saturate16(global_.addresses());
+    if (cur.cls == InstrClass::Smem) // the scalar cache: not vector L0 traffic
+      e.lines = 0;
+    else
+      e.reuse = reuse_.touch(lines);
+    global_.clear();
+  }
+  // A fast path reported the whole current instruction: its summary now (its LDS cycles are
+  // set), instead of in flush() when the next instruction comes to on_instruction.
+  void summarize_now() {
+    summarize_global(*current(), *event_);
+    lds_counted_ = false;
+    pending_ = false;
+    log.slow_next = false;
+    summarized_ = true;
+  }
   static uint32_t class_bit(InstrClass c) { return uint32_t(1) << static_cast<unsigned>(c); }
   // The current instruction: the last word's (the executor may have logged it).
   const DecodedInstr* current() const {
@@ -300,7 +350,7 @@ private:
   std::vector<LaneAccess> lds_;
   bool lds_counted_ = false; // the current instruction's LDS cycles are set (on_lds_accesses)
   bool pending_ = false;     // the current instruction has something for flush()
-  std::unique_ptr<LdsCaches> caches_;
+  bool summarized_ = false;  // the current instruction was summarised by summarize_now()
   std::array<LdsPattern, 1024>& lds_patterns_;
   std::array<LdsList, 256>& lds_lists_;
 };
@@ -308,6 +358,7 @@ private:
 struct TimingCapture::Entry {
   WorkgroupTrace trace;
   ReuseTracker reuse;
+  LdsCachesLease lds; // the LDS count caches of the workgroup's recorders
   std::vector<std::unique_ptr<Recorder>> recorders;
   bool done = false;
 };
@@ -346,8 +397,9 @@ std::vector<WaveObserver*> TimingCapture::begin_workgroup(WorkgroupId id, int wa
     WaveTrace& wt = e->trace.waves[static_cast<size_t>(w)];
     wt.words.reserve(reserve);
     wt.memory.reserve(reserve_memory);
-    e->recorders.push_back(std::make_unique<Recorder>(
-        wt, e->trace.executed.data(), program_, program_size_, e->reuse, line_bytes_, lds_banks_));
+    e->recorders.push_back(std::make_unique<Recorder>(wt, e->trace.executed.data(), program_,
+                                                      program_size_, e->reuse, *e->lds, line_bytes_,
+                                                      lds_banks_));
     out.push_back(e->recorders.back().get());
   }
   std::lock_guard lock(mu_);
@@ -364,6 +416,7 @@ void TimingCapture::end_workgroup(WorkgroupId id) {
   for (auto& r : e.recorders)
     r->finish();
   e.recorders.clear();
+  e.lds.release();
   auto raise = [](std::atomic<size_t>& longest, size_t n) {
     for (size_t seen = longest.load(); n > seen;)
       if (longest.compare_exchange_weak(seen, n))

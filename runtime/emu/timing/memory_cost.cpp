@@ -3,16 +3,135 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
 
 namespace tw::emu::timing {
 
 const std::vector<uint64_t>& LineCoalescer::lines() {
   if (!sorted_) {
-    std::sort(lines_.begin(), lines_.end());
-    lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
+    merge_runs();
     sorted_ = true;
   }
   return lines_;
+}
+
+// The lanes of one instruction usually walk memory upwards in a few stretches (a transposed
+// load: the rows of one column, then of the next): the ascending runs merged pairwise, equal
+// lines dropped, instead of a comparison sort (many runs: the sort).
+void LineCoalescer::merge_runs() {
+  constexpr size_t kMaxRuns = 8;
+  std::array<size_t, kMaxRuns + 1> bounds; // run r: [bounds[r], bounds[r + 1]), ascending
+  size_t runs = 1;
+  bounds[0] = 0;
+  for (size_t i = 1; i < lines_.size(); ++i)
+    if (lines_[i] < lines_[i - 1]) {
+      if (runs == kMaxRuns) {
+        std::sort(lines_.begin(), lines_.end());
+        lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
+        return;
+      }
+      bounds[runs++] = i;
+    }
+  bounds[runs] = lines_.size();
+  // The runs repeat the first one (a transposed load's two halves read the same rows): it.
+  const size_t first = bounds[1];
+  bool repeats = true;
+  for (size_t r = 1; r < runs && repeats; ++r)
+    repeats = bounds[r + 1] - bounds[r] == first &&
+              std::equal(lines_.begin(), lines_.begin() + static_cast<std::ptrdiff_t>(first),
+                         lines_.begin() + static_cast<std::ptrdiff_t>(bounds[r]));
+  if (repeats) {
+    lines_.resize(first);
+    return;
+  }
+  while (runs > 1) {
+    merged_.clear();
+    size_t out = 0; // runs written to merged_ (bounds[out] is read no more)
+    for (size_t r = 0; r < runs; r += 2) {
+      const size_t start = merged_.size();
+      auto put = [&](uint64_t x) {
+        if (merged_.size() == start || merged_.back() != x)
+          merged_.push_back(x);
+      };
+      size_t a = bounds[r], b = bounds[r + 1];
+      const size_t a_end = b, b_end = r + 1 < runs ? bounds[r + 2] : b;
+      while (a < a_end && b < b_end)
+        put(lines_[a] <= lines_[b] ? lines_[a++] : lines_[b++]);
+      while (a < a_end)
+        put(lines_[a++]);
+      while (b < b_end)
+        put(lines_[b++]);
+      bounds[out++] = start;
+    }
+    bounds[out] = merged_.size();
+    runs = out;
+    lines_.swap(merged_);
+  }
+}
+
+void LineCoalescer::add_lanes(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t unit,
+                              uint32_t units) {
+  const uint64_t span = uint64_t(unit ? unit : 1) * units - 1; // last byte from the first
+  if (line_shift_ < 0 || span >= line_bytes_ || !lines_.empty()) {
+    // A lane may span more than two lines, or lines are listed already: lane by lane.
+    for (uint32_t m = exec; m; m &= m - 1)
+      add_run(addr[static_cast<size_t>(std::countr_zero(m))], unit, units);
+    return;
+  }
+  // Each lane's access ends in its first line or the next one. The list stays sorted and
+  // distinct while the lanes walk upwards or read again lines it holds, in its order (a
+  // transposed load: the rows of one half, then the same rows again): a line below the last
+  // one is looked up, and the lines after it are expected next.
+  addresses_ += units * static_cast<uint32_t>(std::popcount(exec));
+  std::array<uint64_t, 64> got;
+  size_t n = 0;
+  size_t next = got.size(); // the line expected next (got.size(): none)
+  bool sorted = true;
+  auto put = [&](uint64_t x) {
+    if (next < n && got[next] == x) {
+      ++next;
+      return;
+    }
+    next = got.size();
+    if (n == 0 || x > got[n - 1]) {
+      got[n++] = x;
+      return;
+    }
+    if (x == got[n - 1])
+      return;
+    if (sorted) {
+      const auto end = got.begin() + static_cast<std::ptrdiff_t>(n);
+      const auto at = std::lower_bound(got.begin(), end, x);
+      if (*at == x) { // at < end: x < got[n - 1]
+        next = static_cast<size_t>(at - got.begin()) + 1;
+        return;
+      }
+    }
+    sorted = false; // merge_runs sorts the list
+    got[n++] = x;
+  };
+  uint32_t m = exec;
+  for (; m; m &= m - 1) { // upwards (the usual walk), until a lane's line is below the last
+    const uint64_t a = addr[static_cast<size_t>(std::countr_zero(m))];
+    const uint64_t lo = a >> line_shift_, hi = (a + span) >> line_shift_;
+    if (n != 0 && lo <= got[n - 1]) {
+      if (lo != got[n - 1])
+        break;
+    } else {
+      got[n++] = lo;
+    }
+    if (hi != lo)
+      got[n++] = hi;
+  }
+  for (; m; m &= m - 1) { // from there, line by line
+    const uint64_t a = addr[static_cast<size_t>(std::countr_zero(m))];
+    const uint64_t lo = a >> line_shift_, hi = (a + span) >> line_shift_;
+    put(lo);
+    if (hi != lo)
+      put(hi);
+  }
+  sorted_ = sorted;
+  lines_.assign(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 uint32_t coalesced_lines(std::span<const LaneAccess> accesses, uint32_t line_bytes,

@@ -2,6 +2,7 @@
 // The cost of one wave's memory instruction from the addresses its lanes touched: how many
 // cache lines a global access coalesces into, and how many cycles an LDS access needs
 // with its bank conflicts.
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <span>
@@ -17,7 +18,8 @@ struct LaneAccess {
 
 // The distinct `line_bytes` lines of one instruction's lane accesses, gathered as the lanes
 // access memory (no per-lane buffer): a line equal to the previous one is not stored again,
-// and the list is sorted only when the lanes did not walk memory upwards.
+// and the list is sorted only when the lanes did not walk memory upwards (its ascending runs
+// merged; a comparison sort past 8 runs).
 class LineCoalescer {
 public:
   explicit LineCoalescer(uint32_t line_bytes)
@@ -39,6 +41,12 @@ public:
         lines_.push_back(l);
       }
   }
+  // The accesses of a whole wave instruction, as the executor's fast paths report them: for
+  // each lane of `exec` (lowest first), add_run(addr[lane], unit, units); the same lines()
+  // and address count, without a call and a vector append per lane, and without a sort
+  // when the lanes read the same lines again in order (a transposed load's halves).
+  void add_lanes(const std::array<uint64_t, 32>& addr, uint32_t exec, uint32_t unit,
+                 uint32_t units);
   uint32_t addresses() const { return addresses_; }
   // The distinct lines, sorted (valid until the next add / clear).
   const std::vector<uint64_t>& lines();
@@ -54,6 +62,8 @@ private:
   uint32_t addresses_ = 0;
   bool sorted_ = true;
   std::vector<uint64_t> lines_;
+  std::vector<uint64_t> merged_; // merge_runs' other buffer
+  void merge_runs();
 };
 
 // Distinct `line_bytes` lines the accesses touch (appended to `lines`, which the caller

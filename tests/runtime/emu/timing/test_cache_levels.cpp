@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 using namespace tw::emu::timing;
@@ -45,6 +46,60 @@ TEST_CASE("cache levels: the footprint is every distinct line once, sorted") {
   CHECK(got.size() == expected.size());
   CHECK(std::equal(got.begin(), got.end(), expected.begin(), expected.end()));
   CHECK(ReuseTracker().footprint().empty());
+}
+
+TEST_CASE("cache levels: the block table gives each line's reuse as a table of lines would") {
+  // Per line its last access index, first touches counted: the reference. Streams: a GEMM
+  // tile's rows (8 rows of 64 lines 8 KiB apart, two touches per line per pass), attention's
+  // two-line rows, scattered lines, neighbours within one block in both orders, more blocks
+  // than the table's first size.
+  std::unordered_map<uint64_t, uint32_t> last;
+  uint32_t clock = 0;
+  uint64_t cold = 0;
+  std::set<uint64_t> distinct;
+  auto reference = [&](const std::vector<uint64_t>& lines) {
+    LineReuse r;
+    for (const uint64_t line : lines) {
+      const auto it = last.find(line);
+      if (it == last.end()) {
+        r.min_cold_hash = std::min(r.min_cold_hash, spread16(cold++));
+        distinct.insert(line);
+      } else {
+        r.max_distance = std::max(r.max_distance, std::max(clock - it->second, 1u));
+      }
+      last[line] = clock++;
+    }
+    return r;
+  };
+  ReuseTracker t;
+  auto check = [&](const std::vector<uint64_t>& lines) {
+    const LineReuse want = reference(lines);
+    const LineReuse got = t.touch(lines);
+    CHECK(got.max_distance == want.max_distance);
+    CHECK(got.min_cold_hash == want.min_cold_hash);
+  };
+  for (uint64_t step = 0; step < 128; ++step) // a GEMM tile: each line touched twice
+    for (uint64_t group = 0; group < 4; ++group) {
+      std::vector<uint64_t> lines;
+      for (uint64_t row = 0; row < 8; ++row)
+        lines.push_back((uint64_t(1) << 24) + (group * 8 + row) * 64 + step / 2);
+      check(lines);
+    }
+  for (uint64_t row = 0; row < 9000; row += 8) { // attention's K rows: 2 lines, 8 KiB apart
+    std::vector<uint64_t> lines;
+    for (uint64_t r = row; r < row + 8; ++r) {
+      lines.push_back((uint64_t(2) << 24) + r * 64 + 1);
+      lines.push_back((uint64_t(2) << 24) + r * 64 + 2);
+    }
+    check(lines);
+  }
+  uint64_t x = 99;
+  for (int i = 0; i < 3000; ++i) { // scattered, some re-touched, blocks in both directions
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t line = (x >> 40) % 50000;
+    check({line, line ^ 1, line ^ 3, line});
+  }
+  CHECK(t.footprint() == std::vector<uint64_t>(distinct.begin(), distinct.end()));
 }
 
 TEST_CASE("cache levels: a reused line hits the first level whose share holds its distance") {

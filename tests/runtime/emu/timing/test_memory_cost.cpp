@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
+#include <bit>
+#include <set>
 #include <vector>
 
 using namespace tw::emu::timing;
@@ -78,4 +81,85 @@ TEST_CASE("LineCoalescer: add_run gives the lines and address count of its add()
   one.add_run(0x7c, 4, 4);
   CHECK(one.lines() == std::vector<uint64_t>{0, 1});
   CHECK(one.addresses() == 4);
+}
+
+namespace {
+
+// The distinct lines of `line`-byte lines that `unit` x `units` bytes at each address of the
+// lanes of exec touch, computed byte range by byte range (the reference of add_lanes).
+std::vector<uint64_t> reference_lines(const std::array<uint64_t, 32>& addr, uint32_t exec,
+                                      uint32_t unit, uint32_t units, uint64_t line) {
+  std::set<uint64_t> s;
+  for (int lane = 0; lane < 32; ++lane)
+    if ((exec >> lane) & 1u)
+      for (uint64_t b = addr[size_t(lane)]; b < addr[size_t(lane)] + uint64_t(unit) * units; ++b)
+        s.insert(b / line);
+  return {s.begin(), s.end()};
+}
+
+} // namespace
+
+TEST_CASE("LineCoalescer: add_lanes gives the lines and address count of add_run per lane") {
+  // Lane address patterns: upwards, downwards, a transposed load's halves (rows 0-7 read
+  // twice, then rows 8-15 twice; and all 16 rows twice), straddling lines, scattered
+  // (pseudo-random), all lanes at one address.
+  std::vector<std::array<uint64_t, 32>> patterns;
+  auto make = [&](auto f) {
+    std::array<uint64_t, 32> a{};
+    for (int lane = 0; lane < 32; ++lane)
+      a[size_t(lane)] = 0x100000 + f(uint64_t(lane));
+    patterns.push_back(a);
+  };
+  make([](uint64_t l) { return l * 16; });
+  make([](uint64_t l) { return (31 - l) * 16; });
+  make([](uint64_t l) { return (l / 16 * 8 + l % 8) * 8192 + (l / 8 % 2) * 16; });
+  make([](uint64_t l) { return (l % 16) * 8192 + l / 16 * 16; });
+  make([](uint64_t l) { return l * 40 + 0x70; });
+  make([](uint64_t l) { return ((l * 2654435761u) >> 7) % 4096 * 8; });
+  make([](uint64_t) { return uint64_t(0x7c); });
+  for (size_t p = 0; p < patterns.size(); ++p)
+    for (const uint32_t exec : {~0u, 0x0000ffffu, 0xf0f0f0f1u, 0u})
+      for (const auto& [unit, units] : {std::pair{4u, 4u}, std::pair{4u, 1u}, std::pair{2u, 1u},
+                                        std::pair{4u, 64u}}) { // 256 bytes: the lane-by-lane way
+        CAPTURE(p);
+        CAPTURE(exec);
+        CAPTURE(units);
+        const auto& a = patterns[p];
+        LineCoalescer lanes(128), runs(128);
+        lanes.add_lanes(a, exec, unit, units);
+        for (uint32_t m = exec; m; m &= m - 1)
+          runs.add_run(a[size_t(std::countr_zero(m))], unit, units);
+        CHECK(lanes.addresses() == runs.addresses());
+        CHECK(lanes.addresses() == units * uint32_t(std::popcount(exec)));
+        const std::vector<uint64_t> want = reference_lines(a, exec, unit, units, 128);
+        CHECK(lanes.lines() == want);
+        CHECK(runs.lines() == want);
+        // A second call of the same instruction: the lines of both.
+        lanes.add_lanes(patterns[0], ~0u, 4, 4);
+        std::set<uint64_t> both(want.begin(), want.end());
+        for (const uint64_t l : reference_lines(patterns[0], ~0u, 4, 4, 128))
+          both.insert(l);
+        CHECK(lanes.lines() == std::vector<uint64_t>(both.begin(), both.end()));
+      }
+  // A line size that is not a power of two: the lane-by-lane way, the same lines.
+  LineCoalescer odd(96);
+  odd.add_lanes(patterns[2], ~0u, 4, 4);
+  CHECK(odd.lines() == reference_lines(patterns[2], ~0u, 4, 4, 96));
+}
+
+TEST_CASE("LineCoalescer: lines out of order are sorted and distinct, in few runs or many") {
+  // Runs of ascending lines that overlap (merged) and more runs than the merge takes (sorted).
+  for (const int runs : {2, 3, 5, 8, 9, 20}) {
+    CAPTURE(runs);
+    LineCoalescer c(128);
+    std::set<uint64_t> want;
+    for (int r = 0; r < runs; ++r)
+      for (uint64_t i = 0; i < 6; ++i) {
+        const uint64_t line = uint64_t(runs - r) * 3 + i * 2; // runs descend, overlap
+        c.add(line * 128 + 4, 4);
+        want.insert(line);
+      }
+    CHECK(c.lines() == std::vector<uint64_t>(want.begin(), want.end()));
+    CHECK(c.addresses() == uint32_t(runs * 6));
+  }
 }
