@@ -16,6 +16,7 @@
 
 #include <emit/emitter_stamp.hpp>
 
+#include <chrono>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
@@ -181,7 +182,9 @@ CompileArtifacts run_logged(std::string_view path, const ir::Kernel& kernel, Bac
     StageTimer t(&spent);
     a = run_backend(kernel, backend, arch, opt_level, keep_texts, cache_dir, times);
   }
-  log_backend_run({path, kernel.name, backend, arch, opt_level, key, spent.cpu_s, spent.wall_s});
+  log_backend_run(
+      {path, kernel.name, backend, arch, opt_level, key, spent.cpu_s, spent.wall_s,
+       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count()});
   return a;
 }
 

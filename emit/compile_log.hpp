@@ -4,11 +4,13 @@
 // time splits by kernel, and which code objects it compiled more than once (the same key in
 // two lines). Lines are written whole with one append, so processes sharing FILE do not mix
 // them. Fields, tab-separated:
-//   pid  path  kernel  backend  arch  O<n>  key  cpu_ms  wall_ms
+//   pid  path  kernel  backend  arch  O<n>  key  cpu_ms  wall_ms  end
 // path: compile, artifacts (compile_with_artifacts) or dump (a dumping compile); key: the
 // code object's cache key digest (the same for compile() and compile_with_artifacts() of one
 // kernel), "-" when the cache is off; cpu_ms: the compiling thread's CPU time (a child
-// process's, e.g. clang's, is not in it), wall_ms: the wall-clock time.
+// process's, e.g. clang's, is not in it), wall_ms: the wall-clock time, end: when the run
+// ended (seconds since the epoch, to the millisecond: two processes' runs of one key that
+// overlap compiled it at once).
 #include <atoms/arch.hpp>
 #include <emit/backend.hpp>
 
@@ -26,6 +28,7 @@ struct BackendRun {
   std::string_view key; // the code object's key digest, or empty
   double cpu_s = 0;
   double wall_s = 0;
+  double end_s = 0; // seconds since the epoch
 };
 
 // The line log_backend_run appends (without its newline).
