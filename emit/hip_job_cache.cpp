@@ -4,12 +4,13 @@
 #include <emit/hip_job_cache.hpp>
 #include <emit/toolchain.hpp>
 
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/FileSystem.h>
+
 #include <algorithm>
-#include <climits>
 #include <cstdlib>
 #include <stdexcept>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #ifndef TILEWAVE_VERSION
 #define TILEWAVE_VERSION "unknown"
@@ -75,11 +76,13 @@ bool storable(std::string_view s) {
   return s.find_first_of("\t\n") == std::string_view::npos;
 }
 
+// The working directory as the driver names it: LLVM's current_path, which is $PWD when that
+// is the same directory (a path through a symlink), else getcwd's.
 std::optional<std::string> working_directory() {
-  char buf[PATH_MAX];
-  if (!::getcwd(buf, sizeof buf))
+  llvm::SmallString<256> dir;
+  if (llvm::sys::fs::current_path(dir))
     return std::nullopt;
-  return std::string(buf);
+  return dir.str().str();
 }
 
 // The options whose value is the working directory (the driver's compilation dirs).
@@ -134,8 +137,11 @@ std::optional<std::vector<std::uint8_t>> encode_hip_job(const HipCc1Job& job,
   for (const std::string& a : job.args) {
     std::string arg = a;
     for (std::string_view option : kWorkDirOptions)
-      if (a.rfind(option, 0) == 0 && std::string_view(a).substr(option.size()) == workdir)
+      if (a.rfind(option, 0) == 0) {
+        if (std::string_view(a).substr(option.size()) != workdir)
+          return std::nullopt; // a compilation dir that is not the working directory
         arg = std::string(option) + std::string(kWorkDir);
+      }
     if (arg == a && a.find(workdir) != std::string::npos)
       return std::nullopt; // the working directory somewhere else: not known to be replaceable
     text += "arg\t" + arg + "\n";

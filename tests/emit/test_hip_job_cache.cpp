@@ -126,6 +126,9 @@ TEST_CASE("hip job cache: an entry gives back the job, the working directory as 
   other.args.push_back("-I/work/a/include");
   CHECK_FALSE(encode_hip_job(other, "/work/a").has_value());
   other = job;
+  other.args[1] = "-fdebug-compilation-dir=/elsewhere";
+  CHECK_FALSE(encode_hip_job(other, "/work/a").has_value());
+  other = job;
   other.args.push_back("a\tb");
   CHECK_FALSE(encode_hip_job(other, "/work/a").has_value());
 
