@@ -1,6 +1,7 @@
 #include <emit/cache_entry.hpp>
 #include <emit/cache_key.hpp>
 #include <emit/compile.hpp>
+#include <emit/compile_lock.hpp>
 #include <emit/compile_log.hpp>
 #include <emit/disk_cache.hpp>
 #include <emit/dump.hpp>
@@ -254,6 +255,17 @@ CompileArtifacts compile_with_artifacts(const ir::Kernel& kernel, Backend backen
   }
   if (!disk.problem().empty())
     warn_cache_unusable_once(disk.problem());
+  // Another process or thread compiling this entry now: wait for it and read what it stored.
+  const CompileLock lock(dir, key.digest);
+  DiskLookup again = DiskLookup::miss;
+  if (lock.waited())
+    if (std::optional<CompileArtifacts> a =
+            load_entry(disk, key.digest, again, [&](const std::vector<std::uint8_t>& bytes) {
+              return decode_artifacts(bytes, kernel, backend, arch);
+            })) {
+      report_outcome(options, CacheOutcome::disk_hit);
+      return std::move(*a);
+    }
   ir::verify(kernel);
   const CacheKey co_key = entry_key(parts, /*artifacts=*/false);
   CompileArtifacts a =
@@ -288,6 +300,7 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
   CacheKey key;
   std::string dir;
   std::optional<DiskCache> disk;
+  std::optional<CompileLock> lock; // held from a disk miss until the entry is stored
   CacheOutcome outcome = CacheOutcome::disabled;
   if (cached) {
     dir = options.cache_dir ? *options.cache_dir : default_cache_dir();
@@ -350,6 +363,20 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
           outcome = CacheOutcome::rebuilt;
         if (!disk->problem().empty())
           warn_cache_unusable_once(disk->problem());
+        // Another process or thread compiling this entry now: wait, and read what it stored.
+        lock.emplace(dir, key.digest);
+        DiskLookup again = DiskLookup::miss;
+        if (lock->waited())
+          if (std::optional<CodeObject> co = load_entry(
+                  *disk, key.digest, again,
+                  [&](const std::vector<std::uint8_t>& bytes) {
+                    return decode_code_object(bytes, kernel, backend, arch);
+                  },
+                  read_time, decode_time)) {
+            process_memory_cache().insert(key.digest, *co);
+            report_outcome(options, CacheOutcome::disk_hit);
+            return std::move(*co);
+          }
       }
     }
   }
