@@ -1,6 +1,8 @@
 // The per-key compile lock (see compile_lock.hpp).
 #include <emit/compile_lock.hpp>
 
+#include <llvm/Support/FileSystem.h>
+
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -19,9 +21,11 @@ CompileLock::CompileLock(const std::string& dir, const std::string& digest,
     : path_(path(dir, digest)) {
   const auto give_up = std::chrono::steady_clock::now() + max_wait;
   for (;;) {
-    const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == ENOENT && !llvm::sys::fs::create_directories(dir))
+      fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644); // a new cache directory
     if (fd < 0)
-      return; // no directory, or not writable: no lock
+      return; // not writable: no lock
     // Polled rather than blocking, so that a stopped holder costs at most max_wait.
     bool locked = false;
     for (;;) {

@@ -9,7 +9,8 @@
 // one lock at a time and takes none while holding it, and a waiter gives up after
 // `max_wait` (a stopped holder) and compiles as if there were no lock. The lock only saves
 // work: entries stay correct without it (the disk cache's atomic rename), so a directory
-// where the lock file cannot be made compiles without one.
+// where the lock file cannot be made compiles without one. A cache directory that does not
+// exist yet is made (the first compile of a fresh cache locks too).
 #include <chrono>
 #include <string>
 

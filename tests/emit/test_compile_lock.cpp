@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
@@ -76,8 +77,15 @@ TEST_CASE("compile lock: taken at once when free, its file removed when let go")
     CHECK(fs::exists(CompileLock::path(dir.path(), kDigest)));
   }
   CHECK_FALSE(fs::exists(CompileLock::path(dir.path(), kDigest)));
-  // A directory that does not exist: no lock, no wait.
-  CompileLock none(dir.file("missing"), kDigest);
+  // A cache directory not made yet (the first compile of a fresh cache): made, and locked.
+  {
+    CompileLock first(dir.file("new/cache"), kDigest);
+    CHECK(first.held());
+  }
+  CHECK(fs::is_directory(dir.file("new/cache")));
+  // A directory that cannot be made (a file in its place): no lock, no wait.
+  std::ofstream(dir.file("file")) << "x";
+  CompileLock none(dir.file("file/cache"), kDigest);
   CHECK_FALSE(none.held());
   CHECK_FALSE(none.waited());
 }
