@@ -9,6 +9,7 @@
 #include <emit/kernel_digest.hpp>
 #include <emit/llvm/llvm_backend.hpp>
 #include <emit/memory_cache.hpp>
+#include <emit/subprocess.hpp>
 #include <emit/toolchain.hpp>
 
 #include <dsl/ir/kernel.hpp>
@@ -179,13 +180,15 @@ CompileArtifacts run_logged(std::string_view path, const ir::Kernel& kernel, Bac
                             const std::string& cache_dir = {}, CompileStageTimes* times = nullptr) {
   StageTime spent;
   CompileArtifacts a;
+  const double children0 = child_process_cpu_seconds();
   {
     StageTimer t(&spent);
     a = run_backend(kernel, backend, arch, opt_level, keep_texts, cache_dir, times);
   }
   log_backend_run(
       {path, kernel.name, backend, arch, opt_level, key, spent.cpu_s, spent.wall_s,
-       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count()});
+       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(),
+       child_process_cpu_seconds() - children0});
   return a;
 }
 

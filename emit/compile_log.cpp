@@ -10,8 +10,9 @@
 namespace tw::emit {
 
 std::string compile_log_line(const BackendRun& r) {
-  char times[96];
-  std::snprintf(times, sizeof times, "%.1f\t%.1f\t%.3f", r.cpu_s * 1e3, r.wall_s * 1e3, r.end_s);
+  char times[128];
+  std::snprintf(times, sizeof times, "%.1f\t%.1f\t%.3f\t%.1f", r.cpu_s * 1e3, r.wall_s * 1e3,
+                r.end_s, r.child_cpu_s * 1e3);
   std::string line = std::to_string(::getpid());
   for (std::string_view field : {r.path, r.kernel, backend_name(r.backend), arch_name(r.arch)}) {
     line += '\t';

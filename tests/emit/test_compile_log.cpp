@@ -39,10 +39,11 @@ std::vector<std::string> lines_of(const std::string& file) {
 } // namespace
 
 TEST_CASE("compile log: the line's fields, tab-separated") {
-  const auto f = fields(compile_log_line(
-      {"compile", "vadd", Backend::hip, Arch::gfx1200, 2, "abc", 0.0125, 0.5, 1764900000.25}));
+  const auto f = fields(compile_log_line({"compile", "vadd", Backend::hip, Arch::gfx1200, 2, "abc",
+                                          0.0125, 0.5, 1764900000.25, 0.0401}));
   CHECK(f == std::vector<std::string>{std::to_string(::getpid()), "compile", "vadd", "hip",
-                                      "gfx1200", "O2", "abc", "12.5", "500.0", "1764900000.250"});
+                                      "gfx1200", "O2", "abc", "12.5", "500.0", "1764900000.250",
+                                      "40.1"});
   CHECK(fields(compile_log_line({"artifacts", "k", Backend::llvm, Arch::gfx1201, 3, "", 0, 0, 0}))
             .at(6) == "-");
 }
@@ -67,7 +68,7 @@ TEST_CASE("compile log: TILEWAVE_COMPILE_LOG gets a line per backend run and non
   const auto lines = lines_of(log);
   REQUIRE(lines.size() == 3);
   const auto a = fields(lines[0]), b = fields(lines[1]), c = fields(lines[2]);
-  REQUIRE(a.size() == 10);
+  REQUIRE(a.size() == 11);
   CHECK(a[1] == "artifacts");
   CHECK(a[2] == "ir_loop_sum");
   CHECK(a[3] == "llvm");
@@ -80,4 +81,20 @@ TEST_CASE("compile log: TILEWAVE_COMPILE_LOG gets a line per backend run and non
   CHECK(b[6].size() == 64);
   CHECK(b[6] != a[6]);
   CHECK(c[6] == "-");
+}
+
+TEST_CASE("compile log: a hip compile's clang process counts in child_cpu_ms") {
+  TempDir tmp("tw-compile-log");
+  const std::string log = tmp.file("log.tsv");
+  setenv("TILEWAVE_COMPILE_LOG", log.c_str(), 1);
+  unsetenv("TILEWAVE_DUMP");
+  CompileOptions o;
+  o.use_cache = false;
+  compile(samples::vector_add(), Backend::hip, Arch::gfx1201, o);
+  compile(samples::vector_add(), Backend::llvm, Arch::gfx1201, o);
+  unsetenv("TILEWAVE_COMPILE_LOG");
+  const auto lines = lines_of(log);
+  REQUIRE(lines.size() == 2);
+  CHECK(std::stod(fields(lines[0]).at(10)) > 0);  // clang's cc1 ran as a child
+  CHECK(std::stod(fields(lines[1]).at(10)) == 0); // the llvm backend starts no process
 }
