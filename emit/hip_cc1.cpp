@@ -1,5 +1,6 @@
 // The HIP compile as the driver's cc1 job plus an in-process link (see hip_cc1.hpp).
 #include <emit/hip_cc1.hpp>
+#include <emit/hip_job_cache.hpp>
 #include <emit/llvm/lld_in_process.hpp>
 #include <emit/subprocess.hpp>
 #include <emit/toolchain.hpp>
@@ -111,38 +112,48 @@ std::optional<HipCc1Job> parse_hip_driver_jobs(std::string_view driver_output,
   return job;
 }
 
+std::optional<HipCc1Job> ask_driver_for_cc1_job(const std::vector<std::string>& driver_flags,
+                                                const std::string& source,
+                                                const std::string& code_object) {
+  std::vector<std::string> args = driver_flags;
+  args.insert(args.end(), {"-###", "-c", source, "-o", code_object});
+  const ProcessResult r = run_process(clang_path(), args);
+  if (r.exit_code != 0)
+    return std::nullopt;
+  return parse_hip_driver_jobs(r.output, source, code_object);
+}
+
 namespace {
 
-// The cc1 job of (arch, opt level), asked of the driver on the first compile of each in this
-// process (about 25 ms of CPU; a compile through the driver costs that much more every time).
+// The cc1 job of (arch, opt level), found on the first compile of each in this process: in
+// the compile cache, else asked of the driver (about 23 ms of CPU; a compile through the
+// driver costs that much more every time).
 const std::optional<HipCc1Job>& cc1_job(Arch arch, int opt_level,
                                         const std::vector<std::string>& driver_flags,
-                                        const std::string& source, const std::string& code_object) {
+                                        const std::string& source, const std::string& code_object,
+                                        const std::string& job_cache_dir) {
   static std::mutex mutex;
   static std::map<std::pair<Arch, int>, std::optional<HipCc1Job>> jobs; // references stay valid
   std::lock_guard lock(mutex);
   const auto key = std::pair(arch, opt_level);
   if (auto it = jobs.find(key); it != jobs.end())
     return it->second;
-  std::vector<std::string> args = driver_flags;
-  args.insert(args.end(), {"-###", "-c", source, "-o", code_object});
-  const ProcessResult r = run_process(clang_path(), args);
-  std::optional<HipCc1Job> job;
-  if (r.exit_code == 0)
-    job = parse_hip_driver_jobs(r.output, source, code_object);
-  return jobs.emplace(key, std::move(job)).first->second;
+  return jobs.emplace(key, hip_cc1_job_from_cache(job_cache_dir, driver_flags, source, code_object))
+      .first->second;
 }
 
 } // namespace
 
 std::optional<std::vector<std::uint8_t>>
 compile_hip_via_cc1(std::string_view source, Arch arch, int opt_level,
-                    const std::vector<std::string>& driver_flags, const std::string& what) {
+                    const std::vector<std::string>& driver_flags, const std::string& what,
+                    const std::string& job_cache_dir) {
   TempDir dir("tilewave-hip");
   const std::string src = dir.file("kernel.hip"), obj = dir.file("kernel.o"),
                     hsaco = dir.file("kernel.hsaco");
   write_file(src, source.data(), source.size());
-  const std::optional<HipCc1Job>& job = cc1_job(arch, opt_level, driver_flags, src, hsaco);
+  const std::optional<HipCc1Job>& job =
+      cc1_job(arch, opt_level, driver_flags, src, hsaco, job_cache_dir);
   if (!job)
     return std::nullopt;
   std::vector<std::string> args = job->args;

@@ -6,6 +6,7 @@
 #include <llvm/Support/Path.h>
 #include <llvm/Support/Program.h>
 
+#include <atomic>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -47,6 +48,14 @@ std::string failure_message(const std::string& what, const ProcessResult& r,
   return msg;
 }
 
+namespace {
+std::atomic<std::uint64_t> children_cpu_us{0};
+} // namespace
+
+double child_process_cpu_seconds() {
+  return 1e-6 * double(children_cpu_us.load(std::memory_order_relaxed));
+}
+
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& args) {
   TempFile out("out"), err("err");
   std::vector<llvm::StringRef> argv;
@@ -59,8 +68,12 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
   ProcessResult r;
   std::string why;
   bool failed = false;
-  r.exit_code =
-      llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects, 0, 0, &why, &failed);
+  std::optional<llvm::sys::ProcessStatistics> stats;
+  r.exit_code = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects, 0, 0, &why,
+                                          &failed, &stats);
+  if (stats)
+    children_cpu_us.fetch_add(static_cast<std::uint64_t>(stats->TotalTime.count()),
+                              std::memory_order_relaxed);
   if (failed || r.exit_code < 0) {
     r.exit_code = -1;
     r.failure = why.empty() ? "the process was killed or crashed" : why;

@@ -17,6 +17,9 @@ struct ProcessResult {
 // Runs `program` with `args` (args[0] is not the program: it is added). Waits for it.
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& args);
 
+// User + sys CPU seconds of every process run_process has run in this process so far.
+double child_process_cpu_seconds();
+
 // `program` and `args` as one line, for messages.
 std::string command_line(const std::string& program, const std::vector<std::string>& args);
 

@@ -96,11 +96,12 @@ std::string hip_what(Arch arch) {
 } // namespace
 
 HipCompileOutputs compile_hip_source(std::string_view source, Arch arch, int opt_level,
-                                     bool want_llvm_ir, bool want_assembly) {
+                                     bool want_llvm_ir, bool want_assembly,
+                                     const std::string& job_cache_dir) {
   if (!want_llvm_ir && !want_assembly) {
     // The driver's own cc1 job and an in-process link: the same bytes for half the CPU.
     if (std::optional<std::vector<std::uint8_t>> co = compile_hip_via_cc1(
-            source, arch, opt_level, hip_flags(arch, opt_level), hip_what(arch)))
+            source, arch, opt_level, hip_flags(arch, opt_level), hip_what(arch), job_cache_dir))
       return {std::move(*co), {}, {}};
   }
   return compile_hip_with_driver(source, arch, opt_level, want_llvm_ir, want_assembly);

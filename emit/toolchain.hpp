@@ -38,9 +38,11 @@ struct HipCompileOutputs {
 // std::runtime_error carrying clang's stderr. Only the code object wanted: the driver's cc1
 // job runs without the driver and the link in this process (emit/hip_cc1.hpp: the same bytes,
 // about half the CPU); with texts, or when the driver's jobs are not the expected two, the
-// driver runs as it is.
+// driver runs as it is. `job_cache_dir` (the compile cache's directory, or empty) keeps the
+// driver's jobs between processes (emit/hip_job_cache.hpp).
 HipCompileOutputs compile_hip_source(std::string_view source, Arch arch, int opt_level,
-                                     bool want_llvm_ir = false, bool want_assembly = false);
+                                     bool want_llvm_ir = false, bool want_assembly = false,
+                                     const std::string& job_cache_dir = {});
 
 // The same compile, always through the driver (its cc1 and lld jobs each a process of their
 // own): compile_hip_source's path when it wants texts, and what its code objects are compared

@@ -4,6 +4,7 @@
 #include <emit/cache_key.hpp>
 #include <emit/compile.hpp>
 #include <emit/disk_cache.hpp>
+#include <emit/hip_job_cache.hpp>
 #include <emit/kernel_digest.hpp>
 #include <emit/sample_kernels.hpp>
 #include <emit/subprocess.hpp>
@@ -39,14 +40,35 @@ struct Probe {
   }
 };
 
-// The code object entries of a cache directory (not its toolchain-identity file).
+// The code object entries of a cache directory (not its toolchain-identity file or the hip
+// backend's driver jobs).
 std::vector<fs::path> entries(const std::string& dir) {
   std::vector<fs::path> out;
   if (fs::exists(dir))
     for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().filename() != "toolchain-identity")
+      if (e.path().filename() != "toolchain-identity" &&
+          fs::path(hip_job_dir(dir)).filename() != e.path().filename())
         out.push_back(e.path());
   return out;
+}
+
+// What a cache entry file holds: its payload starts after DiskCache's 112-byte header with
+// "TWCODE1" (compile's code object entry) or "TWARTS1" (compile_with_artifacts' entry).
+std::string entry_kind(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string head(112 + 7, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  return in ? head.substr(112) : std::string("short");
+}
+
+// The one entry of `kind` in `dir`.
+fs::path entry_of_kind(const std::string& dir, const std::string& kind) {
+  std::vector<fs::path> found;
+  for (const fs::path& e : entries(dir))
+    if (entry_kind(e) == kind)
+      found.push_back(e);
+  REQUIRE(found.size() == 1);
+  return found.front();
 }
 
 // Sets an environment variable for one scope.
@@ -177,6 +199,19 @@ std::string masked_temp_dir(const std::string& text) {
   return std::regex_replace(text, std::regex("tilewave-hip-[0-9a-zA-Z]+"), "tilewave-hip-*");
 }
 
+void check_same_code_object(const CodeObject& a, const CodeObject& b) {
+  CHECK(a.elf == b.elf);
+  CHECK(a.kernel_name == b.kernel_name);
+  CHECK(a.resources.vgprs == b.resources.vgprs);
+  CHECK(a.resources.sgprs == b.resources.sgprs);
+  CHECK(a.resources.waves_per_simd == b.resources.waves_per_simd);
+  REQUIRE(a.args.size() == b.args.size());
+  for (std::size_t i = 0; i < a.args.size(); ++i) {
+    CHECK(a.args[i].name == b.args[i].name);
+    CHECK(a.args[i].offset == b.args[i].offset);
+  }
+}
+
 void check_same_artifacts(const CompileArtifacts& a, const CompileArtifacts& b,
                           bool same_temp_dir = true) {
   CHECK(a.ir == b.ir);
@@ -187,16 +222,7 @@ void check_same_artifacts(const CompileArtifacts& a, const CompileArtifacts& b,
   else
     CHECK(masked_temp_dir(a.llvm_ir_after_opt) == masked_temp_dir(b.llvm_ir_after_opt));
   CHECK(a.assembly == b.assembly);
-  CHECK(a.code_object.elf == b.code_object.elf);
-  CHECK(a.code_object.kernel_name == b.code_object.kernel_name);
-  CHECK(a.code_object.resources.vgprs == b.code_object.resources.vgprs);
-  CHECK(a.code_object.resources.sgprs == b.code_object.resources.sgprs);
-  CHECK(a.code_object.resources.waves_per_simd == b.code_object.resources.waves_per_simd);
-  REQUIRE(a.code_object.args.size() == b.code_object.args.size());
-  for (std::size_t i = 0; i < a.code_object.args.size(); ++i) {
-    CHECK(a.code_object.args[i].name == b.code_object.args[i].name);
-    CHECK(a.code_object.args[i].offset == b.code_object.args[i].offset);
-  }
+  check_same_code_object(a.code_object, b.code_object);
 }
 
 } // namespace
@@ -212,7 +238,8 @@ TEST_CASE("compile_with_artifacts: miss, then a disk hit with byte-identical tex
     CAPTURE(backend_name(backend));
     const CompileArtifacts first = p.run(k, backend);
     CHECK(p.outcome == CacheOutcome::miss);
-    CHECK(entries(tmp.path()).size() == ++expected_entries);
+    expected_entries += backend == Backend::llvm ? 2 : 1; // llvm: its own and compile()'s
+    CHECK(entries(tmp.path()).size() == expected_entries);
     CHECK(!first.assembly.empty());
     CHECK(!first.llvm_ir_after_opt.empty());
     CHECK((backend == Backend::hip ? first.hip_source : first.llvm_ir_before_opt) != "");
@@ -229,12 +256,89 @@ TEST_CASE("compile_with_artifacts: miss, then a disk hit with byte-identical tex
                          /*same_temp_dir=*/false);
     CHECK(outcome == CacheOutcome::disabled);
   }
-  // compile()'s code object entry is another file: the artifacts entries do not satisfy it.
+  // The llvm miss also stored compile()'s entry of the kernel, the same code object: compile()
+  // in a new process (memory cleared) is a disk hit with those bytes, and compiles nothing.
   clear_memory_cache();
   Probe co{tmp.path()};
-  co.run(k, Backend::llvm, Arch::gfx1201);
+  const CodeObject c = co.run(k, Backend::llvm, Arch::gfx1201);
+  CHECK(co.outcome == CacheOutcome::disk_hit);
+  check_same_code_object(c, p.run(k, Backend::llvm).code_object);
+  // The hip backend's artifacts come from the driver with -save-temps, whose code object has
+  // another ELF layout: its entries do not serve compile(), which compiles its own.
+  const CodeObject h = co.run(k, Backend::hip, Arch::gfx1201);
   CHECK(co.outcome == CacheOutcome::miss);
+  CHECK(h.elf != p.run(k, Backend::hip).code_object.elf);
   CHECK(entries(tmp.path()).size() == expected_entries + 1);
+}
+
+TEST_CASE("compile_with_artifacts' code object is compile()'s, byte for byte (llvm backend, "
+          "both arches, the sample kernels, opt levels 0 and 3)") {
+  ScopedEnv no_dump("TILEWAVE_DUMP", nullptr);
+  CompileOptions uncached;
+  uncached.use_cache = false;
+  for (const ir::Kernel& k :
+       {samples::vector_add(), samples::loop_sum(), samples::if_else(), samples::lds_reverse(),
+        samples::wmma_tile(), samples::wmma_loop(), samples::swmmac_tile(), samples::buffer_copy(),
+        samples::lane_reduce()})
+    for (Arch arch : {Arch::gfx1200, Arch::gfx1201})
+      for (int opt : {0, 3}) {
+        CAPTURE(k.name);
+        CAPTURE(arch_name(arch));
+        CAPTURE(opt);
+        uncached.opt_level = opt;
+        const CodeObject plain = compile(k, Backend::llvm, arch, uncached);
+        REQUIRE(plain.elf.size() > 64);
+        CHECK(compile_with_artifacts(k, Backend::llvm, arch, uncached).code_object.elf ==
+              plain.elf);
+      }
+}
+
+TEST_CASE("compile: served by compile_with_artifacts' entry when its own is missing, which it "
+          "stores again, and a damaged artifacts entry is deleted and the kernel compiled") {
+  ScopedEnv no_dump("TILEWAVE_DUMP", nullptr), cache_on("TILEWAVE_CACHE", nullptr);
+  TempDir tmp("tilewave-test-compile");
+  ArtifactsProbe art{tmp.path()};
+  Probe co{tmp.path()};
+  const ir::Kernel k = samples::lds_reverse(256);
+  const CompileArtifacts stored = art.run(k, Backend::llvm);
+  REQUIRE(art.outcome == CacheOutcome::miss);
+  const fs::path plain = entry_of_kind(tmp.path(), "TWCODE1");
+  const fs::path artifacts = entry_of_kind(tmp.path(), "TWARTS1");
+  const auto plain_size = fs::file_size(plain);
+
+  // A cache the artifacts entry alone is in (an older build's, or compile()'s entry lost).
+  fs::remove(plain);
+  clear_memory_cache();
+  const CodeObject from_artifacts = co.run(k, Backend::llvm, Arch::gfx1201);
+  CHECK(co.outcome == CacheOutcome::disk_hit);
+  check_same_code_object(from_artifacts, stored.code_object);
+  REQUIRE(fs::exists(plain)); // compile()'s entry is back, whole
+  CHECK(fs::file_size(plain) == plain_size);
+  clear_memory_cache();
+  CHECK(co.run(k, Backend::llvm, Arch::gfx1201).elf == stored.code_object.elf);
+  CHECK(co.outcome == CacheOutcome::disk_hit);
+
+  // compile()'s entry missing and the artifacts entry damaged: deleted, the kernel compiled.
+  for (const bool truncate : {true, false}) {
+    CAPTURE(truncate);
+    check_same_artifacts(art.run(k, Backend::llvm), stored); // the artifacts entry, whole
+    fs::remove(plain);
+    if (truncate)
+      fs::resize_file(artifacts, fs::file_size(artifacts) / 2);
+    else { // one flipped byte in the middle of the payload
+      std::fstream f(artifacts, std::ios::binary | std::ios::in | std::ios::out);
+      f.seekp(static_cast<std::streamoff>(fs::file_size(artifacts) / 2));
+      f.put(static_cast<char>(f.peek() ^ 0x5a));
+    }
+    clear_memory_cache();
+    CHECK(co.run(k, Backend::llvm, Arch::gfx1201).elf == stored.code_object.elf);
+    CHECK(co.outcome == CacheOutcome::rebuilt);
+    CHECK_FALSE(fs::exists(artifacts));
+    CHECK(fs::file_size(plain) == plain_size);
+    // compile_with_artifacts then finds no entry of its own: a miss.
+    check_same_artifacts(art.run(k, Backend::llvm), stored);
+    CHECK(art.outcome == CacheOutcome::miss);
+  }
 }
 
 TEST_CASE("compile_with_artifacts: a truncated or corrupt entry is rebuilt and replaced") {
@@ -243,9 +347,8 @@ TEST_CASE("compile_with_artifacts: a truncated or corrupt entry is rebuilt and r
   ArtifactsProbe p{tmp.path()};
   const ir::Kernel k = samples::lds_reverse(256);
   const CompileArtifacts good = p.run(k, Backend::llvm);
-  const auto files = entries(tmp.path());
-  REQUIRE(files.size() == 1);
-  const fs::path entry = files.front();
+  REQUIRE(entries(tmp.path()).size() == 2); // its own and compile()'s
+  const fs::path entry = entry_of_kind(tmp.path(), "TWARTS1");
   const auto full_size = fs::file_size(entry);
 
   fs::resize_file(entry, full_size / 2);
@@ -276,7 +379,7 @@ TEST_CASE("compile_with_artifacts: other options, kernel or backend miss, a dump
   CHECK(p.outcome == CacheOutcome::miss);
   p.run(samples::vector_add(256, 1), Backend::hip);
   CHECK(p.outcome == CacheOutcome::miss);
-  CHECK(entries(tmp.path()).size() == 4);
+  CHECK(entries(tmp.path()).size() == 7); // llvm misses store compile()'s entry too
   check_same_artifacts(p.run(samples::vector_add(256, 1), Backend::llvm, 2), o2);
   CHECK(p.outcome == CacheOutcome::disk_hit);
 
@@ -286,7 +389,7 @@ TEST_CASE("compile_with_artifacts: other options, kernel or backend miss, a dump
   CHECK(p.outcome == CacheOutcome::miss);
   p.run(samples::vector_add(256, 1), Backend::llvm, 2);
   CHECK(p.outcome == CacheOutcome::miss);
-  CHECK(entries(tmp.path()).size() == 4);
+  CHECK(entries(tmp.path()).size() == 7);
 }
 
 TEST_CASE("compile: TILEWAVE_CACHE=0 and use_cache=false bypass both layers") {
