@@ -248,27 +248,26 @@ CompileArtifacts compile_with_artifacts(const ir::Kernel& kernel, Backend backen
       entry_key_parts(kernel, backend, arch, toolchain_version(dir), options);
   const CacheKey key = entry_key(parts, /*artifacts=*/true);
   const DiskCache disk(dir);
+  auto read_entry = [&](DiskLookup& lookup) {
+    std::optional<CompileArtifacts> a =
+        load_entry(disk, key.digest, lookup, [&](const std::vector<std::uint8_t>& bytes) {
+          return decode_artifacts(bytes, kernel, backend, arch);
+        });
+    if (a)
+      report_outcome(options, CacheOutcome::disk_hit);
+    return a;
+  };
   DiskLookup lookup = DiskLookup::miss;
-  if (std::optional<CompileArtifacts> a =
-          load_entry(disk, key.digest, lookup, [&](const std::vector<std::uint8_t>& bytes) {
-            return decode_artifacts(bytes, kernel, backend, arch);
-          })) {
-    report_outcome(options, CacheOutcome::disk_hit);
+  if (std::optional<CompileArtifacts> a = read_entry(lookup))
     return std::move(*a);
-  }
   if (!disk.problem().empty())
     warn_cache_unusable_once(disk.problem());
   // Another process or thread compiling this entry now: wait for it and read what it stored.
   const CompileLock lock(dir, key.digest);
   DiskLookup again = DiskLookup::miss;
   if (lock.waited())
-    if (std::optional<CompileArtifacts> a =
-            load_entry(disk, key.digest, again, [&](const std::vector<std::uint8_t>& bytes) {
-              return decode_artifacts(bytes, kernel, backend, arch);
-            })) {
-      report_outcome(options, CacheOutcome::disk_hit);
+    if (std::optional<CompileArtifacts> a = read_entry(again))
       return std::move(*a);
-    }
   ir::verify(kernel);
   const CacheKey co_key = entry_key(parts, /*artifacts=*/false);
   CompileArtifacts a =
@@ -332,17 +331,23 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
       if (disk) {
         StageTime* read_time = times ? &times->disk_read : nullptr;
         StageTime* decode_time = times ? &times->describe : nullptr;
+        // The code object's entry, into the memory cache when found.
+        auto read_entry = [&](DiskLookup& lookup) {
+          std::optional<CodeObject> co = load_entry(
+              *disk, key.digest, lookup,
+              [&](const std::vector<std::uint8_t>& bytes) {
+                return decode_code_object(bytes, kernel, backend, arch);
+              },
+              read_time, decode_time);
+          if (co) {
+            process_memory_cache().insert(key.digest, *co);
+            report_outcome(options, CacheOutcome::disk_hit);
+          }
+          return co;
+        };
         DiskLookup lookup = DiskLookup::miss;
-        if (std::optional<CodeObject> co = load_entry(
-                *disk, key.digest, lookup,
-                [&](const std::vector<std::uint8_t>& bytes) {
-                  return decode_code_object(bytes, kernel, backend, arch);
-                },
-                read_time, decode_time)) {
-          process_memory_cache().insert(key.digest, *co);
-          report_outcome(options, CacheOutcome::disk_hit);
+        if (std::optional<CodeObject> co = read_entry(lookup))
           return std::move(*co);
-        }
         // For the llvm backend, compile_with_artifacts' entry of the kernel holds the same
         // code object (it stores compile()'s entry too; this finds the entries of a cache
         // filled before it did, or whose code object entry alone was lost): a hit, and
@@ -370,16 +375,8 @@ CodeObject compile(const ir::Kernel& kernel, Backend backend, Arch arch,
         lock.emplace(dir, key.digest);
         DiskLookup again = DiskLookup::miss;
         if (lock->waited())
-          if (std::optional<CodeObject> co = load_entry(
-                  *disk, key.digest, again,
-                  [&](const std::vector<std::uint8_t>& bytes) {
-                    return decode_code_object(bytes, kernel, backend, arch);
-                  },
-                  read_time, decode_time)) {
-            process_memory_cache().insert(key.digest, *co);
-            report_outcome(options, CacheOutcome::disk_hit);
+          if (std::optional<CodeObject> co = read_entry(again))
             return std::move(*co);
-          }
       }
     }
   }
