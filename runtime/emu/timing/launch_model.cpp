@@ -85,6 +85,11 @@ uint64_t groups_per_wgp(const MachineModel& m, const LaunchConfig& cfg) {
   return (grid_workgroups(cfg) + m.wgps() - 1) / m.wgps();
 }
 
+// Resident at once: the occupancy's workgroups per WGP, capped by the WGP's share of the grid.
+int resident_of(const Occupancy& occupancy, uint64_t per_wgp) {
+  return static_cast<int>(std::min<uint64_t>(occupancy.workgroups_per_wgp, per_wgp));
+}
+
 double thread_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -119,8 +124,7 @@ std::pair<double, std::string> matching_peak(const MachineModel& m,
 } // namespace
 
 int resident_workgroups(const MachineModel& m, const KernelInfo& k, const LaunchConfig& cfg) {
-  return static_cast<int>(
-      std::min<uint64_t>(launch_occupancy(m, k, cfg).workgroups_per_wgp, groups_per_wgp(m, cfg)));
+  return resident_of(launch_occupancy(m, k, cfg), groups_per_wgp(m, cfg));
 }
 
 int planned_sample(const MachineModel& m, const KernelInfo& k, const LaunchConfig& cfg,
@@ -148,7 +152,7 @@ TimingReport model_launch(const MachineModel& m, const KernelInfo& k, const Laun
   r.workgroups = grid_workgroups(cfg);
   r.groups_per_wgp = groups_per_wgp(m, cfg);
   r.sampled = traces.size();
-  const int resident = resident_workgroups(m, k, cfg);
+  const int resident = resident_of(r.occupancy, r.groups_per_wgp);
 
   // Memory bounds over the whole grid from the sampled footprints.
   const double scale = double(r.workgroups) / double(traces.size());
