@@ -154,18 +154,22 @@ private:
   // loop). Not in the MX kernel: with the walk bench_gemm modeled it slower (4096^3 123.0 /
   // 123.8 -> 120.1 / 120.6 TFLOP/s hip / llvm, although 16 VGPRs fewer; docs/kernels.md).
   auto load_clipped_a(const dsl::Int32& kt) const {
-    if constexpr (L::a_k_contig)
-      return walk_a_ ? copy_a().load(walk_a_->tile(kt))
-                     : copy_a().load(dsl::buffer_clipped_tile<block_m, bk>(a_, bm_, kt, k_cols_));
-    else
-      return copy_a().load(dsl::buffer_clipped_tile<bk, block_m>(a_.transposed(), kt, bm_));
+    return load_clipped<block_m, L::a_k_contig>(copy_a(), walk_a_, a_, bm_, kt);
   }
   auto load_clipped_b(const dsl::Int32& kt) const {
-    if constexpr (L::b_k_contig)
-      return walk_b_ ? copy_b().load(walk_b_->tile(kt))
-                     : copy_b().load(dsl::buffer_clipped_tile<block_n, bk>(bt_, bn_, kt, k_cols_));
+    return load_clipped<block_n, L::b_k_contig>(copy_b(), walk_b_, bt_, bn_, kt);
+  }
+  // K tile kt of an operand whose `Rows` rows (M or N) start at tile `tile`: through its walk
+  // when it has one, else a clipped tile (k-contiguous: rows x bk; else bk x rows, transposed).
+  template <int Rows, bool KContig, class Copy, class Walk, class T>
+  auto load_clipped(const Copy& copy, const std::optional<Walk>& walk,
+                    const dsl::GlobalTensor<T>& t, const dsl::Int32& tile,
+                    const dsl::Int32& kt) const {
+    if constexpr (KContig)
+      return walk ? copy.load(walk->tile(kt))
+                  : copy.load(dsl::buffer_clipped_tile<Rows, bk>(t, tile, kt, k_cols_));
     else
-      return copy_b().load(dsl::buffer_clipped_tile<bk, block_n>(bt_.transposed(), kt, bn_));
+      return copy.load(dsl::buffer_clipped_tile<bk, Rows>(t.transposed(), kt, tile));
   }
   // Odd K (packed int4): the high nibble of the last byte of every k run lies past K and may
   // hold anything; a's is cleared on the way into LDS, so that nibble's products with b's
