@@ -4,6 +4,7 @@
 // tiles wholly past the matrix, takes the same buffer loads (no masked path in the code): the
 // elements outside the matrix read 0, whatever lies in memory there (the row padding holds
 // 0xFFFF, a NaN). Memcheck (on in DslEmuRun) sees only in-bounds accesses.
+#include "clipped_matrix.hpp"
 #include "dsl_emu_run.hpp"
 
 #include <atoms/copy/copy_atom.hpp>
@@ -47,10 +48,7 @@ std::uint16_t elem(std::int64_t r, std::int64_t c) {
 void check_clipped_copy(ClippedCols cols, std::int64_t n, std::int64_t lda, std::int64_t gn) {
   const ir::Kernel k = clipped_copy_kernel(cols);
   const std::int64_t m = 75, gm = 4, om = gm * tile, on = gn * tile;
-  std::vector<std::uint16_t> a(static_cast<std::size_t>(m * lda));
-  for (std::int64_t r = 0; r < m; ++r)
-    for (std::int64_t c = 0; c < lda; ++c)
-      a[static_cast<std::size_t>(r * lda + c)] = c < n ? elem(r, c) : 0xFFFF;
+  const std::vector<std::uint16_t> a = test::padded_matrix(m, n, lda, std::uint16_t{0xFFFF}, elem);
   for (emit::Backend backend : test::kBothBackends) {
     CAPTURE(emit::backend_name(backend));
     test::DslEmuRun run(k, backend);
@@ -70,18 +68,8 @@ void check_clipped_copy(ClippedCols cols, std::int64_t n, std::int64_t lda, std:
                    .add<std::int64_t>(lda)
                    .add<std::int64_t>(om)
                    .add<std::int64_t>(on));
-    const auto o = run.download<std::uint16_t>(dout, static_cast<std::size_t>(om * on));
-    int wrong_inside = 0, wrong_outside = 0;
-    for (std::int64_t r = 0; r < om; ++r)
-      for (std::int64_t c = 0; c < on; ++c) {
-        const std::uint16_t got = o[static_cast<std::size_t>(r * on + c)];
-        if (r < m && c < n)
-          wrong_inside += got != elem(r, c);
-        else
-          wrong_outside += got != 0;
-      }
-    CHECK(wrong_inside == 0);
-    CHECK(wrong_outside == 0);
+    test::check_zero_outside(run.download<std::uint16_t>(dout, static_cast<std::size_t>(om * on)),
+                             m, n, om, on, elem);
   }
 }
 } // namespace

@@ -7,6 +7,7 @@
 // and the next rows) all read 0: rows through num_records, the tile past the columns through
 // its soffset of 2^31 (the range check counts soffset). Memcheck (on in DslEmuRun) sees only
 // in-bounds accesses.
+#include "clipped_matrix.hpp"
 #include "dsl_emu_run.hpp"
 
 #include <atoms/copy/copy_atom.hpp>
@@ -53,10 +54,7 @@ void check_walk(const char* name, std::int64_t m, std::int64_t n, std::int64_t l
                 std::int64_t gn, Raw pad, Val val) {
   const ir::Kernel k = walk_copy_kernel<T, TC>(name);
   const std::int64_t om = gm * 32, on = gn * TC;
-  std::vector<Raw> a(static_cast<std::size_t>(m * lda));
-  for (std::int64_t r = 0; r < m; ++r)
-    for (std::int64_t c = 0; c < lda; ++c)
-      a[static_cast<std::size_t>(r * lda + c)] = c < n ? val(r, c) : pad;
+  const std::vector<Raw> a = test::padded_matrix(m, n, lda, pad, val);
   for (emit::Backend backend : test::kBothBackends) {
     CAPTURE(emit::backend_name(backend));
     test::DslEmuRun run(k, backend);
@@ -77,18 +75,8 @@ void check_walk(const char* name, std::int64_t m, std::int64_t n, std::int64_t l
                    .add<std::int64_t>(om)
                    .add<std::int64_t>(on)
                    .add<std::int32_t>(std::int32_t(gn)));
-    const auto o = run.download<Raw>(dout, static_cast<std::size_t>(om * on));
-    int wrong_inside = 0, wrong_outside = 0;
-    for (std::int64_t r = 0; r < om; ++r)
-      for (std::int64_t c = 0; c < on; ++c) {
-        const Raw got = o[static_cast<std::size_t>(r * on + c)];
-        if (r < m && c < n)
-          wrong_inside += got != val(r, c);
-        else
-          wrong_outside += got != Raw(0);
-      }
-    CHECK(wrong_inside == 0);
-    CHECK(wrong_outside == 0);
+    test::check_zero_outside(run.download<Raw>(dout, static_cast<std::size_t>(om * on)), m, n, om,
+                             on, val);
   }
 }
 
